@@ -1,0 +1,143 @@
+// Package judge defines the Judge interface that answers the judge steps of
+// the metric specification, and the machinery shared by every judge: prompt
+// rendering, output parsing and validation, memoization of repeated steps
+// within a run, usage accounting, and the error kinds that tell an
+// undefined sample from a failed run.
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// Request asks one judge step.
+type Request struct {
+	Step metrics.Step
+	// Input is the step's input: metrics.StatementsInput, metrics.VerifyInput,
+	// metrics.UsefulInput or metrics.QuestionInput.
+	Input any
+	// N is the number of answers wanted (the question step's strictness); 0 means 1.
+	N int
+	// Metric is the metric that asked, for usage accounting only; it is not
+	// part of the step's identity.
+	Metric string
+}
+
+// Count returns the number of answers wanted (at least 1).
+func (r Request) Count() int {
+	if r.N < 1 {
+		return 1
+	}
+	return r.N
+}
+
+// Answer is a judge's answer to one step. Exactly the field of the asked
+// step is set.
+type Answer struct {
+	Statements *metrics.StatementsOutput
+	Verify     *metrics.VerifyOutput
+	Useful     *metrics.UsefulOutput
+	// Questions holds Request.Count() answers of the question step.
+	Questions []metrics.QuestionOutput
+	// Usage is what answering cost (zero for the offline judge).
+	Usage Usage
+}
+
+// Embedding is the answer of the embed step.
+type Embedding struct {
+	Vectors [][]float64
+	Usage   Usage
+}
+
+// Judge answers judge steps. Implementations must be safe for concurrent use.
+type Judge interface {
+	// Ask answers one chat step. An error wrapping *Undefined makes the
+	// metrics that need the step undefined for the sample; an error for
+	// which IsFatal is true stops the run.
+	Ask(ctx context.Context, req Request) (Answer, error)
+	// Embed returns one vector per text, in order.
+	Embed(ctx context.Context, texts []string) (Embedding, error)
+}
+
+// Info describes a judge for the results file and its fingerprint.
+type Info struct {
+	Provider       string  `json:"provider"`
+	Model          string  `json:"model,omitempty"`
+	EmbeddingModel string  `json:"embedding_model,omitempty"`
+	Temperature    float64 `json:"temperature"`
+	Prompts        string  `json:"prompts"`
+}
+
+// Describer is implemented by judges that can describe themselves.
+type Describer interface {
+	Info() Info
+}
+
+// Usage counts judge work.
+type Usage struct {
+	ChatCalls        int `json:"chat_calls"`
+	CachedCalls      int `json:"cached_calls"`
+	PromptTokens     int `json:"prompt_tokens"`
+	CompletionTokens int `json:"completion_tokens"`
+	EmbeddingTokens  int `json:"embedding_tokens"`
+	EmbeddingCalls   int `json:"embedding_calls,omitempty"`
+}
+
+// Add returns u + v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{
+		ChatCalls:        u.ChatCalls + v.ChatCalls,
+		CachedCalls:      u.CachedCalls + v.CachedCalls,
+		PromptTokens:     u.PromptTokens + v.PromptTokens,
+		CompletionTokens: u.CompletionTokens + v.CompletionTokens,
+		EmbeddingTokens:  u.EmbeddingTokens + v.EmbeddingTokens,
+		EmbeddingCalls:   u.EmbeddingCalls + v.EmbeddingCalls,
+	}
+}
+
+// Undefined is the error of a step that could not be answered for this
+// sample (invalid output after a re-ask, refusal, input too long): the
+// metrics that need it are undefined with Reason, and the run goes on.
+type Undefined struct {
+	Reason string
+	Err    error
+}
+
+func (e *Undefined) Error() string {
+	if e.Err != nil {
+		return e.Reason + ": " + e.Err.Error()
+	}
+	return e.Reason
+}
+
+func (e *Undefined) Unwrap() error { return e.Err }
+
+// Undefinedf returns an *Undefined with a formatted reason.
+func Undefinedf(format string, args ...any) error {
+	return &Undefined{Reason: fmt.Sprintf(format, args...)}
+}
+
+// Fatal marks an error that must stop the run (bad credentials, exhausted
+// quota, unreachable endpoint after retries).
+type Fatal struct{ Err error }
+
+func (e *Fatal) Error() string { return e.Err.Error() }
+func (e *Fatal) Unwrap() error { return e.Err }
+
+// IsFatal reports whether err must stop the run.
+func IsFatal(err error) bool {
+	var f *Fatal
+	return errors.As(err, &f)
+}
+
+// ReasonOf returns the reason to record for a failed step.
+func ReasonOf(err error) string {
+	var u *Undefined
+	if errors.As(err, &u) {
+		return u.Reason
+	}
+	return err.Error()
+}

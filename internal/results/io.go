@@ -1,0 +1,169 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+)
+
+// MarshalJSON writes NaN as null.
+func (s Score) MarshalJSON() ([]byte, error) {
+	f := float64(s)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+// UnmarshalJSON reads null as NaN.
+func (s *Score) UnmarshalJSON(b []byte) error {
+	if string(bytes.TrimSpace(b)) == "null" {
+		*s = NaN()
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return fmt.Errorf("score: %w", err)
+	}
+	*s = Score(f)
+	return nil
+}
+
+// ErrSchema is wrapped by Parse when the file is not raggate.results/v1.
+var ErrSchema = errors.New("unsupported results schema")
+
+// Parse decodes a results file and checks its schema version.
+func Parse(data []byte) (*File, error) {
+	var probe struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("not a raggate results file: %w", jsonErrorPosition(data, err))
+	}
+	if probe.Schema == nil {
+		return nil, fmt.Errorf("%w: no \"schema\" field; expected %q (was this file written by `gate run`?)", ErrSchema, Schema)
+	}
+	if *probe.Schema != Schema {
+		return nil, fmt.Errorf("%w %q: this gate reads %q; re-run `gate run` with this version of raggate or use the raggate version that wrote it", ErrSchema, *probe.Schema, Schema)
+	}
+	var f File
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("invalid results file: %w", jsonErrorPosition(data, err))
+	}
+	seen := make(map[string]bool, len(f.Samples))
+	for i, s := range f.Samples {
+		if s.ID == "" {
+			return nil, fmt.Errorf("invalid results file: samples[%d] has no id", i)
+		}
+		if seen[s.ID] {
+			return nil, fmt.Errorf("invalid results file: duplicate sample id %q", s.ID)
+		}
+		seen[s.ID] = true
+	}
+	return &f, nil
+}
+
+// Read reads and parses a results file; errors name the path.
+func Read(path string) (*File, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	f, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+// Marshal encodes the file as indented JSON with a trailing newline.
+func Marshal(f *File) ([]byte, error) {
+	if f.Schema == "" {
+		f.Schema = Schema
+	}
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(b, '\n'), nil
+}
+
+// Write encodes f and writes it atomically to path.
+func Write(path string, f *File) error {
+	b, err := Marshal(f)
+	if err != nil {
+		return fmt.Errorf("encode results: %w", err)
+	}
+	return WriteFileAtomic(path, b, 0o644)
+}
+
+// WriteFileAtomic writes data to a temporary file in path's directory,
+// syncs it and renames it over path, so readers see the old file or the
+// new one, never a part.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("create directory for %s: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// jsonErrorPosition adds line:col to JSON syntax and type errors.
+func jsonErrorPosition(data []byte, err error) error {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if off < 0 {
+		return err
+	}
+	line, col := 1, 1
+	for i := int64(0); i < off && i < int64(len(data)); i++ {
+		if data[i] == '\n' {
+			line++
+			col = 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Errorf("line %d:%d: %w", line, col, err)
+}

@@ -1,0 +1,123 @@
+// Package results defines the versioned results file (raggate.results/v1)
+// that `gate run` writes and `gate compare` reads: per-sample scores with
+// reasons for undefined ones, a per-metric summary, the judge fingerprint
+// and usage. Writes are atomic; reads check the schema version.
+package results
+
+import (
+	"math"
+	"time"
+)
+
+// Schema is the schema identifier of this version of the file.
+const Schema = "raggate.results/v1"
+
+// File is a results file.
+type File struct {
+	Schema    string         `json:"schema"`
+	Tool      Tool           `json:"tool"`
+	CreatedAt time.Time      `json:"created_at"`
+	Git       *Git           `json:"git,omitempty"`
+	Dataset   Dataset        `json:"dataset"`
+	Judge     Judge          `json:"judge"`
+	Config    Config         `json:"config"`
+	Usage     Usage          `json:"usage"`
+	Summary   map[string]Sum `json:"summary"`
+	Samples   []Sample       `json:"samples"`
+	// Warnings are non-fatal problems met during the run.
+	Warnings []string `json:"warnings,omitempty"`
+	// Incomplete is set when the run stopped early (time budget, fatal judge
+	// error, cancellation); Samples holds what finished.
+	Incomplete string `json:"incomplete,omitempty"`
+	// Shard is set on the results of one shard of a sharded run ("2/8").
+	Shard string `json:"shard,omitempty"`
+}
+
+// Tool names the program that wrote the file.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Git records the commit the results were produced for.
+type Git struct {
+	SHA string `json:"sha,omitempty"`
+	Ref string `json:"ref,omitempty"`
+}
+
+// Dataset identifies the evaluated data.
+type Dataset struct {
+	Path      string `json:"path"`
+	SHA256    string `json:"sha256"`
+	Samples   int    `json:"samples"`
+	Responses string `json:"responses,omitempty"`
+}
+
+// Judge describes the judge. Fingerprint is a hash of every other field:
+// two results with different fingerprints were judged differently.
+type Judge struct {
+	Provider       string  `json:"provider"`
+	Model          string  `json:"model,omitempty"`
+	EmbeddingModel string  `json:"embedding_model,omitempty"`
+	Temperature    float64 `json:"temperature"`
+	Prompts        string  `json:"prompts"`
+	Fingerprint    string  `json:"fingerprint"`
+}
+
+// Config records how the run was configured.
+type Config struct {
+	Metrics []string `json:"metrics"`
+	Repeats int      `json:"repeats"`
+}
+
+// Usage counts judge work, in total and per metric.
+type Usage struct {
+	ChatCalls        int     `json:"chat_calls"`
+	CachedCalls      int     `json:"cached_calls"`
+	PromptTokens     int     `json:"prompt_tokens"`
+	CompletionTokens int     `json:"completion_tokens"`
+	EmbeddingTokens  int     `json:"embedding_tokens"`
+	EmbeddingCalls   int     `json:"embedding_calls,omitempty"`
+	EstimatedCostUSD float64 `json:"estimated_cost_usd,omitempty"`
+	// PerMetric attributes calls and tokens to the metric that first asked
+	// for a step (shared steps are counted once).
+	PerMetric map[string]Usage `json:"per_metric,omitempty"`
+}
+
+// Sum summarises one metric over the samples.
+type Sum struct {
+	Mean      Score `json:"mean"`
+	N         int   `json:"n"`
+	Undefined int   `json:"undefined"`
+	Std       Score `json:"std"`
+	P10       Score `json:"p10"`
+	P50       Score `json:"p50"`
+	P90       Score `json:"p90"`
+}
+
+// Sample holds one sample's scores. A NaN score is stored as null with its
+// reason in Undefined.
+type Sample struct {
+	ID        string             `json:"id"`
+	Question  string             `json:"question,omitempty"`
+	Scores    map[string]Score   `json:"scores"`
+	Undefined map[string]string  `json:"undefined,omitempty"`
+	Runs      map[string][]Score `json:"runs,omitempty"`
+	// Reasons holds the judge's explanation of a low score, where known.
+	Reasons map[string]string `json:"reasons,omitempty"`
+	// InputHash is a hash of the sample's inputs: equal hashes on base and
+	// head mean the sample did not change.
+	InputHash string `json:"input_hash,omitempty"`
+}
+
+// Score is a float64 that is written as JSON null when NaN.
+type Score float64
+
+// NaN is the undefined score.
+func NaN() Score { return Score(math.NaN()) }
+
+// IsNaN reports whether the score is undefined.
+func (s Score) IsNaN() bool { return math.IsNaN(float64(s)) }
+
+// Value returns the score as a float64 (NaN when undefined).
+func (s Score) Value() float64 { return float64(s) }
