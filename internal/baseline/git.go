@@ -1,0 +1,181 @@
+package baseline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+// GitStore reads a baseline results file committed to the repository with
+// `git show REF:PATH`. It is read-only. git runs with
+// `-c safe.directory=*` because the action's container runs as root on a
+// workspace owned by the runner's user, which git otherwise refuses
+// ("detected dubious ownership").
+type GitStore struct {
+	// Dir is the repository's working directory (GITHUB_WORKSPACE); empty
+	// is the current directory.
+	Dir string
+	// Path is the baseline file, relative to the repository root (or
+	// absolute inside Dir).
+	Path string
+	// Ref, when set, is the only ref read. Otherwise Get tries Key.SHA,
+	// then refs/remotes/<Remote>/<Key.Branch>, then refs/heads/<Key.Branch>.
+	Ref string
+	// Remote is the remote of the base branch (default "origin").
+	Remote string
+	// Git is the git executable (default "git" on PATH).
+	Git string
+}
+
+var _ Store = (*GitStore)(nil)
+
+// errNoRef is returned by revParse when the ref does not exist.
+var errNoRef = errors.New("no such ref")
+
+func (s *GitStore) run(ctx context.Context, args ...string) (stdout []byte, stderr string, err error) {
+	git := s.Git
+	if git == "" {
+		git = "git"
+	}
+	cmd := exec.CommandContext(ctx, git, append([]string{"-c", "safe.directory=*"}, args...)...)
+	cmd.Dir = s.Dir
+	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	if errors.Is(err, exec.ErrNotFound) {
+		return nil, "", fmt.Errorf("git baseline store: %s not found: install git in the image or use the branch store: %w", git, err)
+	}
+	return out.Bytes(), strings.TrimSpace(errb.String()), err
+}
+
+func (s *GitStore) revParse(ctx context.Context, ref string) (string, error) {
+	out, stderr, err := s.run(ctx, "rev-parse", "--verify", "--quiet", "--end-of-options", ref+"^{commit}")
+	if err == nil {
+		return strings.TrimSpace(string(out)), nil
+	}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 1 && stderr == "" {
+		return "", errNoRef
+	}
+	if ctx.Err() != nil {
+		return "", ctx.Err()
+	}
+	return "", fmt.Errorf("git rev-parse %s in %s: %w: %s", ref, s.dirName(), err, stderr)
+}
+
+func (s *GitStore) dirName() string {
+	if s.Dir == "" {
+		return "."
+	}
+	return s.Dir
+}
+
+// relPath returns Path relative to the repository root, with slashes.
+func (s *GitStore) relPath(ctx context.Context) (string, error) {
+	if s.Path == "" {
+		return "", errors.New("git baseline store: no path")
+	}
+	p := s.Path
+	if filepath.IsAbs(p) {
+		out, stderr, err := s.run(ctx, "rev-parse", "--show-toplevel")
+		if err != nil {
+			return "", fmt.Errorf("git rev-parse --show-toplevel in %s: %w: %s", s.dirName(), err, stderr)
+		}
+		top := strings.TrimSpace(string(out))
+		rel, err := filepath.Rel(top, p)
+		if err != nil {
+			return "", fmt.Errorf("baseline path %s: %w", p, err)
+		}
+		p = rel
+	}
+	p = path.Clean(filepath.ToSlash(p))
+	if p == "." || p == ".." || strings.HasPrefix(p, "../") {
+		return "", fmt.Errorf("baseline path %s is outside the repository", s.Path)
+	}
+	return p, nil
+}
+
+func (s *GitStore) candidates(key Key) []string {
+	if s.Ref != "" {
+		return []string{s.Ref}
+	}
+	var refs []string
+	if key.SHA != "" {
+		refs = append(refs, key.SHA)
+	}
+	if key.Branch != "" {
+		remote := s.Remote
+		if remote == "" {
+			remote = "origin"
+		}
+		refs = append(refs, "refs/remotes/"+remote+"/"+key.Branch, "refs/heads/"+key.Branch)
+	}
+	return refs
+}
+
+// Get reads the baseline file at the first candidate ref that exists. A
+// ref that exists without the file is ErrNotFound. When no candidate
+// exists, a shallow checkout is ErrShallow (with how to fetch the base
+// branch) and a full one ErrNotFound.
+func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, error) {
+	p, err := s.relPath(ctx)
+	if err != nil {
+		return nil, Source{}, err
+	}
+	refs := s.candidates(key)
+	if len(refs) == 0 {
+		return nil, Source{}, errors.New("git baseline store: no ref to read: set the ref, or the base branch and sha")
+	}
+	for _, ref := range refs {
+		sha, err := s.revParse(ctx, ref)
+		if errors.Is(err, errNoRef) {
+			continue
+		}
+		if err != nil {
+			return nil, Source{}, err
+		}
+		loc := ref + ":" + p
+		out, stderr, err := s.run(ctx, "show", sha+":"+p)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, Source{}, ctx.Err()
+			}
+			if strings.Contains(stderr, "does not exist in") || strings.Contains(stderr, "exists on disk, but not in") {
+				return nil, Source{}, fmt.Errorf("%w: %s is not in commit %s (%s)", ErrNotFound, p, short(sha), ref)
+			}
+			return nil, Source{}, fmt.Errorf("git show %s: %w: %s", loc, err, stderr)
+		}
+		f, err := results.Parse(out)
+		if err != nil {
+			return nil, Source{}, fmt.Errorf("baseline %s: %w", loc, err)
+		}
+		return f, Source{Store: "git", Location: loc, SHA: sha, Requested: key.SHA}, nil
+	}
+	tried := strings.Join(refs, ", ")
+	branch := key.Branch
+	if branch == "" {
+		branch = "<base branch>"
+	}
+	out, stderr, err := s.run(ctx, "rev-parse", "--is-shallow-repository")
+	if err != nil {
+		return nil, Source{}, fmt.Errorf("git rev-parse --is-shallow-repository in %s: %w: %s", s.dirName(), err, stderr)
+	}
+	if strings.TrimSpace(string(out)) == "true" {
+		return nil, Source{}, fmt.Errorf("%w: %s not found in this shallow checkout: fetch the base branch: actions/checkout with fetch-depth: 0, or git fetch origin %s --depth=1", ErrShallow, tried, branch)
+	}
+	return nil, Source{}, fmt.Errorf("%w: none of %s exists in the repository at %s (fetch the base branch: git fetch origin %s)", ErrNotFound, tried, s.dirName(), branch)
+}
+
+// Put fails: the git store is read-only.
+func (s *GitStore) Put(ctx context.Context, key Key, f *results.File) error {
+	return fmt.Errorf("%w: the git store reads %s from commits; commit the file to the repository yourself, or use the branch or file store to write baselines", ErrReadOnly, s.Path)
+}

@@ -1,0 +1,249 @@
+// Package cli implements the gate command: flag parsing, subcommands, exit
+// codes, and the wiring of concrete types (dataset loader, judges, stores,
+// GitHub clients). It is the only package that chooses implementations.
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"runtime/debug"
+	"strings"
+)
+
+// Exit codes are API.
+const (
+	ExitPass        = 0   // passed
+	ExitFail        = 1   // regression or floor breached
+	ExitUsage       = 2   // usage, config or dataset error
+	ExitOperational = 3   // judge or GitHub unreachable, too many samples unscored
+	ExitCancelled   = 130 // interrupted
+)
+
+// Version is set at build time with -ldflags "-X github.com/raggate/raggate/internal/cli.Version=v1.2.3".
+var Version = ""
+
+// Env is the process environment, injected so tests run in-process.
+type Env struct {
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+	Getenv func(string) string
+	// Dir is the working directory relative paths resolve against ("" = process cwd).
+	Dir string
+}
+
+func (e Env) getenv(k string) string {
+	if e.Getenv == nil {
+		return ""
+	}
+	return e.Getenv(k)
+}
+
+// exitError carries an exit code with an error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func withCode(code int, err error) error {
+	if err == nil {
+		return nil
+	}
+	return &exitError{code: code, err: err}
+}
+
+// errFailed is returned by commands whose evaluation failed the gate; the
+// report has been printed already.
+var errFailed = errors.New("gate failed")
+
+type command struct {
+	name  string
+	short string
+	run   func(ctx context.Context, env Env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"run", "judge a dataset and write a results file", runCmd},
+		{"compare", "compare base and head results; exit 1 on regression", compareCmd},
+		{"check", "run + compare against a baseline (the main CI job)", checkCmd},
+		{"version", "print the version", versionCmd},
+		{"help", "show help for a command", nil},
+	}
+}
+
+// Main runs the gate command with args (without the program name) and
+// returns the process exit code.
+func Main(ctx context.Context, args []string, env Env) int {
+	if env.Stdout == nil {
+		env.Stdout = io.Discard
+	}
+	if env.Stderr == nil {
+		env.Stderr = io.Discard
+	}
+	if len(args) == 0 {
+		usage(env.Stderr)
+		return ExitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 {
+			return Main(ctx, []string{rest[0], "-h"}, env)
+		}
+		usage(env.Stdout)
+		return ExitPass
+	case "-version", "--version":
+		name = "version"
+	}
+	for _, c := range commands() {
+		if c.name == name && c.run != nil {
+			err := c.run(ctx, env, rest)
+			return exitCode(ctx, env, err)
+		}
+	}
+	fmt.Fprintf(env.Stderr, "gate: unknown command %q\n", name)
+	if s := suggest(name, commandNames()); s != "" {
+		fmt.Fprintf(env.Stderr, "Did you mean %q?\n", s)
+	}
+	fmt.Fprintln(env.Stderr, "Run 'gate help' for the list of commands.")
+	return ExitUsage
+}
+
+func exitCode(ctx context.Context, env Env, err error) int {
+	if err == nil {
+		return ExitPass
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return ExitPass
+	}
+	if errors.Is(err, errFailed) {
+		return ExitFail
+	}
+	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err())) {
+		fmt.Fprintf(env.Stderr, "gate: cancelled: %v\n", err)
+		return ExitCancelled
+	}
+	fmt.Fprintf(env.Stderr, "gate: %v\n", err)
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	return ExitOperational
+}
+
+func commandNames() []string {
+	var out []string
+	for _, c := range commands() {
+		out = append(out, c.name)
+	}
+	return out
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintf(w, "gate: a CI gate for RAG quality (raggate %s)\n\nUsage:\n  gate <command> [flags]\n\nCommands:\n", version())
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.short)
+	}
+	fmt.Fprint(w, `
+Run 'gate help <command>' for a command's flags.
+
+Exit codes: 0 passed, 1 regression or floor breached, 2 usage/config/dataset
+error, 3 operational failure (judge or GitHub unreachable), 130 cancelled.
+`)
+}
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+func versionCmd(_ context.Context, env Env, args []string) error {
+	fs := newFlagSet("version", env, "")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "gate %s\n", version())
+	return nil
+}
+
+func newFlagSet(name string, env Env, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet("gate "+name, flag.ContinueOnError)
+	fs.SetOutput(env.Stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(env.Stderr, "Usage: gate %s %s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses and turns flag errors into usage errors (exit 2).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return &exitError{code: ExitUsage, err: err}
+	}
+	if fs.NArg() > 0 {
+		return usageErr("%s: unexpected argument %q (flags go before nothing else; see 'gate help %s')", fs.Name(), fs.Arg(0), strings.TrimPrefix(fs.Name(), "gate "))
+	}
+	return nil
+}
+
+// suggest returns the candidate closest to s by edit distance, or "".
+func suggest(s string, candidates []string) string {
+	best, bestD := "", 1<<30
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(s), strings.ToLower(c))
+		if d < bestD {
+			best, bestD = c, d
+		}
+	}
+	if bestD <= max(2, len(s)/3) {
+		return best
+	}
+	return ""
+}
+
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}
+
+// listFlag collects a repeatable flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"flag"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Options is every setting of every command. Flags and GitHub Action
+// inputs both fill it, so the two front ends cannot drift apart.
+type Options struct {
+	// Dataset and its mapping.
+	Dataset   string
+	Responses string
+	Fields    []string // canonical=name-in-file
+	Metrics   string   // comma-separated; empty = default suite
+
+	// Judge.
+	Judge          string // auto | offline | openai
+	Model          string
+	EmbeddingModel string
+	BaseURL        string
+	APIKeyEnv      string
+	APIKey         string // from the action input; never logged
+	Concurrency    int
+	Strictness     int
+	CacheDir       string
+	MaxDuration    time.Duration
+
+	// Output.
+	Out    string
+	Quiet  bool
+	Format string // markdown | text | json (compare, check)
+	Report string // where compare/check write the report
+
+	// Comparison.
+	Base        string
+	Head        string
+	Thresholds  string
+	Baseline    string
+	BaselineRef string
+}
+
+func defaultOptions() Options {
+	return Options{
+		Judge:       "auto",
+		APIKeyEnv:   "OPENAI_API_KEY",
+		Concurrency: 8,
+		Strictness:  3,
+		Out:         "results.json",
+		Format:      "text",
+		CacheDir:    ".raggate-cache",
+	}
+}
+
+func (o *Options) bindDataset(fs *flag.FlagSet) {
+	fs.StringVar(&o.Dataset, "dataset", o.Dataset, "golden dataset `file` (JSONL, JSON array or CSV)")
+	fs.StringVar(&o.Responses, "responses", o.Responses, "optional `file` of pipeline outputs (response, contexts) joined to the dataset by id or user_input")
+	fs.Var((*listFlag)(&o.Fields), "field", "map a field to the name used in the file, `canonical=name` (repeatable), e.g. --field response=answer")
+	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "comma-separated `metrics` to compute (default: the default suite the data allows)")
+}
+
+func (o *Options) bindJudge(fs *flag.FlagSet) {
+	fs.StringVar(&o.Judge, "judge", o.Judge, "judge `provider`: auto (openai when an API key is set, else offline), offline, openai")
+	fs.StringVar(&o.Model, "model", o.Model, "chat `model` of the LLM judge")
+	fs.StringVar(&o.EmbeddingModel, "embedding-model", o.EmbeddingModel, "embedding `model` of the LLM judge")
+	fs.StringVar(&o.BaseURL, "base-url", o.BaseURL, "`URL` of an OpenAI-compatible API")
+	fs.StringVar(&o.APIKeyEnv, "api-key-env", o.APIKeyEnv, "environment `variable` holding the API key")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "judge calls in flight at once")
+	fs.IntVar(&o.Strictness, "strictness", o.Strictness, "questions generated per sample for answer_relevancy")
+	fs.DurationVar(&o.MaxDuration, "max-duration", o.MaxDuration, "stop judging after this `duration` and save what finished (0 = no limit)")
+}
+
+func (o *Options) bindOut(fs *flag.FlagSet) {
+	fs.StringVar(&o.Out, "out", o.Out, "results `file` to write")
+	fs.BoolVar(&o.Quiet, "quiet", o.Quiet, "no progress on stderr")
+}
+
+// fieldMapping parses the --field values.
+func (o *Options) fieldMapping() (map[string]string, error) {
+	if len(o.Fields) == 0 {
+		return nil, nil
+	}
+	m := make(map[string]string, len(o.Fields))
+	for _, kv := range o.Fields {
+		k, v, ok := strings.Cut(kv, "=")
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if !ok || k == "" || v == "" {
+			return nil, fmt.Errorf("--field %q: want canonical=name-in-file, e.g. --field response=answer", kv)
+		}
+		m[k] = v
+	}
+	return m, nil
+}
+
+func (o *Options) metricNames() []string {
+	var out []string
+	for _, n := range strings.Split(o.Metrics, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// abs resolves p against the environment's working directory.
+func (e Env) abs(p string) string {
+	if p == "" || filepath.IsAbs(p) || e.Dir == "" {
+		return p
+	}
+	return filepath.Join(e.Dir, p)
+}

@@ -1,0 +1,242 @@
+package cli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/raggate/raggate/internal/dataset"
+	"github.com/raggate/raggate/internal/eval"
+	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/judge/offline"
+	"github.com/raggate/raggate/internal/report"
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
+)
+
+func runCmd(ctx context.Context, env Env, args []string) error {
+	o := defaultOptions()
+	fs := newFlagSet("run", env, "--dataset FILE [--responses FILE] [--field k=v ...] [--metrics a,b] [--judge offline|openai] [--out results.json]")
+	o.bindDataset(fs)
+	o.bindJudge(fs)
+	o.bindOut(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	f, err := execRun(ctx, env, &o)
+	if f != nil {
+		if terr := report.RunTable(env.Stdout, f); terr != nil {
+			return terr
+		}
+		fmt.Fprintf(env.Stderr, "wrote %s (%d samples, judge %s)\n", o.Out, len(f.Samples), f.Judge.Provider)
+	}
+	return err
+}
+
+// execRun loads the dataset, judges it and writes the results file. On a
+// fatal judge error, a time-out or cancellation it still writes what
+// finished (marked incomplete) and returns both the file and the error.
+func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
+	if o.Dataset == "" {
+		return nil, usageErr("--dataset is required: the golden dataset (JSONL, JSON or CSV), e.g. --dataset testdata/demo/golden.jsonl")
+	}
+	if o.Out == "" {
+		return nil, usageErr("--out must name the results file to write")
+	}
+	mapping, err := o.fieldMapping()
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	ds, err := dataset.Load(env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses)})
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	for _, w := range ds.Warnings {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
+	var ms []metrics.Metric
+	if names := o.metricNames(); len(names) > 0 {
+		if ms, err = eval.Resolve(names); err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("--metrics: %w", err))
+		}
+	} else {
+		ms = metrics.DefaultSuite(eval.FieldsOf(ds.Samples))
+	}
+
+	j, info, err := newJudge(env, o)
+	if err != nil {
+		return nil, err
+	}
+	memo := judge.Memo(j)
+
+	runCtx := ctx
+	if o.MaxDuration > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errTimeBudget)
+		defer cancel()
+	}
+	progress := newProgress(env.Stderr, o.Quiet)
+	start := time.Now()
+	res, runErr := eval.Run(runCtx, memo, ds.Samples, eval.Options{
+		Metrics:     ms,
+		Concurrency: max(4, 2*o.Concurrency),
+		Strictness:  o.Strictness,
+		Progress:    progress,
+	})
+	if res == nil {
+		return nil, withCode(ExitOperational, runErr)
+	}
+
+	f := buildResults(env, o, ds, info, res)
+	total, perMetric := memo.Usage()
+	f.Usage = toResultsUsage(total, perMetric)
+	if runErr != nil {
+		switch {
+		case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
+			f.Incomplete = fmt.Sprintf("time budget --max-duration=%s reached: %d of %d samples judged", o.MaxDuration, len(res.Samples), len(ds.Samples))
+			runErr = withCode(ExitOperational, fmt.Errorf("%s; results so far saved to %s", f.Incomplete, o.Out))
+		case ctx.Err() != nil:
+			f.Incomplete = fmt.Sprintf("cancelled: %d of %d samples judged", len(res.Samples), len(ds.Samples))
+			runErr = fmt.Errorf("%s; results so far saved to %s: %w", f.Incomplete, o.Out, ctx.Err())
+		default:
+			f.Incomplete = fmt.Sprintf("judge failed: %d of %d samples judged: %v", len(res.Samples), len(ds.Samples), runErr)
+			runErr = withCode(ExitOperational, fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, len(res.Samples), o.Out))
+		}
+	}
+	if err := results.Write(env.abs(o.Out), f); err != nil {
+		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
+	}
+	if !o.Quiet {
+		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", len(res.Samples), len(ms), time.Since(start).Round(time.Millisecond))
+	}
+	return f, runErr
+}
+
+var errTimeBudget = errors.New("time budget reached")
+
+// newJudge builds the judge the options ask for.
+func newJudge(env Env, o *Options) (judge.Judge, judge.Info, error) {
+	provider := o.Judge
+	key := o.APIKey
+	if key == "" && o.APIKeyEnv != "" {
+		key = env.getenv(o.APIKeyEnv)
+	}
+	if provider == "auto" || provider == "" {
+		if key != "" || o.BaseURL != "" {
+			provider = "openai"
+		} else {
+			provider = "offline"
+			fmt.Fprintf(env.Stderr, "note: no API key in $%s: using the offline judge (a lexical heuristic for demos and smoke runs, not an LLM)\n", o.APIKeyEnv)
+		}
+	}
+	switch provider {
+	case "offline":
+		j := offline.New(offline.Options{})
+		info := j.Info()
+		return j, info, nil
+	case "openai":
+		return newOpenAIJudge(env, o, key)
+	}
+	return nil, judge.Info{}, usageErr("--judge %q: want auto, offline or openai", o.Judge)
+}
+
+func newOpenAIJudge(Env, *Options, string) (judge.Judge, judge.Info, error) {
+	return nil, judge.Info{}, usageErr("--judge openai is not available yet in this build; use --judge offline")
+}
+
+// Fingerprint hashes everything that makes a judge answer differently.
+func Fingerprint(info judge.Info) string {
+	b, _ := json.Marshal(info)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, res *eval.Result) *results.File {
+	f := &results.File{
+		Schema:    results.Schema,
+		Tool:      results.Tool{Name: "raggate", Version: version()},
+		CreatedAt: time.Now().UTC().Truncate(time.Second),
+		Dataset:   results.Dataset{Path: o.Dataset, SHA256: ds.SHA256, Samples: len(ds.Samples), Responses: o.Responses},
+		Judge: results.Judge{
+			Provider: info.Provider, Model: info.Model, EmbeddingModel: info.EmbeddingModel,
+			Temperature: info.Temperature, Prompts: info.Prompts, Fingerprint: Fingerprint(info),
+		},
+		Config:  results.Config{Metrics: res.Metrics, Repeats: 1},
+		Summary: map[string]results.Sum{},
+	}
+	if sha := env.getenv("GITHUB_SHA"); sha != "" {
+		f.Git = &results.Git{SHA: sha, Ref: env.getenv("GITHUB_REF")}
+	}
+	for name, s := range res.Summary {
+		f.Summary[name] = toSum(s)
+	}
+	byID := map[string]*metrics.Sample{}
+	for i := range ds.Samples {
+		byID[ds.Samples[i].ID] = &ds.Samples[i]
+	}
+	f.Samples = make([]results.Sample, 0, len(res.Samples))
+	for _, s := range res.Samples {
+		rs := results.Sample{ID: s.ID, Question: s.Question, Scores: make(map[string]results.Score, len(s.Scores))}
+		for k, v := range s.Scores {
+			rs.Scores[k] = results.Score(v)
+		}
+		if len(s.Undefined) > 0 {
+			rs.Undefined = s.Undefined
+		}
+		if len(s.Reasons) > 0 {
+			rs.Reasons = s.Reasons
+		}
+		if src := byID[s.ID]; src != nil {
+			rs.InputHash = inputHash(src)
+		}
+		f.Samples = append(f.Samples, rs)
+	}
+	return f
+}
+
+// inputHash identifies a sample's inputs: equal on base and head when the
+// sample did not change.
+func inputHash(s *metrics.Sample) string {
+	b, _ := json.Marshal(s)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+func toSum(s metrics.Summary) results.Sum {
+	return results.Sum{Mean: results.Score(s.Mean), N: s.N, Undefined: s.Undefined, Std: results.Score(s.Std),
+		P10: results.Score(s.P10), P50: results.Score(s.P50), P90: results.Score(s.P90)}
+}
+
+func toResultsUsage(total judge.Usage, per map[string]judge.Usage) results.Usage {
+	u := results.Usage{
+		ChatCalls: total.ChatCalls, CachedCalls: total.CachedCalls, PromptTokens: total.PromptTokens,
+		CompletionTokens: total.CompletionTokens, EmbeddingTokens: total.EmbeddingTokens, EmbeddingCalls: total.EmbeddingCalls,
+	}
+	if len(per) > 0 {
+		u.PerMetric = make(map[string]results.Usage, len(per))
+		for k, v := range per {
+			u.PerMetric[k] = toResultsUsage(v, nil)
+		}
+	}
+	return u
+}
+
+// newProgress returns a progress callback printing to w about every 10%.
+func newProgress(w io.Writer, quiet bool) func(done, total int) {
+	if quiet {
+		return nil
+	}
+	last := time.Time{}
+	return func(done, total int) {
+		step := max(1, total/10)
+		if done == total || done%step == 0 || time.Since(last) > 5*time.Second {
+			last = time.Now()
+			fmt.Fprintf(w, "judged %d/%d samples\n", done, total)
+		}
+	}
+}

@@ -1,0 +1,883 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
+)
+
+// ReportSchema identifies the JSON form of Report.
+const ReportSchema = "raggate.compare/v1"
+
+// Verdict is the outcome of one metric, or of the whole gate.
+type Verdict string
+
+// Metric verdicts.
+const (
+	// VerdictRegression: mean delta <= -tolerance and adjusted p < alpha.
+	VerdictRegression Verdict = "regression"
+	// VerdictImprovement: mean delta >= tolerance and adjusted p < alpha.
+	VerdictImprovement Verdict = "improvement"
+	// VerdictNoChange: no significant change ("~", as in benchstat).
+	VerdictNoChange Verdict = "~"
+	// VerdictBelowFloor: the head mean is below the metric's min or above
+	// its max (the headline verdict; Change still tells what the paired
+	// comparison found).
+	VerdictBelowFloor Verdict = "below_floor"
+	// VerdictInsufficientData: fewer than min_samples paired samples; the
+	// metric is reported and never fails the comparison (floors still apply).
+	VerdictInsufficientData Verdict = "insufficient_data"
+	// VerdictNoBaseline: there is no baseline; only floors were checked.
+	VerdictNoBaseline Verdict = "no_baseline"
+	// VerdictNewMetric: the metric is scored on head but not on base.
+	VerdictNewMetric Verdict = "new_metric"
+	// VerdictNotInHead: the metric is scored on base but not on head.
+	VerdictNotInHead Verdict = "not_in_head"
+)
+
+// Overall verdicts of the gate.
+const (
+	VerdictPass             Verdict = "pass"
+	VerdictFail             Verdict = "fail"
+	VerdictPassWithWarnings Verdict = "pass with warnings"
+)
+
+// Status is what a metric does to the gate.
+type Status string
+
+// Metric statuses.
+const (
+	StatusOK   Status = "ok"
+	StatusWarn Status = "warn"
+	StatusFail Status = "fail"
+)
+
+// Floor is the result of checking the head mean against min and max.
+type Floor string
+
+// Floor results.
+const (
+	// FloorNone: the metric has no min or max, or no defined head score.
+	FloorNone Floor = ""
+	FloorOK   Floor = "ok"
+	// FloorBelowMin: the head mean is below min.
+	FloorBelowMin Floor = "below_min"
+	// FloorAboveMax: the head mean is above max.
+	FloorAboveMax Floor = "above_max"
+)
+
+// Report is the result of a comparison, and the JSON report format. Every
+// float that can be undefined is a results.Score (JSON null when NaN).
+//
+// Means: BaseMean and HeadMean (in MetricResult) are over every sample
+// defined on that side; floors are checked against HeadMean. PairedBaseMean,
+// PairedHeadMean and RawDelta are over the samples defined on both sides, so
+// PairedHeadMean - PairedBaseMean == RawDelta. A diff table should show the
+// paired means next to the delta (so that its columns add up) and the
+// all-sample head mean where it quotes a floor; the two coincide when both
+// sides scored the same samples.
+type Report struct {
+	Schema string `json:"schema"`
+	// Passed is false when the gate fails (the CLI exits 1).
+	Passed bool `json:"passed"`
+	// Verdict is "pass", "fail" or "pass with warnings".
+	Verdict Verdict `json:"verdict"`
+	// Failures are the reasons the gate failed, one human sentence each
+	// naming the metric ("faithfulness regressed by 0.12 (p=0.003)").
+	Failures []string `json:"failures"`
+	// Warnings are problems that do not fail the gate: level-warn rules,
+	// incomplete runs, a judge change under on_judge_change: warn.
+	Warnings []string `json:"warnings"`
+	// Notes explain the comparison: no baseline, dataset changed, metrics
+	// with too few pairs, minimum detectable effects.
+	Notes []string `json:"notes"`
+
+	// HasBaseline is false when Compare got no base results.
+	HasBaseline bool `json:"has_baseline"`
+	// JudgeChanged is true when base and head have different judge
+	// fingerprints.
+	JudgeChanged bool `json:"judge_changed"`
+	// DatasetChanged is true when base and head have different dataset
+	// hashes.
+	DatasetChanged bool  `json:"dataset_changed"`
+	Base           *Side `json:"base,omitempty"`
+	Head           Side  `json:"head"`
+
+	Counts Counts `json:"counts"`
+	// Metrics are in catalogue order (metrics.Order), unknown metrics last.
+	Metrics []MetricResult `json:"metrics"`
+	// TopRegressed are the paired samples with the worst per-sample delta
+	// across metrics (at most 10, worst first; only samples that got worse).
+	TopRegressed []SampleDelta `json:"top_regressed"`
+	// New are the samples only in head, Removed those only in base, in file
+	// order. Neither is a regression.
+	New     []SampleRef `json:"new"`
+	Removed []SampleRef `json:"removed"`
+
+	// Settings are the resolved defaults the comparison used.
+	Settings Settings `json:"settings"`
+}
+
+// Side describes one results file of the comparison.
+type Side struct {
+	Git        *results.Git    `json:"git,omitempty"`
+	CreatedAt  time.Time       `json:"created_at"`
+	Dataset    results.Dataset `json:"dataset"`
+	Judge      results.Judge   `json:"judge"`
+	Repeats    int             `json:"repeats"`
+	Samples    int             `json:"samples"`
+	Usage      results.Usage   `json:"usage"`
+	Incomplete string          `json:"incomplete,omitempty"`
+	Shard      string          `json:"shard,omitempty"`
+}
+
+// Counts counts samples.
+type Counts struct {
+	Base int `json:"base"`
+	Head int `json:"head"`
+	// Paired samples have the same id on both sides.
+	Paired  int `json:"paired"`
+	New     int `json:"new"`
+	Removed int `json:"removed"`
+	// InputsChanged counts paired samples whose input hashes differ (both
+	// known); the others were judged on unchanged inputs.
+	InputsChanged int `json:"inputs_changed"`
+}
+
+// Settings records what the comparison used.
+type Settings struct {
+	Thresholds string   `json:"thresholds,omitempty"`
+	Defaults   Defaults `json:"defaults"`
+	// Bootstrap is the number of bootstrap resamples (0: CI not computed).
+	Bootstrap int `json:"bootstrap"`
+	// PermutationDraws is the Monte Carlo draws used beyond ExactLimit
+	// non-zero differences.
+	PermutationDraws int `json:"permutation_draws"`
+	// CILevel is the confidence level of the intervals (0.95).
+	CILevel float64 `json:"ci_level"`
+	// Power is the power at which MDE is computed (0.8).
+	Power float64 `json:"power"`
+}
+
+// Interval is a confidence interval.
+type Interval struct {
+	Low  results.Score `json:"low"`
+	High results.Score `json:"high"`
+}
+
+// Distribution summarises the per-sample scores of one side.
+type Distribution struct {
+	P10    results.Score `json:"p10"`
+	Median results.Score `json:"median"`
+	P90    results.Score `json:"p90"`
+}
+
+// MetricResult is the comparison of one metric.
+type MetricResult struct {
+	Metric string `json:"metric"`
+	// Direction is "higher" or "lower" (is better).
+	Direction string     `json:"direction"`
+	Rule      MetricRule `json:"rule"`
+	// Verdict is the headline: Change, except that a breached floor shows
+	// as VerdictBelowFloor unless the metric also regressed.
+	Verdict Verdict `json:"verdict"`
+	// Change is what the paired comparison found.
+	Change Verdict `json:"change"`
+	Floor  Floor   `json:"floor"`
+	// Status is what the metric does to the gate, after its level.
+	Status Status `json:"status"`
+	// Reasons are this metric's failure or warning sentences.
+	Reasons []string `json:"reasons,omitempty"`
+
+	// All-sample view (each side over every sample defined there).
+	BaseMean      results.Score `json:"base_mean"`
+	HeadMean      results.Score `json:"head_mean"`
+	BaseN         int           `json:"base_n"`
+	HeadN         int           `json:"head_n"`
+	BaseUndefined int           `json:"base_undefined"`
+	HeadUndefined int           `json:"head_undefined"`
+	BaseDist      Distribution  `json:"base_dist"`
+	HeadDist      Distribution  `json:"head_dist"`
+	// BaseJudgeNoise and HeadJudgeNoise are the mean within-sample standard
+	// deviations of repeated runs (null without repeats).
+	BaseJudgeNoise results.Score `json:"base_judge_noise"`
+	HeadJudgeNoise results.Score `json:"head_judge_noise"`
+
+	// Paired view: samples defined on both sides.
+	N              int           `json:"n"`
+	PairedBaseMean results.Score `json:"paired_base_mean"`
+	PairedHeadMean results.Score `json:"paired_head_mean"`
+	// RawDelta is mean(head - base), for display.
+	RawDelta   results.Score `json:"raw_delta"`
+	RawDeltaCI Interval      `json:"raw_delta_ci"`
+	// Delta is the mean oriented difference: RawDelta for higher-is-better
+	// metrics, -RawDelta for lower-is-better ones; positive is better.
+	Delta   results.Score `json:"delta"`
+	DeltaCI Interval      `json:"delta_ci"`
+	// SD is the standard deviation of the oriented differences.
+	SD results.Score `json:"sd"`
+	// Worse, Better and Same count paired samples by their difference.
+	Worse  int `json:"worse"`
+	Better int `json:"better"`
+	Same   int `json:"same"`
+	// PWorse and PBetter are the raw one-sided p-values of the sign-flip
+	// test; the Adj versions are Holm-adjusted across the tested metrics
+	// (equal to the raw ones under correction: none). Null when untested.
+	PWorse     results.Score `json:"p_worse"`
+	PBetter    results.Score `json:"p_better"`
+	PWorseAdj  results.Score `json:"p_worse_adj"`
+	PBetterAdj results.Score `json:"p_better_adj"`
+	// Exact is true when the p-values enumerate every sign pattern.
+	Exact bool `json:"exact"`
+	// MDE is the minimum detectable effect at 80% power for this n and SD,
+	// at the metric's alpha before any Holm adjustment (so a lower bound
+	// when several metrics are tested).
+	MDE results.Score `json:"mde"`
+	// Unpaired counts paired samples scored on only one side for this metric.
+	Unpaired int `json:"unpaired"`
+}
+
+// SampleRef names a sample.
+type SampleRef struct {
+	ID       string `json:"id"`
+	Question string `json:"question,omitempty"`
+}
+
+// SampleDelta is one paired sample's change.
+type SampleDelta struct {
+	ID       string `json:"id"`
+	Question string `json:"question,omitempty"`
+	// WorstMetric and WorstDelta name the metric with the most negative
+	// oriented difference (negative is worse).
+	WorstMetric string        `json:"worst_metric"`
+	WorstDelta  results.Score `json:"worst_delta"`
+	// Metrics lists the metrics whose score changed, in catalogue order.
+	Metrics []SampleMetric `json:"metrics"`
+}
+
+// SampleMetric is one metric of one sample, base -> head.
+type SampleMetric struct {
+	Metric string        `json:"metric"`
+	Base   results.Score `json:"base"`
+	Head   results.Score `json:"head"`
+	// Delta is head - base.
+	Delta results.Score `json:"delta"`
+	// Reason is the head sample's explanation, where known.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Config tunes the statistics; the zero value is the default.
+type Config struct {
+	// Bootstrap is the number of bootstrap resamples for the confidence
+	// interval of the mean delta: 0 means 10,000; negative skips the
+	// interval (the verdict never depends on it).
+	Bootstrap int
+	// PermutationDraws is the number of Monte Carlo sign patterns when a
+	// metric has more than ExactLimit non-zero differences: 0 means 20,000.
+	PermutationDraws int
+}
+
+const (
+	defaultBootstrap = 10000
+	defaultDraws     = 20000
+	ciLevel          = 0.95
+	mdePower         = 0.8
+	topRegressed     = 10
+	// eps absorbs floating-point error in threshold comparisons.
+	eps = 1e-12
+)
+
+// Compare compares head with base (nil: no baseline, floors only) under
+// th, with the default Config.
+func Compare(base, head *results.File, th Thresholds) *Report {
+	return Config{}.Compare(base, head, th)
+}
+
+// side is one results file indexed for the comparison.
+type side struct {
+	f       *results.File
+	byID    map[string]int
+	present map[string]bool      // metrics this side scored
+	scores  map[string][]float64 // metric -> score per sample (NaN undefined)
+	noise   map[string]float64   // metric -> judge noise
+	reasons []map[string]string  // per sample, canonical metric -> reason
+}
+
+func newSide(f *results.File) *side {
+	s := &side{f: f, byID: map[string]int{}, present: map[string]bool{},
+		scores: map[string][]float64{}, noise: map[string]float64{}}
+	for _, m := range f.Config.Metrics {
+		s.present[CanonicalMetric(m)] = true
+	}
+	for m := range f.Summary {
+		s.present[CanonicalMetric(m)] = true
+	}
+	n := len(f.Samples)
+	col := func(m string) []float64 {
+		c, ok := s.scores[m]
+		if !ok {
+			c = make([]float64, n)
+			for i := range c {
+				c[i] = math.NaN()
+			}
+			s.scores[m] = c
+		}
+		return c
+	}
+	noiseSum, noiseN := map[string]float64{}, map[string]int{}
+	s.reasons = make([]map[string]string, n)
+	for i, smp := range f.Samples {
+		if _, dup := s.byID[smp.ID]; !dup {
+			s.byID[smp.ID] = i
+		}
+		for k, v := range smp.Scores {
+			m := CanonicalMetric(k)
+			s.present[m] = true
+			if !v.IsNaN() && !math.IsInf(v.Value(), 0) {
+				col(m)[i] = v.Value()
+			} else {
+				col(m)
+			}
+		}
+		for k := range smp.Undefined {
+			m := CanonicalMetric(k)
+			s.present[m] = true
+			col(m)
+		}
+		for k, runs := range smp.Runs {
+			m := CanonicalMetric(k)
+			s.present[m] = true
+			var xs []float64
+			for _, r := range runs {
+				if !r.IsNaN() && !math.IsInf(r.Value(), 0) {
+					xs = append(xs, r.Value())
+				}
+			}
+			if len(runs) == 0 {
+				continue // no runs recorded: keep the score
+			}
+			col(m)[i] = mean(xs)
+			if len(xs) >= 2 {
+				noiseSum[m] += stddev(xs)
+				noiseN[m]++
+			}
+		}
+		if len(smp.Reasons) > 0 {
+			s.reasons[i] = map[string]string{}
+			for k, v := range smp.Reasons {
+				s.reasons[i][CanonicalMetric(k)] = v
+			}
+		}
+	}
+	for m, sum := range noiseSum {
+		s.noise[m] = sum / float64(noiseN[m])
+	}
+	return s
+}
+
+func (s *side) info() Side {
+	return Side{Git: s.f.Git, CreatedAt: s.f.CreatedAt, Dataset: s.f.Dataset, Judge: s.f.Judge,
+		Repeats: s.f.Config.Repeats, Samples: len(s.f.Samples), Usage: s.f.Usage,
+		Incomplete: s.f.Incomplete, Shard: s.f.Shard}
+}
+
+// defined returns the defined scores of a metric.
+func (s *side) defined(m string) []float64 {
+	return dropNaN(s.scores[m])
+}
+
+func (s *side) noiseOf(m string) results.Score {
+	if v, ok := s.noise[m]; ok {
+		return results.Score(v)
+	}
+	return results.NaN()
+}
+
+// Compare compares head with base (nil: no baseline, floors only) under th.
+// head must not be nil.
+func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
+	if head == nil {
+		head = &results.File{}
+	}
+	def := th.resolvedDefaults()
+	boot := c.Bootstrap
+	if boot == 0 {
+		boot = defaultBootstrap
+	}
+	if boot < 0 {
+		boot = 0
+	}
+	draws := c.PermutationDraws
+	if draws <= 0 {
+		draws = defaultDraws
+	}
+	r := &Report{
+		Schema:       ReportSchema,
+		Failures:     []string{},
+		Warnings:     []string{},
+		Notes:        []string{},
+		Metrics:      []MetricResult{},
+		TopRegressed: []SampleDelta{},
+		New:          []SampleRef{},
+		Removed:      []SampleRef{},
+		HasBaseline:  base != nil,
+		Settings: Settings{Thresholds: th.Source, Defaults: def, Bootstrap: boot,
+			PermutationDraws: draws, CILevel: ciLevel, Power: mdePower},
+	}
+	hs := newSide(head)
+	r.Head = hs.info()
+	r.Counts.Head = len(head.Samples)
+	var bs *side
+	if base != nil {
+		bs = newSide(base)
+		info := bs.info()
+		r.Base = &info
+		r.Counts.Base = len(base.Samples)
+	}
+
+	// Pair samples by id.
+	type pair struct{ h, b int }
+	var pairs []pair
+	for i, smp := range head.Samples {
+		if bs == nil {
+			continue
+		}
+		if hi := hs.byID[smp.ID]; hi != i {
+			continue // duplicate id: the first one counts
+		}
+		if j, ok := bs.byID[smp.ID]; ok {
+			pairs = append(pairs, pair{i, j})
+			if smp.InputHash != "" && base.Samples[j].InputHash != "" && smp.InputHash != base.Samples[j].InputHash {
+				r.Counts.InputsChanged++
+			}
+		} else {
+			r.New = append(r.New, SampleRef{ID: smp.ID, Question: smp.Question})
+		}
+	}
+	if bs != nil {
+		for j, smp := range base.Samples {
+			if bs.byID[smp.ID] != j {
+				continue
+			}
+			if _, ok := hs.byID[smp.ID]; !ok {
+				r.Removed = append(r.Removed, SampleRef{ID: smp.ID, Question: smp.Question})
+			}
+		}
+	}
+	r.Counts.Paired, r.Counts.New, r.Counts.Removed = len(pairs), len(r.New), len(r.Removed)
+
+	// The metrics, in catalogue order.
+	names := map[string]bool{}
+	for m := range hs.present {
+		names[m] = true
+	}
+	if bs != nil {
+		for m := range bs.present {
+			names[m] = true
+		}
+	}
+	order := make([]string, 0, len(names))
+	for m := range names {
+		order = append(order, m)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		oi, oj := metrics.Order(order[i]), metrics.Order(order[j])
+		if oi != oj {
+			return oi < oj
+		}
+		return order[i] < order[j]
+	})
+
+	// Per-metric oriented differences, kept for the per-sample view.
+	type diffs struct {
+		pairIdx []int
+		d       []float64
+	}
+	perMetric := map[string]diffs{}
+	var tested []int // indexes into r.Metrics of tested metrics
+	var few []string
+	for _, m := range order {
+		rule := th.For(m)
+		dir := metrics.HigherIsBetter
+		if cm, ok := metrics.Lookup(m); ok {
+			dir = cm.Direction
+		}
+		mr := MetricResult{
+			Metric: m, Direction: dir.String(), Rule: rule, Status: StatusOK,
+			BaseMean: results.NaN(), HeadMean: results.NaN(),
+			BaseJudgeNoise: results.NaN(), HeadJudgeNoise: results.NaN(),
+			PairedBaseMean: results.NaN(), PairedHeadMean: results.NaN(),
+			RawDelta: results.NaN(), Delta: results.NaN(), SD: results.NaN(),
+			RawDeltaCI: nanInterval(), DeltaCI: nanInterval(),
+			PWorse: results.NaN(), PBetter: results.NaN(), PWorseAdj: results.NaN(), PBetterAdj: results.NaN(),
+			MDE: results.NaN(), BaseDist: nanDist(), HeadDist: nanDist(),
+		}
+		inHead, inBase := hs.present[m], bs != nil && bs.present[m]
+		if inHead {
+			xs := hs.defined(m)
+			mr.HeadN, mr.HeadUndefined = len(xs), len(head.Samples)-len(xs)
+			mr.HeadMean, mr.HeadDist = results.Score(mean(xs)), dist(xs)
+			mr.HeadJudgeNoise = hs.noiseOf(m)
+		}
+		if inBase {
+			xs := bs.defined(m)
+			mr.BaseN, mr.BaseUndefined = len(xs), len(base.Samples)-len(xs)
+			mr.BaseMean, mr.BaseDist = results.Score(mean(xs)), dist(xs)
+			mr.BaseJudgeNoise = bs.noiseOf(m)
+		}
+		switch {
+		case bs == nil:
+			mr.Change = VerdictNoBaseline
+		case !inHead:
+			mr.Change = VerdictNotInHead
+		case !inBase:
+			mr.Change = VerdictNewMetric
+		default:
+			hcol, bcol := hs.scores[m], bs.scores[m]
+			var dd diffs
+			var hv, bv, raw []float64
+			for pi, p := range pairs {
+				h, b := hcol[p.h], bcol[p.b]
+				if math.IsNaN(h) != math.IsNaN(b) {
+					mr.Unpaired++
+				}
+				if math.IsNaN(h) || math.IsNaN(b) {
+					continue
+				}
+				x := h - b
+				if dir == metrics.LowerIsBetter {
+					x = -x
+				}
+				dd.pairIdx = append(dd.pairIdx, pi)
+				dd.d = append(dd.d, x)
+				hv, bv, raw = append(hv, h), append(bv, b), append(raw, h-b)
+			}
+			perMetric[m] = dd
+			mr.N = len(dd.d)
+			if mr.N > 0 {
+				mr.PairedBaseMean, mr.PairedHeadMean = results.Score(mean(bv)), results.Score(mean(hv))
+				mr.RawDelta, mr.Delta = results.Score(mean(raw)), results.Score(mean(dd.d))
+				mr.SD = results.Score(stddev(dd.d))
+				for _, x := range dd.d {
+					switch {
+					case x > zeroDiff:
+						mr.Better++
+					case x < -zeroDiff:
+						mr.Worse++
+					default:
+						mr.Same++
+					}
+				}
+				if boot > 0 && mr.N >= 2 {
+					lo, hi := BootstrapMeanCI(dd.d, ciLevel, boot, seedOf("bootstrap:"+m, dd.d))
+					mr.DeltaCI = Interval{Low: results.Score(lo), High: results.Score(hi)}
+					if dir == metrics.LowerIsBetter {
+						mr.RawDeltaCI = Interval{Low: results.Score(-hi), High: results.Score(-lo)}
+					} else {
+						mr.RawDeltaCI = mr.DeltaCI
+					}
+				}
+				mr.MDE = results.Score(MinDetectableEffect(stddev(dd.d), mr.N, rule.Alpha, mdePower))
+			}
+			if mr.N < def.MinSamples {
+				mr.Change = VerdictInsufficientData
+				few = append(few, fmt.Sprintf("%s (%d)", m, mr.N))
+				break
+			}
+			st := SignFlipTest(dd.d, draws, seedOf("signflip:"+m, dd.d))
+			mr.PWorse, mr.PBetter, mr.Exact = results.Score(st.PWorse), results.Score(st.PBetter), st.Exact
+			tested = append(tested, len(r.Metrics))
+		}
+		r.Metrics = append(r.Metrics, mr)
+	}
+
+	// Multiple comparisons: Holm separately for the regression and the
+	// improvement families.
+	pw, pb := make([]float64, len(tested)), make([]float64, len(tested))
+	for k, i := range tested {
+		pw[k], pb[k] = r.Metrics[i].PWorse.Value(), r.Metrics[i].PBetter.Value()
+	}
+	if def.Correction == CorrectionHolm {
+		pw, pb = HolmAdjust(pw), HolmAdjust(pb)
+	}
+	for k, i := range tested {
+		mr := &r.Metrics[i]
+		mr.PWorseAdj, mr.PBetterAdj = results.Score(pw[k]), results.Score(pb[k])
+		delta := mr.Delta.Value()
+		switch {
+		case delta <= -mr.Rule.Tolerance+eps && pw[k] < mr.Rule.Alpha:
+			mr.Change = VerdictRegression
+		case delta >= mr.Rule.Tolerance-eps && pb[k] < mr.Rule.Alpha:
+			mr.Change = VerdictImprovement
+		default:
+			mr.Change = VerdictNoChange
+		}
+	}
+
+	// Verdicts, floors, levels.
+	var fail, warn []string
+	var weak []string
+	for i := range r.Metrics {
+		mr := &r.Metrics[i]
+		mr.Verdict = mr.Change
+		var reasons []string
+		if mr.Change == VerdictRegression {
+			reasons = append(reasons, fmt.Sprintf("%s regressed by %s (%s)", mr.Metric,
+				fmtDelta(math.Abs(mr.Delta.Value())), fmtP(mr.PWorseAdj.Value())))
+		}
+		if mr.Rule.Min != nil || mr.Rule.Max != nil {
+			hm := mr.HeadMean.Value()
+			switch {
+			case !hs.present[mr.Metric] || mr.HeadN == 0:
+				warn = append(warn, fmt.Sprintf("%s has a floor in the thresholds but no defined score on head; floor not checked", mr.Metric))
+			case mr.Rule.Min != nil && hm < *mr.Rule.Min-eps:
+				mr.Floor = FloorBelowMin
+				reasons = append(reasons, fmt.Sprintf("%s %s below floor %s", mr.Metric, fmtVs(hm, *mr.Rule.Min), fmtScore(*mr.Rule.Min)))
+			case mr.Rule.Max != nil && hm > *mr.Rule.Max+eps:
+				mr.Floor = FloorAboveMax
+				reasons = append(reasons, fmt.Sprintf("%s %s above ceiling %s", mr.Metric, fmtVs(hm, *mr.Rule.Max), fmtScore(*mr.Rule.Max)))
+			default:
+				mr.Floor = FloorOK
+			}
+		}
+		if mr.Floor == FloorBelowMin || mr.Floor == FloorAboveMax {
+			if mr.Change != VerdictRegression {
+				mr.Verdict = VerdictBelowFloor
+			}
+		}
+		if len(reasons) > 0 {
+			mr.Reasons = reasons
+			if mr.Rule.Level == LevelWarn {
+				mr.Status = StatusWarn
+				warn = append(warn, reasons...)
+			} else {
+				mr.Status = StatusFail
+				fail = append(fail, reasons...)
+			}
+		}
+		if mr.Change == VerdictNotInHead {
+			warn = append(warn, fmt.Sprintf("%s was scored on base but not on head", mr.Metric))
+		}
+		if isTested(mr.Change) && !mr.MDE.IsNaN() && mr.MDE.Value() > mr.Rule.Tolerance+eps {
+			weak = append(weak, fmt.Sprintf("%s %s", mr.Metric, fmtDelta(mr.MDE.Value())))
+		}
+	}
+
+	// Situations.
+	if base == nil {
+		r.Notes = append(r.Notes, "no baseline: only floors were checked (store one with `gate baseline put` on the base branch)")
+		if def.OnMissingBaseline == ActionFail {
+			fail = append(fail, "no baseline to compare with (on_missing_baseline: fail)")
+		}
+	} else {
+		if base.Judge.Fingerprint != head.Judge.Fingerprint {
+			r.JudgeChanged = true
+			msg := fmt.Sprintf("judge changed: base was judged by %s, head by %s; score differences may come from the judge rather than from the change (re-create the baseline with this judge)",
+				judgeDesc(base.Judge), judgeDesc(head.Judge))
+			if def.OnJudgeChange == ActionFail {
+				fail = append(fail, msg+" (on_judge_change: fail)")
+			} else {
+				warn = append(warn, msg)
+			}
+		}
+		if base.Dataset.SHA256 != "" && head.Dataset.SHA256 != "" && base.Dataset.SHA256 != head.Dataset.SHA256 {
+			r.DatasetChanged = true
+			r.Notes = append(r.Notes, fmt.Sprintf("dataset changed (sha256 %s -> %s): %d new and %d removed samples; the %d samples on both sides are compared",
+				short(base.Dataset.SHA256), short(head.Dataset.SHA256), r.Counts.New, r.Counts.Removed, r.Counts.Paired))
+		}
+		if r.Counts.InputsChanged > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("%d of %d paired samples have changed inputs", r.Counts.InputsChanged, r.Counts.Paired))
+		}
+		if base.Incomplete != "" {
+			warn = append(warn, fmt.Sprintf("base run is incomplete (%s): %d samples scored", base.Incomplete, len(base.Samples)))
+		}
+		if base.Shard != "" {
+			warn = append(warn, fmt.Sprintf("base holds only shard %s; merge the shards with `gate merge` before comparing", base.Shard))
+		}
+		if base.Config.Repeats != head.Config.Repeats && base.Config.Repeats > 0 && head.Config.Repeats > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("repeats differ: base %d, head %d", base.Config.Repeats, head.Config.Repeats))
+		}
+		if len(few) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("fewer than %d paired samples, reported but not tested: %s", def.MinSamples, strings.Join(few, ", ")))
+		}
+		if len(weak) > 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("with these samples, changes smaller than the minimum detectable effect (80%% power) may show as ~: %s", strings.Join(weak, ", ")))
+		}
+	}
+	if head.Incomplete != "" {
+		warn = append(warn, fmt.Sprintf("head run is incomplete (%s): %d samples scored; the others are not compared", head.Incomplete, len(head.Samples)))
+	}
+	if head.Shard != "" {
+		warn = append(warn, fmt.Sprintf("head holds only shard %s; merge the shards with `gate merge` before comparing", head.Shard))
+	}
+	if len(head.Samples) == 0 {
+		warn = append(warn, "head has no scored samples")
+	}
+	var unused []string
+	for m := range th.Metrics {
+		if cm := CanonicalMetric(m); !names[cm] {
+			unused = append(unused, cm)
+		}
+	}
+	if len(unused) > 0 {
+		sort.Slice(unused, func(i, j int) bool { return metrics.Order(unused[i]) < metrics.Order(unused[j]) })
+		r.Notes = append(r.Notes, fmt.Sprintf("the thresholds set rules for metrics neither side scored: %s", strings.Join(unused, ", ")))
+	}
+
+	r.Failures = append(r.Failures, fail...)
+	r.Warnings = append(r.Warnings, warn...)
+	switch {
+	case len(r.Failures) > 0:
+		r.Passed, r.Verdict = false, VerdictFail
+	case len(r.Warnings) > 0:
+		r.Passed, r.Verdict = true, VerdictPassWithWarnings
+	default:
+		r.Passed, r.Verdict = true, VerdictPass
+	}
+
+	// The most regressed samples.
+	if bs != nil {
+		type worst struct {
+			metric string
+			d      float64
+		}
+		w := make([]worst, len(pairs))
+		for i := range w {
+			w[i].d = math.Inf(1)
+		}
+		for _, m := range order { // catalogue order: ties go to the first metric
+			dd := perMetric[m]
+			for k, pi := range dd.pairIdx {
+				if dd.d[k] < w[pi].d {
+					w[pi] = worst{m, dd.d[k]}
+				}
+			}
+		}
+		var idx []int
+		for pi := range pairs {
+			if w[pi].d < -zeroDiff {
+				idx = append(idx, pi)
+			}
+		}
+		sort.SliceStable(idx, func(a, b int) bool {
+			if w[idx[a]].d != w[idx[b]].d {
+				return w[idx[a]].d < w[idx[b]].d
+			}
+			return head.Samples[pairs[idx[a]].h].ID < head.Samples[pairs[idx[b]].h].ID
+		})
+		if len(idx) > topRegressed {
+			idx = idx[:topRegressed]
+		}
+		for _, pi := range idx {
+			p := pairs[pi]
+			hsmp, bsmp := head.Samples[p.h], base.Samples[p.b]
+			sd := SampleDelta{ID: hsmp.ID, Question: hsmp.Question, WorstMetric: w[pi].metric,
+				WorstDelta: results.Score(w[pi].d), Metrics: []SampleMetric{}}
+			if sd.Question == "" {
+				sd.Question = bsmp.Question
+			}
+			for _, m := range order {
+				if _, ok := perMetric[m]; !ok {
+					continue
+				}
+				h, b := hs.scores[m][p.h], bs.scores[m][p.b]
+				if math.IsNaN(h) || math.IsNaN(b) || math.Abs(h-b) <= zeroDiff {
+					continue
+				}
+				sm := SampleMetric{Metric: m, Base: results.Score(b), Head: results.Score(h), Delta: results.Score(h - b)}
+				if rs := hs.reasons[p.h]; rs != nil {
+					sm.Reason = rs[m]
+				}
+				sd.Metrics = append(sd.Metrics, sm)
+			}
+			r.TopRegressed = append(r.TopRegressed, sd)
+		}
+	}
+	return r
+}
+
+func isTested(v Verdict) bool {
+	return v == VerdictRegression || v == VerdictImprovement || v == VerdictNoChange
+}
+
+func nanInterval() Interval { return Interval{Low: results.NaN(), High: results.NaN()} }
+
+func nanDist() Distribution {
+	return Distribution{P10: results.NaN(), Median: results.NaN(), P90: results.NaN()}
+}
+
+func dist(xs []float64) Distribution {
+	if len(xs) == 0 {
+		return nanDist()
+	}
+	s := append([]float64(nil), xs...)
+	sort.Float64s(s)
+	return Distribution{
+		P10:    results.Score(quantileSorted(s, 0.1)),
+		Median: results.Score(quantileSorted(s, 0.5)),
+		P90:    results.Score(quantileSorted(s, 0.9)),
+	}
+}
+
+func judgeDesc(j results.Judge) string {
+	parts := []string{}
+	if j.Provider != "" {
+		parts = append(parts, j.Provider)
+	}
+	if j.Model != "" {
+		parts = append(parts, j.Model)
+	}
+	desc := strings.Join(parts, " ")
+	if desc == "" {
+		desc = "an unnamed judge"
+	}
+	fp := short(j.Fingerprint)
+	if fp == "" {
+		fp = "none"
+	}
+	return fmt.Sprintf("%s (fingerprint %s)", desc, fp)
+}
+
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
+// fmtScore formats a mean or a floor with two decimals.
+func fmtScore(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
+
+// fmtVs formats x with enough decimals to differ from the bound it is
+// compared with ("0.799" rather than "0.80" against a floor of 0.80).
+func fmtVs(x, bound float64) string {
+	for prec := 2; prec < 6; prec++ {
+		if s := strconv.FormatFloat(x, 'f', prec, 64); s != strconv.FormatFloat(bound, 'f', prec, 64) {
+			return s
+		}
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// fmtDelta formats a difference with two decimals, or three when two would
+// show 0.00.
+func fmtDelta(x float64) string {
+	if s := strconv.FormatFloat(x, 'f', 2, 64); s != "0.00" && s != "-0.00" {
+		return s
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+// fmtP formats a p-value as "p=0.003", or "p<0.001" below that.
+func fmtP(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return "p=" + strconv.FormatFloat(p, 'f', 3, 64)
+}

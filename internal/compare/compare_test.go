@@ -1,0 +1,525 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+// file builds a results file judged with fingerprint "fp" on dataset "ds".
+func file(samples ...results.Sample) *results.File {
+	return &results.File{
+		Schema:  results.Schema,
+		Dataset: results.Dataset{Path: "golden.jsonl", SHA256: "ds", Samples: len(samples)},
+		Judge:   results.Judge{Provider: "openai", Model: "gpt-4o-mini", Fingerprint: "fp"},
+		Config:  results.Config{Repeats: 1},
+		Samples: samples,
+	}
+}
+
+// sample builds a sample from metric/score pairs; NaN scores are undefined.
+func sample(id string, kv ...any) results.Sample {
+	s := results.Sample{ID: id, Question: "question " + id, Scores: map[string]results.Score{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		s.Scores[kv[i].(string)] = results.Score(kv[i+1].(float64))
+	}
+	return s
+}
+
+// pairOfFiles builds n samples with one metric whose base scores come from
+// baseScore and head scores from headScore.
+func pairOfFiles(n int, metric string, baseScore, headScore func(i int) float64) (*results.File, *results.File) {
+	var bs, hs []results.Sample
+	for i := range n {
+		id := fmt.Sprintf("q-%03d", i)
+		bs = append(bs, sample(id, metric, baseScore(i)))
+		hs = append(hs, sample(id, metric, headScore(i)))
+	}
+	return file(bs...), file(hs...)
+}
+
+func metricOf(t *testing.T, r *Report, name string) MetricResult {
+	t.Helper()
+	for _, m := range r.Metrics {
+		if m.Metric == name {
+			return m
+		}
+	}
+	t.Fatalf("no metric %s in report", name)
+	return MetricResult{}
+}
+
+func noisy(seed uint64, center float64) func(int) float64 {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	vals := make([]float64, 1000)
+	for i := range vals {
+		vals[i] = math.Max(0, math.Min(1, center+rng.NormFloat64()*0.1))
+	}
+	return func(i int) float64 { return vals[i] }
+}
+
+func TestCompareVerdicts(t *testing.T) {
+	base := noisy(1, 0.8)
+	tests := []struct {
+		name       string
+		metric     string
+		n          int
+		head       func(int) float64
+		th         func(*Thresholds)
+		change     Verdict
+		verdict    Verdict
+		status     Status
+		passed     bool
+		overall    Verdict
+		reasonLike string
+	}{
+		{
+			name: "clear regression", metric: "faithfulness", n: 40,
+			head:   func(i int) float64 { return base(i) - 0.15 },
+			change: VerdictRegression, verdict: VerdictRegression, status: StatusFail, passed: false, overall: VerdictFail,
+			reasonLike: "faithfulness regressed by 0.15 (p<0.001)",
+		},
+		{
+			name: "regression smaller than the tolerance", metric: "faithfulness", n: 40,
+			head: func(i int) float64 { return base(i) - 0.01 },
+			th: func(th *Thresholds) {
+				th.Metrics["faithfulness"] = MetricConfig{Tolerance: ptr(0.03)}
+			},
+			change: VerdictNoChange, verdict: VerdictNoChange, status: StatusOK, passed: true, overall: VerdictPass,
+		},
+		{
+			name: "identical", metric: "faithfulness", n: 40, head: base,
+			change: VerdictNoChange, verdict: VerdictNoChange, status: StatusOK, passed: true, overall: VerdictPass,
+		},
+		{
+			name: "improvement", metric: "context_recall", n: 40,
+			head:   func(i int) float64 { return base(i) + 0.1 },
+			change: VerdictImprovement, verdict: VerdictImprovement, status: StatusOK, passed: true, overall: VerdictPass,
+		},
+		{
+			name: "lower is better: an increase is a regression", metric: "noise_sensitivity_relevant", n: 40,
+			head:   func(i int) float64 { return base(i) + 0.1 },
+			change: VerdictRegression, verdict: VerdictRegression, status: StatusFail, passed: false, overall: VerdictFail,
+			reasonLike: "noise_sensitivity_relevant regressed by 0.10",
+		},
+		{
+			name: "lower is better: a decrease is an improvement", metric: "noise_sensitivity_relevant", n: 40,
+			head:   func(i int) float64 { return base(i) - 0.1 },
+			change: VerdictImprovement, verdict: VerdictImprovement, status: StatusOK, passed: true, overall: VerdictPass,
+		},
+		{
+			name: "level warn", metric: "answer_relevancy", n: 40,
+			head: func(i int) float64 { return base(i) - 0.15 },
+			th: func(th *Thresholds) {
+				th.Metrics["answer_relevancy"] = MetricConfig{Level: LevelWarn}
+			},
+			change: VerdictRegression, verdict: VerdictRegression, status: StatusWarn, passed: true, overall: VerdictPassWithWarnings,
+			reasonLike: "answer_relevancy regressed by 0.15",
+		},
+		{
+			name: "too few pairs never fail", metric: "faithfulness", n: 6,
+			head:   func(i int) float64 { return base(i) - 0.3 },
+			change: VerdictInsufficientData, verdict: VerdictInsufficientData, status: StatusOK, passed: true, overall: VerdictPass,
+		},
+		{
+			name: "below floor without a regression", metric: "context_recall", n: 40,
+			head: base,
+			th: func(th *Thresholds) {
+				th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.9)}
+			},
+			change: VerdictNoChange, verdict: VerdictBelowFloor, status: StatusFail, passed: false, overall: VerdictFail,
+			reasonLike: "context_recall 0.82 below floor 0.90",
+		},
+		{
+			name: "above ceiling", metric: "noise_sensitivity_relevant", n: 40,
+			head: func(i int) float64 { return base(i) - 0.4 },
+			th: func(th *Thresholds) {
+				th.Metrics["noise_sensitivity_relevant"] = MetricConfig{Max: ptr(0.3)}
+			},
+			change: VerdictImprovement, verdict: VerdictBelowFloor, status: StatusFail, passed: false, overall: VerdictFail,
+			reasonLike: "noise_sensitivity_relevant 0.42 above ceiling 0.30",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			th := DefaultThresholds()
+			if tt.th != nil {
+				tt.th(&th)
+			}
+			b, h := pairOfFiles(tt.n, tt.metric, base, tt.head)
+			r := Compare(b, h, th)
+			m := metricOf(t, r, tt.metric)
+			if m.Change != tt.change || m.Verdict != tt.verdict || m.Status != tt.status {
+				t.Errorf("change %s verdict %s status %s, want %s %s %s (delta %v p %v)",
+					m.Change, m.Verdict, m.Status, tt.change, tt.verdict, tt.status, m.Delta, m.PWorseAdj)
+			}
+			if r.Passed != tt.passed || r.Verdict != tt.overall {
+				t.Errorf("passed %v verdict %q, want %v %q; failures %q warnings %q", r.Passed, r.Verdict, tt.passed, tt.overall, r.Failures, r.Warnings)
+			}
+			all := strings.Join(append(append([]string{}, r.Failures...), r.Warnings...), "\n")
+			if tt.reasonLike != "" && !strings.Contains(all, tt.reasonLike) {
+				t.Errorf("reasons %q do not contain %q", all, tt.reasonLike)
+			}
+			if m.N != tt.n || r.Counts.Paired != tt.n {
+				t.Errorf("n %d paired %d, want %d", m.N, r.Counts.Paired, tt.n)
+			}
+		})
+	}
+}
+
+func TestCompareDeltaOrientation(t *testing.T) {
+	b, h := pairOfFiles(20, "noise_sensitivity_irrelevant",
+		func(i int) float64 { return 0.2 },
+		func(i int) float64 { return 0.3 })
+	m := metricOf(t, Compare(b, h, DefaultThresholds()), "noise_sensitivity_irrelevant")
+	if math.Abs(m.RawDelta.Value()-0.1) > 1e-12 || math.Abs(m.Delta.Value()+0.1) > 1e-12 {
+		t.Errorf("raw delta %v delta %v, want 0.1 and -0.1", m.RawDelta, m.Delta)
+	}
+	if m.Direction != "lower" || m.Worse != 20 || m.Better != 0 {
+		t.Errorf("direction %s worse %d better %d", m.Direction, m.Worse, m.Better)
+	}
+	if m.RawDeltaCI.Low != 0.1 || m.RawDeltaCI.High != 0.1 || m.DeltaCI.Low != -0.1 {
+		// every difference is the same: the bootstrap cannot vary
+		if math.Abs(m.RawDeltaCI.Low.Value()-0.1) > 1e-9 || math.Abs(m.DeltaCI.High.Value()+0.1) > 1e-9 {
+			t.Errorf("CIs raw %+v oriented %+v", m.RawDeltaCI, m.DeltaCI)
+		}
+	}
+	// 20 identical negative differences: exact p = 2^-20.
+	if !m.Exact || m.PWorse.Value() != math.Ldexp(1, -20) {
+		t.Errorf("p(worse) %v exact %v", m.PWorse, m.Exact)
+	}
+}
+
+func TestCompareHolm(t *testing.T) {
+	// Three metrics with the same differences: five samples 0.1 worse, two
+	// 0.05 better, five unchanged.
+	mk := func(worse int) (func(int) float64, func(int) float64) {
+		return func(i int) float64 { return 0.8 },
+			func(i int) float64 {
+				if i < worse {
+					return 0.7
+				}
+				if i < worse+2 {
+					return 0.85
+				}
+				return 0.8
+			}
+	}
+	var bs, hs []results.Sample
+	names := []string{"faithfulness", "context_recall", "context_precision"}
+	for i := range 12 {
+		id := fmt.Sprintf("q%02d", i)
+		b, h := sample(id), sample(id)
+		for _, m := range names {
+			bf, hf := mk(5)
+			b.Scores[m], h.Scores[m] = results.Score(bf(i)), results.Score(hf(i))
+		}
+		bs, hs = append(bs, b), append(hs, h)
+	}
+	// Per metric: 7 non-zero differences, 128 sign patterns; observed sum
+	// -0.5 + 0.1 = -0.4. Patterns with sum <= -0.4:
+	//   all five 0.1s negative (-0.5), the two 0.05s ++ (-0.4), +- (-0.5),
+	//   -+ (-0.5) or -- (-0.6): 4 patterns;
+	//   one of the five 0.1s positive (-0.3, 5 ways), the 0.05s -- (-0.4):
+	//   5 patterns;
+	//   two or more positive (>= -0.1 before the 0.05s, >= -0.2 after): none.
+	// p(worse) = 9/128 = 0.0703. At alpha 0.1 each metric alone regresses;
+	// Holm multiplies the smallest of three equal p-values by 3: 27/128 =
+	// 0.211, and the others are raised to it by monotonicity.
+	th := DefaultThresholds()
+	th.Defaults.Alpha = 0.1
+	r := Compare(file(bs...), file(hs...), th)
+	for _, name := range names {
+		m := metricOf(t, r, name)
+		if math.Abs(m.PWorse.Value()-9.0/128) > 1e-12 {
+			t.Fatalf("%s raw p %v, want 9/128", name, m.PWorse)
+		}
+		if math.Abs(m.PWorseAdj.Value()-3*9.0/128) > 1e-12 || m.Change != VerdictNoChange {
+			t.Errorf("%s Holm p %v change %s, want 27/128 and ~", name, m.PWorseAdj, m.Change)
+		}
+	}
+	if !r.Passed {
+		t.Errorf("Holm: gate failed: %q", r.Failures)
+	}
+	th.Defaults.Correction = CorrectionNone
+	r = Compare(file(bs...), file(hs...), th)
+	if r.Passed || len(r.Failures) != 3 {
+		t.Errorf("no correction: want 3 failures, got %q", r.Failures)
+	}
+	if m := metricOf(t, r, "faithfulness"); m.PWorseAdj != m.PWorse {
+		t.Errorf("correction none: adjusted %v != raw %v", m.PWorseAdj, m.PWorse)
+	}
+}
+
+func TestCompareNoBaseline(t *testing.T) {
+	var hs []results.Sample
+	for i := range 10 {
+		hs = append(hs, sample(fmt.Sprint(i), "context_recall", 0.71, "faithfulness", 0.9))
+	}
+	th := DefaultThresholds()
+	th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.80)}
+	th.Metrics["faithfulness"] = MetricConfig{Min: ptr(0.85)}
+	r := Compare(nil, file(hs...), th)
+	if r.Passed || r.HasBaseline || r.Base != nil {
+		t.Fatalf("want a failed gate without baseline, got %+v", r)
+	}
+	if len(r.Failures) != 1 || r.Failures[0] != "context_recall 0.71 below floor 0.80" {
+		t.Errorf("failures %q", r.Failures)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "no baseline: only floors were checked") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	if m := metricOf(t, r, "faithfulness"); m.Change != VerdictNoBaseline || m.Floor != FloorOK || m.Status != StatusOK {
+		t.Errorf("faithfulness %+v", m)
+	}
+	if m := metricOf(t, r, "context_recall"); m.Verdict != VerdictBelowFloor || m.Floor != FloorBelowMin {
+		t.Errorf("context_recall verdict %s floor %s", m.Verdict, m.Floor)
+	}
+
+	// on_missing_baseline: fail, floors fine.
+	th = DefaultThresholds()
+	th.Defaults.OnMissingBaseline = ActionFail
+	r = Compare(nil, file(hs...), th)
+	if r.Passed || len(r.Failures) != 1 || !strings.Contains(r.Failures[0], "no baseline") {
+		t.Errorf("on_missing_baseline fail: %q", r.Failures)
+	}
+}
+
+func TestCompareFloorFormatting(t *testing.T) {
+	var hs []results.Sample
+	for i := range 10 {
+		v := 0.8
+		if i == 0 {
+			v = 0.79
+		}
+		hs = append(hs, sample(fmt.Sprint(i), "context_recall", v))
+	}
+	th := DefaultThresholds()
+	th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.80)}
+	r := Compare(nil, file(hs...), th)
+	if len(r.Failures) != 1 || r.Failures[0] != "context_recall 0.799 below floor 0.80" {
+		t.Errorf("failures %q", r.Failures)
+	}
+}
+
+func TestCompareJudgeAndDataset(t *testing.T) {
+	b, h := pairOfFiles(20, "faithfulness", noisy(3, 0.8), noisy(3, 0.8))
+	h.Judge.Fingerprint, h.Judge.Model = "fp2", "gpt-4o"
+	h.Dataset.SHA256 = "ds2"
+	r := Compare(b, h, DefaultThresholds())
+	if r.Passed || !r.JudgeChanged || !r.DatasetChanged {
+		t.Fatalf("passed %v judge %v dataset %v", r.Passed, r.JudgeChanged, r.DatasetChanged)
+	}
+	if len(r.Failures) != 1 || !strings.Contains(r.Failures[0], "judge changed: base was judged by openai gpt-4o-mini (fingerprint fp), head by openai gpt-4o (fingerprint fp2)") {
+		t.Errorf("failures %q", r.Failures)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "dataset changed (sha256 ds -> ds2)") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	th := DefaultThresholds()
+	th.Defaults.OnJudgeChange = ActionWarn
+	r = Compare(b, h, th)
+	if !r.Passed || r.Verdict != VerdictPassWithWarnings || len(r.Warnings) != 1 {
+		t.Errorf("on_judge_change warn: %v %q %q", r.Passed, r.Verdict, r.Warnings)
+	}
+}
+
+func TestCompareIncompleteAndShard(t *testing.T) {
+	b, h := pairOfFiles(20, "faithfulness", noisy(3, 0.8), noisy(3, 0.8))
+	h.Incomplete = "time budget exceeded"
+	h.Shard = "2/8"
+	r := Compare(b, h, DefaultThresholds())
+	if !r.Passed || r.Verdict != VerdictPassWithWarnings || len(r.Warnings) != 2 {
+		t.Fatalf("%v %q %q", r.Passed, r.Verdict, r.Warnings)
+	}
+	if !strings.Contains(r.Warnings[0], "head run is incomplete (time budget exceeded)") || !strings.Contains(r.Warnings[1], "shard 2/8") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+}
+
+func TestCompareNewRemovedAndTopRegressed(t *testing.T) {
+	var bs, hs []results.Sample
+	for i := range 15 {
+		id := fmt.Sprintf("q%02d", i)
+		bs = append(bs, sample(id, "faithfulness", 0.9, "context_recall", 0.8, "noise_sensitivity_relevant", 0.1))
+		h := sample(id, "faithfulness", 0.9, "context_recall", 0.8, "noise_sensitivity_relevant", 0.1)
+		switch i {
+		case 3:
+			h.Scores["faithfulness"] = 0.5
+			h.Reasons = map[string]string{"faithfulness": "claims the warranty is 5 years"}
+		case 7:
+			h.Scores["noise_sensitivity_relevant"] = 0.7 // lower is better: oriented -0.6
+			h.Scores["context_recall"] = 0.6
+		case 9:
+			h.Scores["context_recall"] = 1 // better: not listed
+		case 11:
+			h.Scores["faithfulness"] = results.NaN() // undefined on head
+		}
+		hs = append(hs, h)
+	}
+	bs = append(bs, sample("gone", "faithfulness", 0.9))
+	hs = append(hs, sample("fresh", "faithfulness", 0.2))
+	r := Compare(file(bs...), file(hs...), DefaultThresholds())
+	if r.Counts != (Counts{Base: 16, Head: 16, Paired: 15, New: 1, Removed: 1}) {
+		t.Errorf("counts %+v", r.Counts)
+	}
+	if len(r.New) != 1 || r.New[0] != (SampleRef{ID: "fresh", Question: "question fresh"}) ||
+		len(r.Removed) != 1 || r.Removed[0].ID != "gone" {
+		t.Errorf("new %+v removed %+v", r.New, r.Removed)
+	}
+	if len(r.TopRegressed) != 2 {
+		t.Fatalf("top regressed %+v", r.TopRegressed)
+	}
+	first, second := r.TopRegressed[0], r.TopRegressed[1]
+	if first.ID != "q07" || first.WorstMetric != "noise_sensitivity_relevant" || math.Abs(first.WorstDelta.Value()+0.6) > 1e-12 {
+		t.Errorf("first %+v", first)
+	}
+	// Catalogue order: context_recall before noise_sensitivity_relevant.
+	if len(first.Metrics) != 2 || first.Metrics[0].Metric != "context_recall" || first.Metrics[1].Metric != "noise_sensitivity_relevant" ||
+		math.Abs(first.Metrics[1].Delta.Value()-0.6) > 1e-12 {
+		t.Errorf("first metrics %+v", first.Metrics)
+	}
+	if second.ID != "q03" || second.Question != "question q03" || second.Metrics[0].Reason != "claims the warranty is 5 years" {
+		t.Errorf("second %+v", second)
+	}
+	m := metricOf(t, r, "faithfulness")
+	if m.N != 14 || m.Unpaired != 1 || m.HeadN != 15 || m.HeadUndefined != 1 || m.BaseN != 16 {
+		t.Errorf("faithfulness counts n=%d unpaired=%d headN=%d headUndef=%d baseN=%d", m.N, m.Unpaired, m.HeadN, m.HeadUndefined, m.BaseN)
+	}
+	// Paired means add up to the delta; the all-sample head mean includes "fresh".
+	if math.Abs(m.PairedHeadMean.Value()-m.PairedBaseMean.Value()-m.RawDelta.Value()) > 1e-12 {
+		t.Errorf("paired means %v %v delta %v", m.PairedBaseMean, m.PairedHeadMean, m.RawDelta)
+	}
+	if math.Abs(m.HeadMean.Value()-(13*0.9+0.5+0.2)/15) > 1e-12 {
+		t.Errorf("head mean %v", m.HeadMean)
+	}
+	// Catalogue order of the metric table.
+	var order []string
+	for _, m := range r.Metrics {
+		order = append(order, m.Metric)
+	}
+	if got := strings.Join(order, ","); got != "context_recall,faithfulness,noise_sensitivity_relevant" {
+		t.Errorf("order %s", got)
+	}
+}
+
+func TestCompareRepeats(t *testing.T) {
+	var bs, hs []results.Sample
+	for i := range 12 {
+		id := fmt.Sprint(i)
+		b := sample(id, "faithfulness", 0.0) // Scores are ignored when runs exist
+		b.Runs = map[string][]results.Score{"faithfulness": {0.8, 0.9, 1.0}}
+		h := sample(id, "faithfulness", 0.0)
+		h.Runs = map[string][]results.Score{"faithfulness": {0.7, 0.7, results.NaN()}}
+		bs, hs = append(bs, b), append(hs, h)
+	}
+	r := Compare(file(bs...), file(hs...), DefaultThresholds())
+	m := metricOf(t, r, "faithfulness")
+	if math.Abs(m.BaseMean.Value()-0.9) > 1e-12 || math.Abs(m.HeadMean.Value()-0.7) > 1e-12 {
+		t.Errorf("means %v %v, want the means of runs 0.9 0.7", m.BaseMean, m.HeadMean)
+	}
+	if math.Abs(m.BaseJudgeNoise.Value()-0.1) > 1e-12 || m.HeadJudgeNoise.Value() != 0 {
+		t.Errorf("judge noise %v %v, want 0.1 and 0", m.BaseJudgeNoise, m.HeadJudgeNoise)
+	}
+	if m.Change != VerdictRegression {
+		t.Errorf("change %s", m.Change)
+	}
+	// Without repeats the judge noise is null in JSON.
+	b2, h2 := pairOfFiles(12, "faithfulness", noisy(1, 0.8), noisy(1, 0.8))
+	js, err := json.Marshal(metricOf(t, Compare(b2, h2, DefaultThresholds()), "faithfulness"))
+	if err != nil || !bytes.Contains(js, []byte(`"head_judge_noise":null`)) {
+		t.Errorf("json %s, %v", js, err)
+	}
+}
+
+func TestCompareAliasesAndMissingMetrics(t *testing.T) {
+	var bs, hs []results.Sample
+	for i := range 12 {
+		id := fmt.Sprint(i)
+		bs = append(bs, sample(id, "response_relevancy", 0.9, "semantic_similarity", 0.8))
+		hs = append(hs, sample(id, "answer_relevancy", 0.9, "exact_match", 1.0))
+	}
+	th := DefaultThresholds()
+	th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.8)}
+	r := Compare(file(bs...), file(hs...), th)
+	if m := metricOf(t, r, "answer_relevancy"); m.N != 12 || m.Change != VerdictNoChange {
+		t.Errorf("alias not paired: %+v", m)
+	}
+	if m := metricOf(t, r, "semantic_similarity"); m.Change != VerdictNotInHead {
+		t.Errorf("semantic_similarity %s", m.Change)
+	}
+	if m := metricOf(t, r, "exact_match"); m.Change != VerdictNewMetric {
+		t.Errorf("exact_match %s", m.Change)
+	}
+	if !strings.Contains(strings.Join(r.Warnings, "\n"), "semantic_similarity was scored on base but not on head") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+	if !strings.Contains(strings.Join(r.Notes, "\n"), "metrics neither side scored: context_recall") {
+		t.Errorf("notes %q", r.Notes)
+	}
+}
+
+func TestReportJSONAndDeterminism(t *testing.T) {
+	b, h := pairOfFiles(60, "faithfulness", noisy(5, 0.8), noisy(6, 0.75))
+	b.Samples[0].Scores["faithfulness"] = results.NaN()
+	h.Samples = append(h.Samples, sample("only-head", "context_recall", 0.5))
+	js1, err := json.Marshal(Compare(b, h, DefaultThresholds()))
+	if err != nil {
+		t.Fatalf("report is not JSON-serialisable: %v", err)
+	}
+	js2, _ := json.Marshal(Compare(b, h, DefaultThresholds()))
+	if !bytes.Equal(js1, js2) {
+		t.Error("two comparisons of the same data differ")
+	}
+	var back map[string]any
+	if err := json.Unmarshal(js1, &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"schema", "passed", "verdict", "failures", "warnings", "notes", "metrics", "counts", "top_regressed", "new", "removed", "head", "base", "settings"} {
+		if _, ok := back[k]; !ok {
+			t.Errorf("JSON report lacks %q", k)
+		}
+	}
+	m := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
+	if m.N != 59 || m.Exact || m.DeltaCI.Low.IsNaN() || !(m.DeltaCI.Low.Value() <= m.Delta.Value() && m.Delta.Value() <= m.DeltaCI.High.Value()) {
+		t.Errorf("n %d exact %v CI %+v delta %v", m.N, m.Exact, m.DeltaCI, m.Delta)
+	}
+	if m.MDE.IsNaN() || m.MDE.Value() <= 0 {
+		t.Errorf("MDE %v", m.MDE)
+	}
+}
+
+func TestCompareEmpty(t *testing.T) {
+	r := Compare(file(), file(), DefaultThresholds())
+	if !r.Passed || r.Verdict != VerdictPassWithWarnings {
+		t.Errorf("%v %q %q", r.Passed, r.Verdict, r.Warnings)
+	}
+	if _, err := json.Marshal(r); err != nil {
+		t.Error(err)
+	}
+	r = Compare(nil, nil, Thresholds{})
+	if r.Settings.Defaults != DefaultThresholds().Defaults {
+		t.Errorf("zero thresholds: %+v", r.Settings.Defaults)
+	}
+}
+
+func TestCompareSkipBootstrap(t *testing.T) {
+	b, h := pairOfFiles(30, "faithfulness", noisy(5, 0.8), noisy(6, 0.8))
+	r := Config{Bootstrap: -1}.Compare(b, h, DefaultThresholds())
+	m := metricOf(t, r, "faithfulness")
+	if !m.DeltaCI.Low.IsNaN() || r.Settings.Bootstrap != 0 {
+		t.Errorf("bootstrap not skipped: %+v", m.DeltaCI)
+	}
+	full := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
+	if m.PWorse != full.PWorse || m.Change != full.Change {
+		t.Error("skipping the bootstrap changed the test")
+	}
+}
+
+func ptr(x float64) *float64 { return &x }

@@ -1,0 +1,22 @@
+// Package compare is raggate's statistics and thresholds: it reads the
+// thresholds file (thresholds.example.yaml documents it), pairs the samples
+// of a base and a head results file by id, and decides per metric whether
+// the head regressed, improved or did not change significantly, and whether
+// it breached a floor.
+//
+// The comparison is noise-aware. For each metric the per-sample differences
+// d_i = head_i - base_i (sign flipped for lower-is-better metrics, so that a
+// positive difference always means "better") are tested with a one-sided
+// paired sign-flip permutation test (exact up to 20 non-zero differences,
+// seeded Monte Carlo beyond), Holm-adjusted across metrics. A metric
+// regresses only when its mean difference is at least the tolerance AND the
+// adjusted p-value is below alpha; otherwise it is reported as "~" (no
+// significant change), in the spirit of benchstat. The report also carries a
+// 95% paired bootstrap confidence interval of the mean difference and the
+// minimum detectable effect at 80% power, so that readers can tell "no
+// change" from "too few samples to tell".
+//
+// Everything here is pure: no I/O beyond LoadThresholds, no network, and
+// every random number comes from a generator seeded by a hash of the data,
+// so that re-running a comparison gives the same report.
+package compare

@@ -1,0 +1,327 @@
+package dataset
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// Format names a file format.
+type Format string
+
+// The formats. FormatAuto chooses by extension, then by content.
+const (
+	FormatAuto  Format = ""
+	FormatJSONL Format = "jsonl"
+	FormatJSON  Format = "json"
+	FormatCSV   Format = "csv"
+)
+
+// Options control loading. The zero value loads a file in the standard
+// vocabularies, with the format chosen by extension.
+type Options struct {
+	// Mapping maps a canonical field name (user_input, ..., or "id") to the
+	// name a file uses for it, e.g. {"response": "answer_text"}. It applies
+	// to the golden file and to the responses file.
+	Mapping map[string]string
+	// ResponsesPath names a file of pipeline outputs to join to the golden
+	// samples. Only Load reads it; Parse ignores it (use ParseResponses).
+	ResponsesPath string
+	// Ignore lists further keys (or CSV columns) to skip, besides the
+	// built-in metadata keys.
+	Ignore []string
+	// Format forces a format instead of choosing by extension and content.
+	Format Format
+}
+
+// Dataset is a loaded golden dataset.
+type Dataset struct {
+	Path string // golden file name as given
+	// SHA256 is the hex SHA-256 of the golden file's bytes; when a responses
+	// file is joined, the hex SHA-256 of the previous raw digest followed by
+	// the raw digest of the responses file's bytes.
+	SHA256        string
+	ResponsesPath string // responses file joined, if any
+	Samples       []metrics.Sample
+	Lines         []int                  // golden file line where each sample starts
+	Warnings      []string               // non-fatal problems, one sentence each
+	Fields        map[metrics.Field]bool // fields present in at least one sample
+}
+
+// Load reads and parses the golden dataset at path and, if
+// opts.ResponsesPath is set, joins the responses file to it. Problems with
+// the files or the options are returned as an *Error.
+func Load(path string, opts Options) (*Dataset, error) {
+	data, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d, keys, err := parseGolden(path, data, opts)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	if opts.ResponsesPath != "" {
+		rdata, err := readFile(opts.ResponsesPath)
+		if err != nil {
+			return nil, err
+		}
+		rkeys, err := joinResponses(d, opts.ResponsesPath, rdata, opts)
+		if err != nil {
+			return nil, err
+		}
+		for k := range rkeys {
+			keys[k] = true
+		}
+		names = []string{path, opts.ResponsesPath}
+	} else {
+		names = []string{path}
+	}
+	d.Warnings = append(d.Warnings, mappingWarnings(opts, keys, names)...)
+	return d, nil
+}
+
+// Parse parses a golden dataset from data; name is used for the format
+// (by extension) and in messages. opts.ResponsesPath is ignored.
+func Parse(name string, data []byte, opts Options) (*Dataset, error) {
+	d, keys, err := parseGolden(name, data, opts)
+	if err != nil {
+		return nil, err
+	}
+	d.Warnings = append(d.Warnings, mappingWarnings(opts, keys, []string{name})...)
+	return d, nil
+}
+
+func readFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		msg := err.Error()
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			msg = pe.Err.Error()
+		}
+		return nil, &Error{
+			Problems: []Problem{{File: path, Msg: "cannot read the file: " + msg + "; check the path"}},
+			err:      err,
+		}
+	}
+	return data, nil
+}
+
+// mappingWarnings warns about mapped names that no file used.
+func mappingWarnings(opts Options, keys map[string]bool, files []string) []string {
+	var ps problems
+	r := newResolver(opts, &ps)
+	var out []string
+	for _, m := range r.mapping {
+		if !keys[m[1]] {
+			out = append(out, fmt.Sprintf("field mapping %s=%s: no row of %s has a field %s, so the mapping does nothing",
+				m[0], m[1], strings.Join(files, " or "), short(m[1])))
+		}
+	}
+	return out
+}
+
+type kind int
+
+const (
+	kindLines kind = iota
+	kindArray
+	kindStream
+	kindCSV
+	kindNotJSON
+)
+
+// detect chooses how to read data (without a BOM); see the package doc.
+func detect(name string, data []byte, f Format) kind {
+	ext := strings.ToLower(filepath.Ext(name))
+	if f == FormatCSV || (f == FormatAuto && ext == ".csv") {
+		return kindCSV
+	}
+	i := skipWS(data, 0)
+	var c byte
+	if i < len(data) {
+		c = data[i]
+	}
+	lines := f == FormatJSONL || (f == FormatAuto && (ext == ".jsonl" || ext == ".ndjson"))
+	isJSON := f == FormatJSON || (f == FormatAuto && ext == ".json")
+	switch {
+	case c == '[':
+		return kindArray
+	case c == '{' && lines:
+		return kindLines
+	case c == '{':
+		end := bytes.IndexByte(data[i:], '\n')
+		if end < 0 {
+			end = len(data)
+		} else {
+			end += i
+		}
+		if json.Valid(data[i:end]) {
+			return kindLines
+		}
+		return kindStream
+	case c == 0 || lines:
+		return kindLines // empty, or per-line errors
+	case isJSON:
+		return kindNotJSON
+	}
+	return kindCSV
+}
+
+const utf8BOM = "\xef\xbb\xbf"
+
+// parseFile reads the records of a file, checking its encoding first, and
+// passes them to emit in file order. It returns the number of records, the
+// kind of file and the keys seen.
+func parseFile(name string, data []byte, opts Options, res *resolver, ps *problems, emit func(record)) (n int, k kind, keys map[string]bool) {
+	keys = make(map[string]bool)
+	if len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff) {
+		ps.add(Problem{File: name, Msg: "the file is UTF-16 encoded; save it as UTF-8"})
+		return 0, kindLines, keys
+	}
+	data = bytes.TrimPrefix(data, []byte(utf8BOM))
+	r := &reader{file: name, data: data, li: newLineIndex(data), res: res, ps: ps, keys: keys, emit: emit}
+	if !utf8.Valid(data) {
+		r.badUTF8()
+		return 0, kindLines, keys
+	}
+	k = detect(name, data, opts.Format)
+	switch k {
+	case kindLines:
+		n = r.readLines()
+	case kindArray:
+		n = r.readArray()
+	case kindStream:
+		n = r.readStream()
+	case kindCSV:
+		n = r.readCSV()
+	case kindNotJSON:
+		i := skipWS(data, 0)
+		r.problem(i, "", "not JSON: a .json file must hold a JSON array of objects, or JSON objects one per line; name a CSV file .csv")
+	}
+	return n, k, keys
+}
+
+// badUTF8 reports the first invalid UTF-8 sequence of every line.
+func (r *reader) badUTF8() {
+	for n, start := range r.li {
+		end := len(r.data)
+		if n+1 < len(r.li) {
+			end = r.li[n+1]
+		}
+		line := r.data[start:end]
+		if utf8.Valid(line) {
+			continue
+		}
+		for i := 0; i < len(line); {
+			c, size := utf8.DecodeRune(line[i:])
+			if c == utf8.RuneError && size == 1 {
+				r.problem(start+i, "", fmt.Sprintf("invalid UTF-8 (byte 0x%02x); save the file as UTF-8", line[i]))
+				break
+			}
+			i += size
+		}
+	}
+}
+
+// emptyMsg explains an empty file.
+func emptyMsg(k kind, role role) string {
+	what := `{"user_input": "...", "retrieved_contexts": ["..."], "response": "...", "reference": "..."}`
+	if role == roleResponses {
+		what = `{"id": "...", "response": "...", "retrieved_contexts": ["..."]}`
+	}
+	switch k {
+	case kindCSV:
+		if role == roleResponses {
+			return "no rows; the first row must be a header naming the fields (e.g. id,response) and each further row gives one sample's outputs"
+		}
+		return "no samples; the first row must be a header naming the fields (e.g. user_input,retrieved_contexts,response,reference) and each further row one sample"
+	case kindArray:
+		if role == roleResponses {
+			return "no rows; the array must hold objects like " + what
+		}
+		return "no samples; the array must hold objects like " + what
+	}
+	if role == roleResponses {
+		return "no rows; each line must be a JSON object like " + what
+	}
+	return "no samples; each line must be a JSON object like " + what
+}
+
+// parseGolden parses a golden file; keys are the keys seen in it.
+func parseGolden(name string, data []byte, opts Options) (*Dataset, map[string]bool, error) {
+	var ps problems
+	res := newResolver(opts, &ps)
+	if err := ps.err(); err != nil {
+		return nil, nil, err
+	}
+	sum := sha256.Sum256(data)
+	d := &Dataset{Path: name, SHA256: hex.EncodeToString(sum[:])}
+	conv := &converter{file: name, role: roleGolden, ps: &ps}
+	type origin struct {
+		line    int
+		derived bool
+	}
+	ids := make(map[string]origin)
+	n, k, keys := parseFile(name, data, opts, res, &ps, func(rec record) {
+		c, ok := conv.convert(rec)
+		if !ok {
+			return
+		}
+		if !c.idGiven {
+			if !c.s.Has(metrics.UserInput) {
+				conv.problem(c.p, "", `no "user_input" and no "id"; every sample needs a user_input (the question), or at least an id`)
+				return
+			}
+			c.s.ID = DeriveID(c.s.UserInput)
+		}
+		if o, dup := ids[c.s.ID]; dup {
+			switch {
+			case o.derived && !c.idGiven:
+				conv.problem(c.idPos, "user_input", fmt.Sprintf(`same user_input as the sample on line %d, so both get the id %s; add an "id" field to each sample to tell them apart`, o.line, short(c.s.ID)))
+			case o.derived:
+				conv.problem(c.idPos, "id", fmt.Sprintf(`%s is also the id derived from the user_input of the sample on line %d; give each sample a unique "id"`, short(c.s.ID), o.line))
+			case !c.idGiven:
+				conv.problem(c.idPos, "user_input", fmt.Sprintf(`the id derived from this user_input, %s, is also the "id" of the sample on line %d; give each sample a unique "id"`, short(c.s.ID), o.line))
+			default:
+				conv.problem(c.idPos, "id", fmt.Sprintf(`duplicate id %s, also on line %d; give each sample a unique "id"`, short(c.s.ID), o.line))
+			}
+			return
+		}
+		ids[c.s.ID] = origin{line: c.p.line, derived: !c.idGiven}
+		d.Samples = append(d.Samples, c.s)
+		d.Lines = append(d.Lines, c.p.line)
+	})
+	if ps.count() == 0 && n == 0 {
+		ps.add(Problem{File: name, Msg: emptyMsg(k, roleGolden)})
+	}
+	if err := ps.err(); err != nil {
+		return nil, nil, err
+	}
+	d.Fields = fieldsOf(d.Samples)
+	return d, keys, nil
+}
+
+// fieldsOf returns the fields present in at least one sample.
+func fieldsOf(samples []metrics.Sample) map[metrics.Field]bool {
+	out := make(map[metrics.Field]bool)
+	for i := range samples {
+		for _, f := range metrics.Fields {
+			if samples[i].Has(f) {
+				out[f] = true
+			}
+		}
+	}
+	return out
+}

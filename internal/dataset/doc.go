@@ -1,0 +1,102 @@
+// Package dataset loads golden datasets for raggate: JSON Lines, JSON arrays
+// and CSV files of samples, in either Ragas vocabulary, with optional field
+// mapping and an optional separate file of pipeline responses. It validates
+// everything it reads and reports every problem with its file, line and
+// column, saying how to fix it.
+//
+// # Formats
+//
+// The format is chosen by Options.Format, else by the file extension, else by
+// sniffing the first bytes (after an optional UTF-8 byte order mark, which is
+// always stripped):
+//
+//   - .csv: CSV (comma-separated, RFC 4180 quoting). The first row is a
+//     header naming the fields; header names are trimmed of surrounding
+//     spaces, values are not. List fields are written as a JSON array of
+//     strings inside the cell, e.g. "[""first"",""second""]". An empty cell
+//     means the field is absent; rows of empty cells (",,,") and lines of
+//     spaces are skipped. A line break inside a quoted cell is read as
+//     "\n" even when the file uses CRLF (encoding/csv behaviour).
+//   - .jsonl, .ndjson, .json and any other name: if the first non-space byte
+//     is '[' the file is one JSON array of sample objects. If it is '{':
+//     .jsonl and .ndjson files are JSON Lines (one object per line); a .json
+//     file (or one with another extension) is JSON Lines when its first
+//     non-blank line holds a complete JSON value by itself, and otherwise a
+//     sequence of pretty-printed JSON objects (one object spread over several
+//     lines is a one-sample dataset). A .json file starting with anything
+//     else is an error; a file with an unknown extension starting with
+//     anything else is read as CSV.
+//
+// In JSON Lines, blank lines are skipped and a trailing "\r" (CRLF line ends)
+// is ignored. There is no limit on line length. Strings are kept exactly as
+// given, including leading and trailing whitespace. A JSON null means the
+// field is absent.
+//
+// # Fields
+//
+// Both Ragas vocabularies are accepted: user_input, retrieved_contexts,
+// response, reference, reference_contexts, retrieved_context_ids,
+// reference_context_ids, and the older question (user_input), contexts
+// (retrieved_contexts), answer (response), ground_truth and ground_truths
+// (reference). A reference given as a list of strings is joined with "\n".
+// Two names for the same field in one sample (say question and user_input)
+// are accepted only when they give the same value.
+//
+// Options.Mapping maps a canonical field name (or "id") to the name a file
+// uses for it, e.g. {"response": "answer_text"}; a mapped name takes
+// precedence over the built-in names. A mapped string where a list field is
+// expected becomes a one-item list (unmapped, it is an error). Mapping keys
+// must be canonical names; the mapping applies to the golden file and to the
+// responses file. A mapped name that no row of either file uses is a warning.
+//
+// Unknown keys are errors (with a "did you mean" suggestion), except the
+// metadata keys that Ragas and its test-set generators write, which are
+// ignored: metadata, episode_done, evolution_type, synthesizer_name,
+// multi_responses, rubrics, persona_name, query_style, query_length; and
+// those listed in Options.Ignore. "reference_context" (singular) is not
+// ignored: it is far more likely a typo of reference_contexts.
+//
+// # Ids
+//
+// A sample's id is its "id" field (a string, or a number kept as written:
+// 7 is "7", 7.0 is "7.0"), else "q-" followed by the first 12 hex digits of
+// the SHA-256 of its user_input, exactly as given. Ids are unique: two
+// samples with the same user_input and no id are an error asking for ids.
+// A sample needs an id or a user_input.
+//
+// # Responses file
+//
+// The pipeline's outputs may come in a separate file (Options.ResponsesPath
+// for Load, or LoadResponses / ParseResponses), in any of the formats above.
+// Each row gives "id" and/or "user_input", and any of response,
+// retrieved_contexts and retrieved_context_ids (old names accepted); other
+// sample fields are errors there, because they belong in the golden file. A
+// row is joined to the golden sample with its id, else to the one sample
+// with its user_input (a user_input shared by several samples needs an id).
+// When a row gives both, they must agree (compared without surrounding
+// whitespace). The fields a row gives replace the golden file's values. Two
+// rows for one sample are an error. Rows that match no sample are ignored
+// with a warning listing them; golden samples with no row keep only what the
+// golden file gives (usually no response, so metrics needing it are
+// skipped), with a warning listing them.
+//
+// Dataset.SHA256 is the hex SHA-256 of the golden file's bytes, as
+// sha256sum prints it. When a responses file is joined it becomes the hex
+// SHA-256 of the 64 bytes made of the raw digest before the join followed by
+// the raw digest of the responses file's bytes.
+//
+// # Errors
+//
+// Load, Parse and the responses functions collect every problem they find
+// (the first MaxProblems, then a count of the rest) and return them as an
+// *Error, one problem per line:
+//
+//	file:line:col: field: what is wrong; how to fix it
+//
+// Line and column are 1-based; columns count bytes (like Go's compiler) and
+// start after a byte order mark. The line, column and field parts are left
+// out when they do not apply. Invalid UTF-8 is reported for every line that
+// has it, and stops loading. In JSON Lines every line is checked; in a JSON
+// array or CSV file a syntax error stops loading, because what follows it
+// cannot be located reliably.
+package dataset

@@ -1,0 +1,223 @@
+package dataset
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// idKey is the name of the optional id field.
+const idKey = "id"
+
+// oldNames are the Ragas < 0.2 field names.
+var oldNames = map[string]metrics.Field{
+	"question":      metrics.UserInput,
+	"contexts":      metrics.RetrievedContexts,
+	"answer":        metrics.Response,
+	"ground_truth":  metrics.Reference,
+	"ground_truths": metrics.Reference,
+}
+
+// oldOrder lists oldNames in a fixed order for suggestions.
+var oldOrder = []string{"question", "contexts", "answer", "ground_truth", "ground_truths"}
+
+// ignoredNames are metadata keys written by Ragas and its test-set
+// generators; they are skipped without a warning.
+var ignoredNames = []string{
+	"metadata", "episode_done", "evolution_type", "synthesizer_name",
+	"multi_responses", "rubrics", "persona_name", "query_style", "query_length",
+}
+
+// synonyms are names other tools commonly use for our fields. They are not
+// accepted as such (their meaning varies), but an unknown key that is one
+// of them gets a mapping suggestion.
+var synonyms = map[string]metrics.Field{
+	"query": metrics.UserInput, "input": metrics.UserInput, "prompt": metrics.UserInput,
+	"user_query": metrics.UserInput, "questions": metrics.UserInput,
+	"context": metrics.RetrievedContexts, "documents": metrics.RetrievedContexts,
+	"docs": metrics.RetrievedContexts, "passages": metrics.RetrievedContexts,
+	"chunks": metrics.RetrievedContexts, "retrieved_context": metrics.RetrievedContexts,
+	"retrieved_docs": metrics.RetrievedContexts, "sources": metrics.RetrievedContexts,
+	"output": metrics.Response, "actual_output": metrics.Response, "generated_answer": metrics.Response,
+	"prediction": metrics.Response, "completion": metrics.Response, "answers": metrics.Response,
+	"expected_output": metrics.Reference, "expected_answer": metrics.Reference,
+	"gold_answer": metrics.Reference, "golden_answer": metrics.Reference,
+	"target": metrics.Reference, "label": metrics.Reference, "ideal": metrics.Reference,
+	"reference_answer": metrics.Reference, "gold": metrics.Reference,
+}
+
+// responseFields are the fields a responses file may give besides the join
+// keys id and user_input: the outputs of the pipeline.
+var responseFields = []metrics.Field{metrics.Response, metrics.RetrievedContexts, metrics.RetrievedContextIDs}
+
+func isResponseField(f metrics.Field) bool {
+	return f == metrics.UserInput || slices.Contains(responseFields, f)
+}
+
+type targetKind int
+
+const (
+	tUnknown targetKind = iota
+	tField
+	tID
+	tIgnored
+)
+
+// target is what a key in a file stands for.
+type target struct {
+	kind   targetKind
+	field  metrics.Field
+	mapped bool // named through Options.Mapping
+}
+
+// resolver maps the keys found in files to fields.
+type resolver struct {
+	names   map[string]target
+	mapping [][2]string // validated mapping, sorted: canonical, file name
+}
+
+func isCanonical(name string) bool {
+	return name == idKey || slices.Contains(metrics.Fields, metrics.Field(name))
+}
+
+func canonicalNames() []string {
+	out := []string{idKey}
+	for _, f := range metrics.Fields {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+// newResolver validates the options (format and mapping) and builds the
+// key table.
+func newResolver(opts Options, ps *problems) *resolver {
+	r := &resolver{names: make(map[string]target)}
+	r.names[idKey] = target{kind: tID}
+	for _, f := range metrics.Fields {
+		r.names[string(f)] = target{kind: tField, field: f}
+	}
+	for name, f := range oldNames {
+		r.names[name] = target{kind: tField, field: f}
+	}
+	for _, name := range ignoredNames {
+		r.names[name] = target{kind: tIgnored}
+	}
+	for _, name := range opts.Ignore {
+		r.names[name] = target{kind: tIgnored}
+	}
+
+	switch opts.Format {
+	case FormatAuto, FormatJSONL, FormatJSON, FormatCSV:
+	default:
+		ps.add(Problem{Msg: fmt.Sprintf("unknown format %s; use %s, %s or %s (or leave it empty to choose by extension)",
+			short(string(opts.Format)), FormatJSONL, FormatJSON, FormatCSV)})
+	}
+
+	keys := make([]string, 0, len(opts.Mapping))
+	for k := range opts.Mapping {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	usedBy := make(map[string]string)
+	for _, k := range keys {
+		v := opts.Mapping[k]
+		spec := k + "=" + v
+		switch {
+		case !isCanonical(k):
+			var msg string
+			if f, ok := oldNames[k]; ok {
+				msg = fmt.Sprintf("field mapping %s: %q is an old field name; map the canonical name instead: %s=%s", spec, k, f, v)
+			} else if s := suggest(k, canonicalNames()); s != "" {
+				msg = fmt.Sprintf("field mapping %s: unknown field %q: did you mean %q?", spec, k, s)
+			} else {
+				msg = fmt.Sprintf("field mapping %s: unknown field %q; the fields are %s", spec, k, strings.Join(canonicalNames(), ", "))
+			}
+			ps.add(Problem{Msg: msg})
+			continue
+		case v == "":
+			ps.add(Problem{Msg: fmt.Sprintf("field mapping %s: give the name the file uses for %s, e.g. %s=my_%s", spec, k, k, k)})
+			continue
+		case usedBy[v] != "":
+			ps.add(Problem{Msg: fmt.Sprintf("field mapping %s: %q is already mapped to %s; a file field can feed only one field", spec, v, usedBy[v])})
+			continue
+		}
+		usedBy[v] = k
+		r.mapping = append(r.mapping, [2]string{k, v})
+	}
+	for _, m := range r.mapping {
+		if m[0] == idKey {
+			r.names[m[1]] = target{kind: tID, mapped: true}
+		} else {
+			r.names[m[1]] = target{kind: tField, field: metrics.Field(m[0]), mapped: true}
+		}
+	}
+	return r
+}
+
+// short quotes s for a message, cut to a readable length.
+func short(s string) string {
+	const limit = 60
+	if utf8.RuneCountInString(s) <= limit {
+		return strconv.Quote(s)
+	}
+	r := []rune(s)
+	return strconv.Quote(string(r[:limit])) + "..."
+}
+
+func (r *resolver) resolve(key string) target { return r.names[key] }
+
+// unknownMsg explains an unknown key and how to fix it.
+func unknownMsg(key string) string {
+	if f, ok := synonyms[strings.ToLower(key)]; ok {
+		return fmt.Sprintf("unknown field %s: if it holds %s, rename it %q or map it with --field %s=%s", short(key), f, f, f, key)
+	}
+	candidates := canonicalNames()
+	candidates = append(candidates, oldOrder...)
+	candidates = append(candidates, ignoredNames...)
+	if s := suggest(key, candidates); s != "" {
+		return fmt.Sprintf("unknown field %s: did you mean %q?", short(key), s)
+	}
+	return fmt.Sprintf("unknown field %s; rename it to one of %s, or map it with --field <field>=<name>",
+		short(key), strings.Join(canonicalNames(), ", "))
+}
+
+// suggest returns the candidate closest to name by edit distance (ignoring
+// case), or "" if none is close enough.
+func suggest(name string, candidates []string) string {
+	lower := strings.ToLower(name)
+	best, bestD := "", -1
+	for _, c := range candidates {
+		d := levenshtein(lower, c)
+		limit := max(1, min(len([]rune(lower)), len(c))/3)
+		if d <= limit && (bestD < 0 || d < bestD) {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+// levenshtein returns the edit distance between a and b in runes.
+func levenshtein(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	prev := make([]int, len(rb)+1)
+	cur := make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(rb)]
+}

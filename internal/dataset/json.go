@@ -1,0 +1,316 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// lineIndex holds the offset at which each line starts.
+type lineIndex []int
+
+func newLineIndex(data []byte) lineIndex {
+	li := lineIndex{0}
+	for off := 0; ; {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			return li
+		}
+		off += i + 1
+		li = append(li, off)
+	}
+}
+
+// pos returns the line and column of offset off.
+func (li lineIndex) pos(off int) pos {
+	n := sort.Search(len(li), func(i int) bool { return li[i] > off })
+	if n == 0 {
+		n = 1
+	}
+	return pos{line: n, col: off - li[n-1] + 1}
+}
+
+// reader turns the bytes of a file into records.
+type reader struct {
+	file string
+	data []byte
+	li   lineIndex
+	res  *resolver
+	ps   *problems
+	keys map[string]bool // every key seen, for the mapping warning
+	emit func(record)    // called with each record, in file order
+}
+
+func (r *reader) problem(off int, field, msg string) {
+	p := r.li.pos(off)
+	r.ps.add(Problem{File: r.file, Line: p.line, Col: p.col, Field: fieldName(field), Msg: msg})
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
+
+func skipWS(d []byte, i int) int {
+	for i < len(d) && isSpace(d[i]) {
+		i++
+	}
+	return i
+}
+
+// skipString returns the offset after the JSON string starting at d[i].
+func skipString(d []byte, i int) int {
+	for j := i + 1; j < len(d); j++ {
+		switch d[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(d)
+}
+
+// skipValue returns the offset after the valid JSON value starting at d[i].
+func skipValue(d []byte, i int) int {
+	if i >= len(d) {
+		return i
+	}
+	switch d[i] {
+	case '"':
+		return skipString(d, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(d); j++ {
+			switch d[j] {
+			case '"':
+				j = skipString(d, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(d)
+	}
+	j := i
+	for j < len(d) && !isSpace(d[j]) && d[j] != ',' && d[j] != '}' && d[j] != ']' {
+		j++
+	}
+	return j
+}
+
+// decodeString decodes the valid JSON string d[i:j].
+func decodeString(d []byte, i, j int) string {
+	raw := d[i:j]
+	if len(raw) >= 2 && bytes.IndexByte(raw, '\\') < 0 {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // valid: checked before
+	return s
+}
+
+// readLines reads JSON Lines.
+func (r *reader) readLines() int {
+	n := 0
+	for ln, start := range r.li {
+		end := len(r.data)
+		if ln+1 < len(r.li) {
+			end = r.li[ln+1] - 1
+		}
+		if end > start && r.data[end-1] == '\r' {
+			end--
+		}
+		i := skipWS(r.data[:end], start)
+		if i == end {
+			continue
+		}
+		if !json.Valid(r.data[i:end]) {
+			r.syntax(i, end, "line")
+			continue
+		}
+		if rec, ok := r.object(i, "line"); ok {
+			r.emit(rec)
+			n++
+		}
+	}
+	return n
+}
+
+// readArray reads a file holding one JSON array of objects.
+func (r *reader) readArray() int {
+	start := skipWS(r.data, 0)
+	if !json.Valid(r.data) {
+		r.syntax(start, len(r.data), "array")
+		return 0
+	}
+	n := 0
+	i := skipWS(r.data, start+1)
+	for i < len(r.data) && r.data[i] != ']' {
+		if rec, ok := r.object(i, "element"); ok {
+			r.emit(rec)
+			n++
+		}
+		next := skipWS(r.data, skipValue(r.data, i))
+		if next < len(r.data) && r.data[next] == ',' {
+			next = skipWS(r.data, next+1)
+		}
+		if next <= i {
+			break // cannot happen with valid JSON
+		}
+		i = next
+	}
+	return n
+}
+
+// readStream reads a sequence of (pretty-printed) JSON objects.
+func (r *reader) readStream() int {
+	n := 0
+	dec := json.NewDecoder(bytes.NewReader(r.data))
+	for {
+		start := skipWS(r.data, int(dec.InputOffset()))
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == io.EOF {
+			return n
+		}
+		if err != nil {
+			r.syntax(start, len(r.data), "stream")
+			return n
+		}
+		if rec, ok := r.object(start, "value"); ok {
+			r.emit(rec)
+			n++
+		}
+	}
+}
+
+// syntax reports the JSON syntax error in d[start:end], which must not be
+// valid JSON.
+func (r *reader) syntax(start, end int, mode string) {
+	var raw json.RawMessage
+	err := json.Unmarshal(r.data[start:end], &raw)
+	var se *json.SyntaxError
+	if !errors.As(err, &se) {
+		msg := "invalid JSON"
+		if err != nil {
+			msg += ": " + jsonErrText(err)
+		}
+		r.problem(start, "", msg)
+		return
+	}
+	eof := strings.HasPrefix(se.Error(), "unexpected end")
+	off := start + int(se.Offset)
+	if !eof {
+		off--
+	}
+	off = max(start, min(off, end))
+	msg := "invalid JSON: " + se.Error()
+	var c, prev byte
+	if off < end {
+		c = r.data[off]
+	}
+	for j := off - 1; j >= start; j-- {
+		if !isSpace(r.data[j]) {
+			prev = r.data[j]
+			break
+		}
+	}
+	switch {
+	case eof && mode == "line":
+		msg += "; each line must hold one complete JSON object (is an object split over several lines?)"
+	case eof:
+		msg += "; the JSON ends too early: close every { and ["
+	case strings.Contains(se.Error(), "after top-level value") && mode == "line":
+		msg += "; put one JSON object per line"
+	case strings.Contains(se.Error(), "after top-level value") && mode == "array":
+		msg += "; the file must hold a single JSON array"
+	case (c == '}' || c == ']') && prev == ',':
+		msg += "; remove the trailing comma"
+	case c == ',' && mode == "stream" && off == start:
+		msg += "; to list objects separated by commas, wrap them in [ and ] to make a JSON array"
+	case c == '\'':
+		msg += `; JSON strings and keys need double quotes`
+	case c == 'N' || c == 'I':
+		msg += "; NaN and Infinity are not JSON: use null"
+	case c < 0x20 && strings.Contains(se.Error(), "in string literal"):
+		msg += `; write tabs and line breaks inside strings as \t and \n`
+	}
+	r.problem(off, "", msg)
+}
+
+// object reads the valid JSON value at r.data[i] as a record.
+func (r *reader) object(i int, what string) (record, bool) {
+	d := r.data
+	if d[i] != '{' {
+		k := rawKind(d[i : i+1])
+		msg := fmt.Sprintf(`expected a JSON object, found %s; each sample is an object like {"user_input": "...", "response": "..."}`, k.noun())
+		if what == "line" {
+			msg = fmt.Sprintf(`expected a JSON object, found %s; each line must be an object like {"user_input": "...", "response": "..."}`, k.noun())
+		}
+		r.problem(i, "", msg)
+		return record{}, false
+	}
+	rec := record{p: r.li.pos(i)}
+	j := skipWS(d, i+1)
+	for j < len(d) && d[j] == '"' {
+		ks, ke := j, skipString(d, j)
+		key := decodeString(d, ks, ke)
+		r.keys[key] = true
+		j = skipWS(d, ke)
+		j = skipWS(d, j+1) // ':'
+		vs, ve := j, skipValue(d, j)
+		e := entry{key: key, t: r.res.resolve(key), kp: r.li.pos(ks), vp: r.li.pos(vs)}
+		if e.t.kind == tField || e.t.kind == tID {
+			e.v = r.value(vs, ve)
+		}
+		rec.entries = append(rec.entries, e)
+		j = skipWS(d, ve)
+		if j < len(d) && d[j] == ',' {
+			j = skipWS(d, j+1)
+			continue
+		}
+		break
+	}
+	return rec, true
+}
+
+// value decodes the valid JSON value r.data[i:j].
+func (r *reader) value(i, j int) value {
+	d := r.data
+	if i >= j {
+		return value{kind: vNull}
+	}
+	k := rawKind(d[i:j])
+	switch k {
+	case vString:
+		return value{kind: k, s: decodeString(d, i, j)}
+	case vNumber:
+		return value{kind: k, s: string(d[i:j])}
+	case vList:
+		items := []item{}
+		n := skipWS(d, i+1)
+		for n < j && d[n] != ']' {
+			e := skipValue(d, n)
+			if e <= n {
+				break // cannot happen with valid JSON
+			}
+			it := item{kind: rawKind(d[n:e]), p: r.li.pos(n)}
+			if it.kind == vString {
+				it.s = decodeString(d, n, e)
+			}
+			items = append(items, it)
+			n = skipWS(d, e)
+			if n < j && d[n] == ',' {
+				n = skipWS(d, n+1)
+			}
+		}
+		return value{kind: k, items: items}
+	}
+	return value{kind: k}
+}

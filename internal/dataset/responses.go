@@ -1,0 +1,175 @@
+package dataset
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// LoadResponses reads the responses file at path and joins it to d (see
+// ParseResponses).
+func LoadResponses(d *Dataset, path string, opts Options) error {
+	data, err := readFile(path)
+	if err != nil {
+		return err
+	}
+	_, err = joinResponses(d, path, data, opts)
+	return err
+}
+
+// ParseResponses parses a responses file (rows of id and/or user_input plus
+// pipeline outputs) and joins it to d: each row's fields replace those of
+// the golden sample it matches. Unmatched rows and samples become warnings
+// in d.Warnings. d.SHA256, d.Fields and d.ResponsesPath are updated. On
+// error, d is left unchanged and the problems are returned as an *Error.
+func ParseResponses(d *Dataset, name string, data []byte, opts Options) error {
+	_, err := joinResponses(d, name, data, opts)
+	return err
+}
+
+// maxListed is how many unmatched rows or samples a warning names.
+const maxListed = 10
+
+func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[string]bool, error) {
+	var ps problems
+	res := newResolver(opts, &ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	byID := make(map[string]int, len(d.Samples))
+	byInput := make(map[string][]int, len(d.Samples))
+	for i := range d.Samples {
+		s := &d.Samples[i]
+		byID[s.ID] = i
+		if s.Has(metrics.UserInput) {
+			byInput[s.UserInput] = append(byInput[s.UserInput], i)
+		}
+	}
+	goldenLine := func(i int) int {
+		if i < len(d.Lines) {
+			return d.Lines[i]
+		}
+		return 0
+	}
+
+	samples := slices.Clone(d.Samples)
+	matchedBy := make([]int, len(samples)) // line of the row joined to each sample
+	var unmatched []string
+	conv := &converter{file: name, role: roleResponses, ps: &ps}
+	n, k, keys := parseFile(name, data, opts, res, &ps, func(rec record) {
+		c, ok := conv.convert(rec)
+		if !ok {
+			return
+		}
+		row := &c.s
+		idx := -1
+		switch {
+		case c.idGiven:
+			i, found := byID[row.ID]
+			if !found {
+				unmatched = append(unmatched, fmt.Sprintf("line %d (id %s)", c.p.line, short(row.ID)))
+				return
+			}
+			golden := &d.Samples[i]
+			if row.Has(metrics.UserInput) && golden.Has(metrics.UserInput) &&
+				strings.TrimSpace(row.UserInput) != strings.TrimSpace(golden.UserInput) {
+				conv.problem(c.p, "user_input", fmt.Sprintf("differs from the user_input of the golden sample with id %s (%s:%d); regenerate the responses from the current golden file",
+					short(row.ID), d.Path, goldenLine(i)))
+				return
+			}
+			idx = i
+		case row.Has(metrics.UserInput):
+			m := byInput[row.UserInput]
+			switch len(m) {
+			case 0:
+				unmatched = append(unmatched, fmt.Sprintf("line %d (user_input %s)", c.p.line, short(row.UserInput)))
+				return
+			case 1:
+				idx = m[0]
+			default:
+				conv.problem(c.p, "user_input", fmt.Sprintf(`matches %d golden samples (%s lines %d and %d); add the "id" of the right sample to this row`,
+					len(m), d.Path, goldenLine(m[0]), goldenLine(m[1])))
+				return
+			}
+		default:
+			conv.problem(c.p, "", `no "id" and no "user_input"; give each row the "id" of its golden sample (or its user_input)`)
+			return
+		}
+		var outputs []metrics.Field
+		for _, f := range responseFields {
+			if row.Has(f) {
+				outputs = append(outputs, f)
+			}
+		}
+		if len(outputs) == 0 {
+			conv.problem(c.p, "", "no output fields; give "+joinFields(responseFields))
+			return
+		}
+		if prev := matchedBy[idx]; prev != 0 {
+			conv.problem(c.p, "", fmt.Sprintf("a second row for the sample %s (the first is on line %d); keep one", short(samples[idx].ID), prev))
+			return
+		}
+		matchedBy[idx] = c.p.line
+		s := samples[idx]
+		s.Present = maps.Clone(s.Present)
+		for _, f := range outputs {
+			if f.IsList() {
+				s.SetList(f, row.List(f))
+			} else {
+				s.Set(f, row.String(f))
+			}
+		}
+		samples[idx] = s
+	})
+	if ps.count() == 0 && n == 0 {
+		ps.add(Problem{File: name, Msg: emptyMsg(k, roleResponses)})
+	}
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+
+	var warnings []string
+	if n := len(unmatched); n > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: %d %s no golden sample and %s ignored: %s",
+			name, n, plural(n, "row matches", "rows match"), plural(n, "is", "are"), list(unmatched)))
+	}
+	var missing []string
+	for i, line := range matchedBy {
+		if line == 0 {
+			missing = append(missing, fmt.Sprintf("%s (line %d)", short(samples[i].ID), goldenLine(i)))
+		}
+	}
+	if n := len(missing); n > 0 {
+		warnings = append(warnings, fmt.Sprintf("%s: %d of %d samples have no row in %s, so they keep only the golden file's fields: %s",
+			d.Path, n, len(samples), name, list(missing)))
+	}
+
+	h := sha256.New()
+	if prev, err := hex.DecodeString(d.SHA256); err == nil {
+		h.Write(prev)
+	} else {
+		h.Write([]byte(d.SHA256))
+	}
+	rsum := sha256.Sum256(data)
+	h.Write(rsum[:])
+
+	d.Samples = samples
+	d.Fields = fieldsOf(samples)
+	d.Warnings = append(d.Warnings, warnings...)
+	d.SHA256 = hex.EncodeToString(h.Sum(nil))
+	d.ResponsesPath = name
+	return keys, nil
+}
+
+// list joins up to maxListed items, then says how many more there are.
+func list(items []string) string {
+	if len(items) <= maxListed {
+		return strings.Join(items, ", ")
+	}
+	return strings.Join(items[:maxListed], ", ") + fmt.Sprintf(", and %d more", len(items)-maxListed)
+}

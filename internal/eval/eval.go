@@ -1,0 +1,265 @@
+// Package eval runs the metric suite over a dataset: samples x metrics with
+// bounded concurrency, judge steps shared between metrics through a
+// memoizing judge, failures recorded per sample and metric as undefined
+// scores with their reason, and a per-metric summary.
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"sort"
+	"sync"
+
+	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/metrics"
+)
+
+// Options configures a run.
+type Options struct {
+	// Metrics to compute; empty means metrics.DefaultSuite for the samples' fields.
+	Metrics []metrics.Metric
+	// Concurrency bounds the samples evaluated at once (default 16). Judge
+	// calls are bounded by the judge itself.
+	Concurrency int
+	// Strictness is the number of questions answer relevancy generates (default 3).
+	Strictness int
+	// Progress, when set, is called after each finished sample (never
+	// concurrently).
+	Progress func(done, total int)
+}
+
+// SampleResult holds one sample's scores.
+type SampleResult struct {
+	ID       string
+	Question string
+	// Scores has an entry for every metric of the run; NaN when undefined.
+	Scores map[string]float64
+	// Undefined gives the reason of every NaN score.
+	Undefined map[string]string
+	// Reasons explains scores below 1 where the judge said why.
+	Reasons map[string]string
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	Metrics []string
+	// Samples holds the finished samples, in dataset order.
+	Samples []SampleResult
+	Summary map[string]metrics.Summary
+	// Skipped counts samples not evaluated because the run stopped early.
+	Skipped int
+}
+
+// Run evaluates every sample. The judge should be wrapped in judge.Memo so
+// that metrics share steps. A fatal judge error or a cancelled context stops
+// the run: Run then returns the samples that finished together with the
+// error, so nothing finished is lost.
+func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Options) (*Result, error) {
+	ms := opts.Metrics
+	if len(ms) == 0 {
+		ms = metrics.DefaultSuite(FieldsOf(samples))
+	}
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = 16
+	}
+	strictness := opts.Strictness
+	if strictness <= 0 {
+		strictness = metrics.DefaultStrictness
+	}
+	names := make([]string, len(ms))
+	for i, m := range ms {
+		names[i] = m.Name
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+
+	out := make([]*SampleResult, len(samples))
+	var (
+		mu   sync.Mutex
+		done int
+		sem  = make(chan struct{}, conc)
+		wg   sync.WaitGroup
+	)
+	for i := range samples {
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-sem }()
+			se := &sampleEval{ctx: ctx, j: j, s: &samples[i], strictness: strictness}
+			r, err := se.run(ms)
+			if err != nil {
+				cancel(err)
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			out[i] = r
+			done++
+			if opts.Progress != nil {
+				opts.Progress(done, len(samples))
+			}
+		}(i)
+	}
+	wg.Wait()
+
+	res := &Result{Metrics: names}
+	for _, r := range out {
+		if r == nil {
+			res.Skipped++
+			continue
+		}
+		res.Samples = append(res.Samples, *r)
+	}
+	res.Summary = Summarize(names, res.Samples)
+	if err := context.Cause(ctx); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// Summarize computes the per-metric summary of the samples.
+func Summarize(names []string, samples []SampleResult) map[string]metrics.Summary {
+	sum := make(map[string]metrics.Summary, len(names))
+	for _, n := range names {
+		xs := make([]float64, 0, len(samples))
+		for _, s := range samples {
+			if v, ok := s.Scores[n]; ok {
+				xs = append(xs, v)
+			}
+		}
+		sum[n] = metrics.Summarize(xs)
+	}
+	return sum
+}
+
+// FieldsOf returns a predicate telling whether any sample has a field.
+func FieldsOf(samples []metrics.Sample) func(metrics.Field) bool {
+	has := map[metrics.Field]bool{}
+	for i := range samples {
+		for f, ok := range samples[i].Present {
+			if ok {
+				has[f] = true
+			}
+		}
+	}
+	return func(f metrics.Field) bool { return has[f] }
+}
+
+// Resolve turns metric names (or aliases) into catalogue entries, in the
+// given order without duplicates.
+func Resolve(names []string) ([]metrics.Metric, error) {
+	var out []metrics.Metric
+	seen := map[string]bool{}
+	for _, n := range names {
+		m, ok := metrics.Lookup(n)
+		if !ok {
+			return nil, fmt.Errorf("unknown metric %q; known metrics: %v", n, metrics.Names())
+		}
+		if seen[m.Name] {
+			continue
+		}
+		seen[m.Name] = true
+		out = append(out, m)
+	}
+	return out, nil
+}
+
+type sampleEval struct {
+	ctx        context.Context
+	j          judge.Judge
+	s          *metrics.Sample
+	strictness int
+}
+
+type score struct {
+	v      float64
+	reason string // why undefined, or why low
+}
+
+func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
+	r := &SampleResult{
+		ID:        e.s.ID,
+		Question:  e.s.UserInput,
+		Scores:    make(map[string]float64, len(ms)),
+		Undefined: map[string]string{},
+		Reasons:   map[string]string{},
+	}
+	scores := make([]score, len(ms))
+	errs := make([]error, len(ms))
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		if f, ok := e.missing(m); ok {
+			scores[i] = score{v: nan, reason: "missing field " + string(f)}
+			continue
+		}
+		wg.Add(1)
+		go func(i int, m metrics.Metric) {
+			defer wg.Done()
+			defer func() {
+				if p := recover(); p != nil {
+					scores[i] = score{v: nan, reason: fmt.Sprintf("internal error: %v", p)}
+					debug.PrintStack()
+				}
+			}()
+			v, reason, err := e.compute(m)
+			switch {
+			case err == nil:
+				scores[i] = score{v: v, reason: reason}
+			case judge.IsFatal(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+				errs[i] = err
+			default:
+				scores[i] = score{v: nan, reason: judge.ReasonOf(err)}
+			}
+		}(i, m)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i, m := range ms {
+		sc := scores[i]
+		r.Scores[m.Name] = sc.v
+		switch {
+		case isNaN(sc.v):
+			if sc.reason == "" {
+				sc.reason = "undefined"
+			}
+			r.Undefined[m.Name] = sc.reason
+		case sc.reason != "":
+			r.Reasons[m.Name] = sc.reason
+		}
+	}
+	return r, nil
+}
+
+func (e *sampleEval) missing(m metrics.Metric) (metrics.Field, bool) {
+	for _, f := range m.Needs {
+		if !e.s.Has(f) {
+			return f, true
+		}
+	}
+	return "", false
+}
+
+// sortedKeys is used by tests and reports.
+func sortedKeys(m map[string]float64) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(a, b int) bool { return metrics.Order(out[a]) < metrics.Order(out[b]) })
+	return out
+}

@@ -1,0 +1,293 @@
+package judge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// EmbedMetric is the metric name that Memoized.Embed attributes embedding
+// usage to; Memoized.EmbedFor names the metric instead.
+const EmbedMetric = "embed"
+
+// Memoized is a Judge that answers each distinct step once per run: a
+// request with the same step, input (compared as canonical JSON) and count
+// as an earlier one gets the earlier answer, and identical requests in
+// flight at the same time are coalesced into one call of the underlying
+// judge. Answers that failed with an *Undefined error are memoized too (the
+// same input would fail the same way); fatal errors, context errors and
+// other errors are not, so a later request asks again. Embeddings are
+// memoized per text.
+//
+// Memoized also accounts for the work of the underlying judge: usage per
+// metric that caused it (memo hits are free and not counted) and calls per
+// step. It is safe for concurrent use. Use one Memoized per run.
+type Memoized struct {
+	j Judge
+
+	mu        sync.Mutex
+	asks      map[string]*askEntry
+	vecs      map[string]*vecEntry
+	total     Usage
+	perMetric map[string]Usage
+	calls     map[metrics.Step]int
+	// waits counts requests that waited for an identical one in flight
+	// (for tests).
+	waits int
+}
+
+var _ Judge = (*Memoized)(nil)
+
+type askEntry struct {
+	done chan struct{}
+	ans  Answer
+	err  error
+}
+
+type vecEntry struct {
+	done chan struct{}
+	vec  []float64
+	err  error
+}
+
+// Memo wraps j so that repeated steps are answered once.
+func Memo(j Judge) *Memoized {
+	return &Memoized{
+		j:         j,
+		asks:      map[string]*askEntry{},
+		vecs:      map[string]*vecEntry{},
+		perMetric: map[string]Usage{},
+		calls:     map[metrics.Step]int{},
+	}
+}
+
+// Unwrap returns the underlying judge.
+func (m *Memoized) Unwrap() Judge { return m.j }
+
+// Ask answers req, asking the underlying judge only for a request not seen
+// before in this run. A memo hit returns a copy of the earlier answer with
+// zero Usage, or the earlier *Undefined error.
+func (m *Memoized) Ask(ctx context.Context, req Request) (Answer, error) {
+	in, err := marshalJSON(req.Input)
+	if err != nil {
+		return Answer{}, fmt.Errorf("memo: %s input: %w", req.Step, err)
+	}
+	key := string(req.Step) + "\x00" + strconv.Itoa(req.Count()) + "\x00" + string(in)
+	for {
+		if err := ctx.Err(); err != nil {
+			return Answer{}, err
+		}
+		m.mu.Lock()
+		e, ok := m.asks[key]
+		if !ok {
+			e = &askEntry{done: make(chan struct{})}
+			m.asks[key] = e
+			m.calls[req.Step]++
+			m.mu.Unlock()
+			return m.lead(ctx, key, e, req)
+		}
+		select {
+		case <-e.done:
+		default:
+			m.waits++
+		}
+		m.mu.Unlock()
+		select {
+		case <-e.done:
+		case <-ctx.Done():
+			return Answer{}, ctx.Err()
+		}
+		if e.err != nil && !memoizable(e.err) && !IsFatal(e.err) {
+			// The leader failed for its own reasons (its context ended,
+			// a transient error): ask again, now perhaps as the leader.
+			continue
+		}
+		if e.err != nil {
+			return Answer{}, e.err
+		}
+		a := cloneAnswer(e.ans)
+		a.Usage = Usage{}
+		return a, nil
+	}
+}
+
+// lead asks the underlying judge for the entry e that this call created.
+func (m *Memoized) lead(ctx context.Context, key string, e *askEntry, req Request) (Answer, error) {
+	returned := false
+	defer func() {
+		if !returned {
+			// The judge panicked or called runtime.Goexit: release the
+			// waiters and forget the entry.
+			m.mu.Lock()
+			e.err = &Fatal{Err: fmt.Errorf("judge did not return from a %s step", req.Step)}
+			delete(m.asks, key)
+			close(e.done)
+			m.mu.Unlock()
+		}
+	}()
+	ans, err := m.j.Ask(ctx, req)
+	returned = true
+	m.mu.Lock()
+	m.account(req.Metric, ans.Usage)
+	e.ans, e.err = cloneAnswer(ans), err
+	if err != nil && !memoizable(err) {
+		delete(m.asks, key)
+	}
+	close(e.done)
+	m.mu.Unlock()
+	return ans, err
+}
+
+// memoizable reports whether an error is remembered as the answer of its
+// request: *Undefined errors are, unless they are also fatal.
+func memoizable(err error) bool {
+	var u *Undefined
+	return errors.As(err, &u) && !IsFatal(err)
+}
+
+// account adds usage to the totals; m.mu must be held.
+func (m *Memoized) account(metric string, u Usage) {
+	m.total = m.total.Add(u)
+	m.perMetric[metric] = m.perMetric[metric].Add(u)
+}
+
+// Embed returns one vector per text, asking the underlying judge, in one
+// call, only for the texts not embedded before in this run (each once, in
+// order of first appearance). Its usage is attributed to EmbedMetric.
+func (m *Memoized) Embed(ctx context.Context, texts []string) (Embedding, error) {
+	return m.EmbedFor(ctx, EmbedMetric, texts)
+}
+
+// EmbedFor is Embed with the usage attributed to metric. Errors of the
+// underlying judge are not memoized: the texts of a failed call are asked
+// again by a later request. Embedding.Usage is the usage of the underlying
+// call this request made (zero when every text was known).
+func (m *Memoized) EmbedFor(ctx context.Context, metric string, texts []string) (Embedding, error) {
+	out := Embedding{Vectors: make([][]float64, len(texts))}
+	entries := make([]*vecEntry, len(texts))
+	for {
+		if err := ctx.Err(); err != nil {
+			return Embedding{}, err
+		}
+		var (
+			missing []string
+			mine    []*vecEntry
+		)
+		m.mu.Lock()
+		for i, t := range texts {
+			e, ok := m.vecs[t]
+			if !ok {
+				e = &vecEntry{done: make(chan struct{})}
+				m.vecs[t] = e
+				missing = append(missing, t)
+				mine = append(mine, e)
+			}
+			entries[i] = e
+		}
+		if len(missing) > 0 {
+			m.calls[metrics.StepEmbed]++
+		}
+		m.mu.Unlock()
+
+		if len(missing) > 0 {
+			u, err := m.embedMissing(ctx, metric, missing, mine)
+			if err != nil {
+				return Embedding{}, err
+			}
+			out.Usage = out.Usage.Add(u)
+		}
+
+		retry := false
+		for i, e := range entries {
+			select {
+			case <-e.done:
+			case <-ctx.Done():
+				return Embedding{}, ctx.Err()
+			}
+			if e.err != nil {
+				if IsFatal(e.err) {
+					return Embedding{}, e.err
+				}
+				// Another request's call failed: ask again ourselves.
+				retry = true
+				continue
+			}
+			out.Vectors[i] = slices.Clone(e.vec)
+		}
+		if !retry {
+			return out, nil
+		}
+	}
+}
+
+// embedMissing asks the underlying judge for the texts whose entries this
+// request created, and completes the entries.
+func (m *Memoized) embedMissing(ctx context.Context, metric string, missing []string, mine []*vecEntry) (Usage, error) {
+	var (
+		emb Embedding
+		err = error(&Fatal{Err: errors.New("judge did not return from an embed step")})
+	)
+	defer func() {
+		// Deferred so that a panicking judge still releases the waiters.
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		m.account(metric, emb.Usage)
+		for k, e := range mine {
+			if err != nil {
+				e.err = err
+				delete(m.vecs, missing[k])
+			} else {
+				e.vec = slices.Clone(emb.Vectors[k])
+			}
+			close(e.done)
+		}
+	}()
+	emb, err = m.j.Embed(ctx, missing)
+	if err == nil && len(emb.Vectors) != len(missing) {
+		err = &Fatal{Err: fmt.Errorf("judge returned %d vectors for %d texts", len(emb.Vectors), len(missing))}
+	}
+	return emb.Usage, err
+}
+
+// Usage returns the usage of the underlying judge so far: the total, and
+// per metric that caused each call (Request.Metric; EmbedMetric or the
+// metric given to EmbedFor for embeddings). Memo hits are not counted.
+func (m *Memoized) Usage() (total Usage, perMetric map[string]Usage) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.total, maps.Clone(m.perMetric)
+}
+
+// Calls returns how many times the underlying judge was called per step
+// (metrics.StepEmbed for embedding calls), failed calls included.
+func (m *Memoized) Calls() map[metrics.Step]int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return maps.Clone(m.calls)
+}
+
+// cloneAnswer copies an answer so that callers cannot change a memoized one.
+func cloneAnswer(a Answer) Answer {
+	if a.Statements != nil {
+		s := *a.Statements
+		s.Statements = slices.Clone(s.Statements)
+		a.Statements = &s
+	}
+	if a.Verify != nil {
+		v := *a.Verify
+		v.Verdicts = slices.Clone(v.Verdicts)
+		a.Verify = &v
+	}
+	if a.Useful != nil {
+		u := *a.Useful
+		a.Useful = &u
+	}
+	a.Questions = slices.Clone(a.Questions)
+	return a
+}

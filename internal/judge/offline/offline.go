@@ -1,0 +1,184 @@
+package offline
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/metrics"
+)
+
+// HeuristicVersion names the behaviour of this package. Bump it whenever an
+// answer of any step can change (splitting, stop words, stemming,
+// thresholds, phrases, hashing), so results judged before and after get
+// different judge fingerprints.
+const HeuristicVersion = "offline-heuristics-v1"
+
+const (
+	// ModelName is Info().Model.
+	ModelName = "offline-lexical-v1"
+	// EmbeddingModelPrefix is Info().EmbeddingModel without the dimension.
+	EmbeddingModelPrefix = "offline-hashed-ngrams-v1-"
+	// Provider is Info().Provider.
+	Provider = "offline"
+)
+
+// Defaults used for zero Options fields.
+const (
+	// DefaultDim is the embedding dimension.
+	DefaultDim = 256
+	// DefaultVerifyThreshold is the fraction of a statement's distinct
+	// content words that the evidence window must contain.
+	DefaultVerifyThreshold = 0.7
+	// DefaultUsefulThreshold is the fraction of the answer's new content
+	// words and numbers that a context must contain to be useful.
+	DefaultUsefulThreshold = 0.5
+	// DefaultWindow is the largest number of consecutive evidence sentences
+	// a statement is checked against.
+	DefaultWindow = 3
+)
+
+// Options configures a Judge. The zero value is usable: every zero or
+// out-of-range field takes its default.
+type Options struct {
+	// Dim is the embedding dimension (default DefaultDim).
+	Dim int
+	// VerifyThreshold is the content-word coverage a statement needs to be
+	// supported, in (0, 1] (default DefaultVerifyThreshold).
+	VerifyThreshold float64
+	// UsefulThreshold is the coverage of the answer a context needs to be
+	// useful, in (0, 1] (default DefaultUsefulThreshold).
+	UsefulThreshold float64
+}
+
+// withDefaults returns o with every zero or out-of-range field defaulted.
+func (o Options) withDefaults() Options {
+	if o.Dim <= 0 {
+		o.Dim = DefaultDim
+	}
+	if !(o.VerifyThreshold > 0 && o.VerifyThreshold <= 1) {
+		o.VerifyThreshold = DefaultVerifyThreshold
+	}
+	if !(o.UsefulThreshold > 0 && o.UsefulThreshold <= 1) {
+		o.UsefulThreshold = DefaultUsefulThreshold
+	}
+	return o
+}
+
+// Judge is the offline judge. It holds no mutable state, so it is safe for
+// concurrent use; the zero value behaves like New(Options{}).
+type Judge struct {
+	opts Options
+}
+
+var (
+	_ judge.Judge     = (*Judge)(nil)
+	_ judge.Describer = (*Judge)(nil)
+)
+
+// New returns an offline judge.
+func New(opts Options) *Judge {
+	return &Judge{opts: opts.withDefaults()}
+}
+
+func (j *Judge) options() Options { return j.opts.withDefaults() }
+
+// Info describes the judge: its heuristic version and settings are part of
+// the judge fingerprint.
+func (j *Judge) Info() judge.Info {
+	o := j.options()
+	return judge.Info{
+		Provider:       Provider,
+		Model:          ModelName,
+		EmbeddingModel: EmbeddingModelPrefix + strconv.Itoa(o.Dim),
+		Temperature:    0,
+		Prompts: fmt.Sprintf("%s verify>=%s useful>=%s window=%d", HeuristicVersion,
+			strconv.FormatFloat(o.VerifyThreshold, 'g', -1, 64),
+			strconv.FormatFloat(o.UsefulThreshold, 'g', -1, 64), DefaultWindow),
+	}
+}
+
+// Ask answers one chat step. A wrong input type or an unknown step is a
+// programming error and returns a *judge.Fatal; a cancelled ctx returns
+// ctx.Err(). Usage stays zero.
+func (j *Judge) Ask(ctx context.Context, req judge.Request) (judge.Answer, error) {
+	if err := ctx.Err(); err != nil {
+		return judge.Answer{}, err
+	}
+	o := j.options()
+	switch req.Step {
+	case metrics.StepStatements:
+		in, err := input[metrics.StatementsInput](req)
+		if err != nil {
+			return judge.Answer{}, err
+		}
+		return judge.Answer{Statements: &metrics.StatementsOutput{Statements: splitStatements(in.Text)}}, nil
+	case metrics.StepVerify:
+		in, err := input[metrics.VerifyInput](req)
+		if err != nil {
+			return judge.Answer{}, err
+		}
+		out, err := verify(ctx, in, o.VerifyThreshold)
+		if err != nil {
+			return judge.Answer{}, err
+		}
+		return judge.Answer{Verify: out}, nil
+	case metrics.StepUseful:
+		in, err := input[metrics.UsefulInput](req)
+		if err != nil {
+			return judge.Answer{}, err
+		}
+		return judge.Answer{Useful: useful(in, o.UsefulThreshold)}, nil
+	case metrics.StepQuestion:
+		in, err := input[metrics.QuestionInput](req)
+		if err != nil {
+			return judge.Answer{}, err
+		}
+		q := metrics.QuestionOutput{Question: in.Response, Noncommittal: boolInt(noncommittal(in.Response))}
+		qs := make([]metrics.QuestionOutput, req.Count())
+		for i := range qs {
+			qs[i] = q
+		}
+		return judge.Answer{Questions: qs}, nil
+	case metrics.StepEmbed:
+		return judge.Answer{}, &judge.Fatal{Err: fmt.Errorf("offline judge: step %q is answered by Embed, not Ask", req.Step)}
+	default:
+		return judge.Answer{}, &judge.Fatal{Err: fmt.Errorf("offline judge: unknown step %q", req.Step)}
+	}
+}
+
+// Embed returns one L2-normalised hashed-feature vector per text, in order.
+// Usage stays zero.
+func (j *Judge) Embed(ctx context.Context, texts []string) (judge.Embedding, error) {
+	dim := j.options().Dim
+	vecs := make([][]float64, len(texts))
+	for i, t := range texts {
+		if err := ctx.Err(); err != nil {
+			return judge.Embedding{}, err
+		}
+		vecs[i] = embed(t, dim)
+	}
+	return judge.Embedding{Vectors: vecs}, nil
+}
+
+// input extracts the step input of type T (or a non-nil *T) from req.
+func input[T any](req judge.Request) (T, error) {
+	switch v := req.Input.(type) {
+	case T:
+		return v, nil
+	case *T:
+		if v != nil {
+			return *v, nil
+		}
+	}
+	var zero T
+	return zero, &judge.Fatal{Err: fmt.Errorf("offline judge: step %q needs input %T, got %T", req.Step, zero, req.Input)}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,430 @@
+package offline
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// token is one word or number of a text.
+type token struct {
+	// word is the lowercased word with apostrophes and clitics removed; it
+	// is empty for a number.
+	word string
+	// num is the canonical form of a number ("1000", "3.5"); empty for a word.
+	num string
+	// weak marks a number that is too ambiguous to be required ("one").
+	weak bool
+	// neg marks a negation cue (not, no, never, n't, ...).
+	neg bool
+	// clause numbers the stretches between punctuation marks (, ; : ( ) " . ! ? dashes);
+	// a negation only reaches words of its own clause.
+	clause int
+}
+
+func isDigit(r rune) bool { return r >= '0' && r <= '9' }
+
+func isApostrophe(r rune) bool { return r == '\'' || r == '\u2019' || r == '\u02bc' }
+
+// isWordRune reports whether r can be part of a word.
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) }
+
+// tokenize splits s into words and numbers (see the package doc).
+func tokenize(s string) []token {
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	r := []rune(s)
+	n := len(r)
+	var toks []token
+	clause := 0
+	for i := 0; i < n; {
+		c := r[i]
+		switch {
+		case isDigit(c):
+			var t token
+			t, i = scanNumber(r, i)
+			t.clause = clause
+			toks = append(toks, t)
+		case isWordRune(c):
+			j := i
+			for j < n {
+				if isWordRune(r[j]) {
+					j++
+					continue
+				}
+				if isApostrophe(r[j]) && j+1 < n && unicode.IsLetter(r[j+1]) {
+					j++
+					continue
+				}
+				break
+			}
+			t := wordToken(strings.ToLower(string(r[i:j])))
+			t.clause = clause
+			toks = append(toks, t)
+			i = j
+		default:
+			if strings.ContainsRune(clauseMarks, c) {
+				clause++
+			}
+			i++
+		}
+	}
+	return applyScales(toks)
+}
+
+// clauseMarks end a clause for the reach of a negation.
+const clauseMarks = ",;:()[]{}\"\u201c\u201d.!?\u2013\u2014"
+
+// scanNumber reads the number starting at r[i] (an ASCII digit) and returns
+// its token and the index after it. An alphanumeric run such as "co2" is not
+// a number (it starts with a letter); "4g" or "3d" are words.
+func scanNumber(r []rune, i int) (token, int) {
+	n := len(r)
+	var b strings.Builder
+	j := i
+	for j < n && isDigit(r[j]) {
+		b.WriteRune(r[j])
+		j++
+	}
+	separators := false
+	for j < n {
+		// Thousands group: ",ddd" not followed by another digit.
+		if r[j] == ',' && j+3 < n && isDigit(r[j+1]) && isDigit(r[j+2]) && isDigit(r[j+3]) &&
+			(j+4 == n || !isDigit(r[j+4])) {
+			b.WriteString(string(r[j+1 : j+4]))
+			j += 4
+			separators = true
+			continue
+		}
+		if r[j] == '.' && j+1 < n && isDigit(r[j+1]) {
+			b.WriteByte('.')
+			j++
+			for j < n && isDigit(r[j]) {
+				b.WriteRune(r[j])
+				j++
+			}
+			separators = true
+			continue
+		}
+		break
+	}
+	raw := b.String()
+	// Letters right after the digits: ordinal, decade, scale or a word
+	// ("401k" is a word: a k suffix is too often not a thousand).
+	if j < n && isWordRune(r[j]) && !isDigit(r[j]) {
+		k := j
+		for k < n && isWordRune(r[k]) {
+			k++
+		}
+		switch suffix := strings.ToLower(string(r[j:k])); suffix {
+		case "st", "nd", "rd", "th", "s":
+			return token{num: canonicalNumber(raw)}, k
+		case "bn":
+			return token{num: shiftNumber(canonicalNumber(raw), 9)}, k
+		default:
+			if !separators {
+				return wordToken(strings.ToLower(string(r[i:k]))), k
+			}
+			// "3.5ghz": the number, then the letters as a word.
+			return token{num: canonicalNumber(raw)}, j
+		}
+	}
+	return token{num: canonicalNumber(raw)}, j
+}
+
+// canonicalNumber normalises digits with at most one decimal point:
+// leading zeros of the integer part and trailing zeros of the fraction go.
+// Anything with more than one point (a version, a date) is kept as is.
+func canonicalNumber(raw string) string {
+	if strings.Count(raw, ".") > 1 {
+		return raw
+	}
+	intPart, frac, _ := strings.Cut(raw, ".")
+	intPart = strings.TrimLeft(intPart, "0")
+	if intPart == "" {
+		intPart = "0"
+	}
+	frac = strings.TrimRight(frac, "0")
+	if frac == "" {
+		return intPart
+	}
+	return intPart + "." + frac
+}
+
+// shiftNumber multiplies a canonical number by 10^k (k >= 0).
+func shiftNumber(num string, k int) string {
+	if strings.Count(num, ".") > 1 {
+		return num
+	}
+	intPart, frac, _ := strings.Cut(num, ".")
+	if len(frac) <= k {
+		frac += strings.Repeat("0", k-len(frac))
+		return canonicalNumber(intPart + frac)
+	}
+	return canonicalNumber(intPart + frac[:k] + "." + frac[k:])
+}
+
+// scaleWords scale a number right before them ("1.5 million").
+var scaleWords = map[string]int{"hundred": 2, "thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+
+// numberWords are number words read as numbers.
+var numberWords = map[string]string{
+	"two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12",
+	"thirteen": "13", "fourteen": "14", "fifteen": "15", "sixteen": "16",
+	"seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
+	"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70",
+	"eighty": "80", "ninety": "90",
+}
+
+// applyScales folds scale words into the number before them; a lone
+// "hundred" is 100 and other lone scale words are dropped (they are unit
+// words, not content).
+func applyScales(toks []token) []token {
+	out := toks[:0]
+	for _, t := range toks {
+		if k, ok := scaleWords[t.word]; ok {
+			if len(out) > 0 && out[len(out)-1].num != "" {
+				prev := &out[len(out)-1]
+				prev.num = shiftNumber(prev.num, k)
+				prev.weak = false
+				continue
+			}
+			if t.word == "hundred" {
+				out = append(out, token{num: "100"})
+			}
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// wordToken normalises one lowercased word: clitics, negation, number words.
+func wordToken(w string) token {
+	neg := false
+	if strings.ContainsAny(w, "'\u2019\u02bc") {
+		w = strings.NewReplacer("\u2019", "'", "\u02bc", "'").Replace(w)
+		switch {
+		case strings.HasSuffix(w, "n't"):
+			neg = true
+			w = strings.TrimSuffix(w, "n't")
+			switch w {
+			case "ca":
+				w = "can"
+			case "wo":
+				w = "will"
+			case "sha":
+				w = "shall"
+			case "ai":
+				w = "is"
+			}
+		default:
+			for _, c := range []string{"'s", "'re", "'ve", "'ll", "'d", "'m"} {
+				if strings.HasSuffix(w, c) {
+					w = strings.TrimSuffix(w, c)
+					break
+				}
+			}
+		}
+		w = strings.ReplaceAll(w, "'", "")
+	}
+	if negationWords[w] {
+		neg = true
+	}
+	if num, ok := numberWords[w]; ok {
+		return token{num: num}
+	}
+	if w == "one" {
+		return token{num: "1", weak: true}
+	}
+	return token{word: w, neg: neg}
+}
+
+// negationWords are negation cues; "n't" is another.
+var negationWords = set("not no never cannot without none nor neither nobody nothing nowhere")
+
+// stopWords are not content words: function words, auxiliaries and modals,
+// pronouns, hedges, discourse markers and unit words.
+var stopWords = set(`
+a about above after again against all almost also although always am among an and another any anyone
+anything approximately are around as at be became because been before being below between both but
+by can could did do does doing done down during each either else especially etc even ever every
+for from further generally had has have having he her here hers herself him himself his how however
+i if in including into is it its itself just least less let like likely may maybe me might more
+moreover most mostly much must my myself namely nearly of off often on once only or other others
+otherwise our ours ourselves out over overall own per percent pct perhaps possibly probably quite
+rather really roughly same several shall she should since so some somewhat such than that the their
+theirs them themselves then there therefore these they this those though through thus to too under
+until up upon us usually very via was we were what whatever when whenever where whether which while
+who whom whose why will with within would yet you your yours yourself yourselves
+additionally furthermore also hence instead still whereas already
+cent thousand million billion trillion yes sure ok okay please
+`)
+
+func set(words string) map[string]bool {
+	m := make(map[string]bool)
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
+
+// irregular maps a few irregular plurals to their singular.
+var irregular = map[string]string{"children": "child", "women": "woman", "men": "man"}
+
+// stem reduces a lowercased content word with a light suffix stripper (see
+// the package doc). It is deterministic and deliberately simple.
+func stem(w string) string {
+	if s, ok := irregular[w]; ok {
+		w = s
+	}
+	if len(w) <= 3 {
+		return w
+	}
+	// Plurals.
+	switch {
+	case strings.HasSuffix(w, "ies") && len(w) > 4:
+		w = w[:len(w)-3] + "y"
+	case strings.HasSuffix(w, "sses"):
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "es") && len(w) > 4 && hasAnySuffix(w[:len(w)-2], "s", "x", "z", "ch", "sh") && len(w)-2 >= 3:
+		w = w[:len(w)-2]
+	case strings.HasSuffix(w, "s") && !hasAnySuffix(w, "ss", "us", "is"):
+		w = w[:len(w)-1]
+	}
+	// Verb and adverb endings.
+	switch {
+	case strings.HasSuffix(w, "ing") && len(w)-3 >= 3 && hasVowel(w[:len(w)-3]):
+		w = undouble(w[:len(w)-3])
+	case strings.HasSuffix(w, "ed") && len(w)-2 >= 3 && hasVowel(w[:len(w)-2]):
+		w = undouble(w[:len(w)-2])
+	case strings.HasSuffix(w, "ly") && len(w)-2 >= 5:
+		w = w[:len(w)-2]
+	}
+	if len(w) > 3 {
+		switch w[len(w)-1] {
+		case 'e':
+			w = w[:len(w)-1]
+		case 'y':
+			w = w[:len(w)-1] + "i"
+		}
+	}
+	return w
+}
+
+func hasAnySuffix(w string, suffixes ...string) bool {
+	for _, s := range suffixes {
+		if strings.HasSuffix(w, s) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasVowel(w string) bool {
+	for i := 0; i < len(w); i++ {
+		if strings.IndexByte("aeiouy", w[i]) >= 0 || w[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// undouble turns a doubled final consonant into one ("runn" -> "run"),
+// except l, s and z ("call", "pass", "buzz").
+func undouble(w string) string {
+	n := len(w)
+	if n >= 3 && w[n-1] == w[n-2] && strings.IndexByte("bcdfghjkmnpqrtvwx", w[n-1]) >= 0 {
+		return w[:n-1]
+	}
+	return w
+}
+
+// isContent reports whether a word token is a content word.
+func isContent(t token) bool {
+	return t.word != "" && !t.neg && !stopWords[t.word] && utf8.RuneCountInString(t.word) > 1
+}
+
+// negReach is how many words after a negation cue it negates (within
+// its clause).
+const negReach = 6
+
+// bag is the lexical content of a text: distinct content stems and numbers
+// in order of first appearance, and what its negations reach.
+type bag struct {
+	stems   []string
+	surface []string // first surface form of each stem, for reasons
+	nums    []string // numbers a statement must match (not weak)
+	stemSet map[string]bool
+	numSet  map[string]bool // every number, weak ones included
+	// negStems and negNums are the content stems and numbers within reach
+	// of a negation cue.
+	negStems map[string]bool
+	negNums  map[string]bool
+	// neg reports whether a negation cue reaches a content word or number.
+	neg bool
+}
+
+func newBag(s string) *bag {
+	b := &bag{stemSet: map[string]bool{}, numSet: map[string]bool{}, negStems: map[string]bool{}, negNums: map[string]bool{}}
+	required := map[string]bool{}
+	toks := tokenize(s)
+	stems := make([]string, len(toks)) // stem of each content token, else ""
+	for i, t := range toks {
+		if t.num != "" {
+			b.numSet[t.num] = true
+			if !t.weak && !required[t.num] {
+				required[t.num] = true
+				b.nums = append(b.nums, t.num)
+			}
+			continue
+		}
+		if !isContent(t) {
+			continue
+		}
+		st := stem(t.word)
+		stems[i] = st
+		if !b.stemSet[st] {
+			b.stemSet[st] = true
+			b.stems = append(b.stems, st)
+			b.surface = append(b.surface, t.word)
+		}
+	}
+	for i, t := range toks {
+		if !t.neg {
+			continue
+		}
+		for k := i + 1; k < len(toks) && k <= i+negReach && toks[k].clause == t.clause; k++ {
+			switch {
+			case stems[k] != "":
+				b.negStems[stems[k]] = true
+				b.neg = true
+			case toks[k].num != "":
+				b.negNums[toks[k].num] = true
+				b.neg = true
+			}
+		}
+	}
+	return b
+}
+
+// negates reports whether a negation in b reaches one of the content words
+// or numbers of st.
+func (b *bag) negates(st *bag) bool {
+	for _, s := range st.stems {
+		if b.negStems[s] {
+			return true
+		}
+	}
+	for _, n := range st.nums {
+		if b.negNums[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// empty reports whether the bag has neither content words nor required numbers.
+func (b *bag) empty() bool { return len(b.stems) == 0 && len(b.nums) == 0 }

@@ -1,0 +1,259 @@
+package openaicompat
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/raggate/raggate/internal/judge"
+)
+
+// failure is what to do about a failed attempt.
+type failure int
+
+const (
+	failRetry     failure = iota // transient: back off and retry (bounded)
+	failRateLimit                // 429: pause every caller, then retry
+	failFatal                    // stop the run
+	failUndefined                // this step is undefined, the run goes on
+)
+
+// errEmptyChoices is a 200 answer without choices (retryable).
+var errEmptyChoices = errors.New("the response has no choices")
+
+// apiDetails extracts the HTTP status and error fields of a go-openai error.
+func apiDetails(err error) (status int, code, typ, msg string, param string, isAPI bool) {
+	var apiErr *openai.APIError
+	if errors.As(err, &apiErr) {
+		if apiErr.Code != nil {
+			code = fmt.Sprint(apiErr.Code)
+		}
+		if apiErr.Param != nil {
+			param = *apiErr.Param
+		}
+		return apiErr.HTTPStatusCode, code, apiErr.Type, apiErr.Message, param, true
+	}
+	var reqErr *openai.RequestError
+	if errors.As(err, &reqErr) {
+		return reqErr.HTTPStatusCode, "", "", snippet(reqErr.Body), "", false
+	}
+	return 0, "", "", "", "", false
+}
+
+// snippet shortens an error body (an HTML page, say) for a message.
+func snippet(b []byte) string {
+	s := strings.Join(strings.Fields(string(b)), " ")
+	if len(s) > 200 {
+		s = s[:200] + "..."
+	}
+	return s
+}
+
+// classify decides what a failed attempt means. It returns the error to
+// report (for fatal and undefined failures: worded for the user).
+func (j *Judge) classify(err error) (failure, error) {
+	status, code, typ, msg, _, _ := apiDetails(err)
+	lower := strings.ToLower(msg)
+	switch {
+	case status == 0:
+		// Transport error, timeout, or a 200 body that is not a valid
+		// response (cut mid-JSON, HTML from a proxy, no choices).
+		return failRetry, err
+	case status == http.StatusTooManyRequests:
+		if code == "insufficient_quota" || typ == "insufficient_quota" || strings.Contains(lower, "quota") && !strings.Contains(lower, "rate limit") {
+			return failFatal, fmt.Errorf("judge quota exhausted (HTTP 429 %s): check the plan and billing of the account behind %s, or use another key: %w",
+				orDefault(code, "insufficient_quota"), j.keyEnv, err)
+		}
+		return failRateLimit, err
+	case status == http.StatusUnauthorized:
+		return failFatal, fmt.Errorf("judge rejected the API key (HTTP 401): check %s%s and --base-url: %w", j.keyEnv, j.azureHint(), err)
+	case status == http.StatusForbidden:
+		return failFatal, fmt.Errorf("judge denied access (HTTP 403): check that the key in %s may use model %q (project, organization, region): %w", j.keyEnv, j.chatModel, err)
+	case status == http.StatusNotFound:
+		return failFatal, fmt.Errorf("judge endpoint or model not found (HTTP 404): check --base-url and that model %q exists%s: %w", j.chatModel, j.azureHint(), err)
+	case code == "context_length_exceeded" || strings.Contains(lower, "maximum context length") || strings.Contains(lower, "context length") && strings.Contains(lower, "exceed") || status == http.StatusRequestEntityTooLarge:
+		return failUndefined, &judge.Undefined{Reason: "too long for the judge model's context", Err: err}
+	case code == "content_filter" || code == "content_policy_violation" || strings.Contains(lower, "content management policy"):
+		return failUndefined, &judge.Undefined{Reason: "judge refused (content filter)", Err: err}
+	case status == http.StatusRequestTimeout || status == http.StatusConflict || status >= 500:
+		return failRetry, err
+	case status >= 400:
+		j.warnOnce("bad-request", "judge: the endpoint rejected a request (HTTP %d): %s; the step is marked undefined. If every step fails this way, check --model, --base-url and the server's support for the OpenAI chat API", status, orDefault(msg, err.Error()))
+		return failUndefined, &judge.Undefined{Reason: fmt.Sprintf("judge rejected the request (HTTP %d)", status), Err: err}
+	}
+	return failRetry, err
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (j *Judge) azureHint() string {
+	if j.provider == ProviderAzure {
+		return " (Azure: the endpoint, deployment name and api-version)"
+	}
+	return ""
+}
+
+// mentions reports whether a 400 error is about request parameter name.
+func mentions(param, msg, name string) bool {
+	if param == name {
+		return true
+	}
+	msg = strings.ToLower(msg)
+	for _, q := range []string{"'", "\"", "`"} {
+		if strings.Contains(msg, q+name+q) {
+			return true
+		}
+	}
+	if len(name) > 2 && strings.Contains(msg, name) {
+		return true
+	}
+	return false
+}
+
+// mentionsN recognises the wordings of servers that refuse n > 1.
+var mentionsN = regexp.MustCompile(`(?i)(['"\x60]n['"\x60]|\bn must be\b|\bn=1\b|\bn > 1\b|\bparameter n\b|\bbest_of\b)`)
+
+// adapt reacts to a 400 that refuses an optional parameter the attempt sent:
+// it drops the parameter (or downgrades the response format) for the rest
+// of the run and reports true, so the attempt is repeated at once.
+func (j *Judge) adapt(err error, s sent) bool {
+	status, code, _, msg, param, _ := apiDetails(err)
+	if status != http.StatusBadRequest && status != http.StatusUnprocessableEntity {
+		return false
+	}
+	if code == "context_length_exceeded" {
+		return false
+	}
+	j.capsMu.Lock()
+	defer j.capsMu.Unlock()
+	c := &j.caps
+	switch {
+	case s.maxCompletion && mentions(param, msg, "max_completion_tokens"):
+		c.maxCompletion = false
+		j.logf("judge: the endpoint refuses max_completion_tokens; sending max_tokens instead for the rest of the run")
+	case s.format == formatSchema && (mentions(param, msg, "response_format") || mentions(param, msg, "json_schema")):
+		if c.format == formatSchema {
+			c.format = formatObject
+			j.logf("judge: the endpoint does not support structured outputs (response_format json_schema); using json_object for the rest of the run (answers are still validated locally)")
+		}
+	case s.format == formatObject && (mentions(param, msg, "response_format") || mentions(param, msg, "json_object")):
+		if c.format == formatObject {
+			c.format = formatNone
+			j.logf("judge: the endpoint does not support response_format; asking for JSON in the prompt only for the rest of the run")
+		}
+	case s.n > 1 && (param == "n" || mentionsN.MatchString(msg)):
+		if c.n {
+			c.n = false
+			j.logf("judge: the endpoint refuses n > 1; asking one choice per call for the rest of the run")
+		}
+	case s.seed && mentions(param, msg, "seed"):
+		if c.seed {
+			c.seed = false
+			j.logf("judge: the endpoint refuses seed; not sending it for the rest of the run")
+		}
+	case s.temperature && mentions(param, msg, "temperature"):
+		if c.temperature {
+			c.temperature = false
+			j.logf("judge: the endpoint refuses temperature 0 (a reasoning model?); using the model's default temperature for the rest of the run")
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// tryAgainIn finds "try again in 20s", "Please try again in 1.5s",
+// "try again in 120ms", "Try again in 60 seconds" in error messages.
+var tryAgainIn = regexp.MustCompile(`(?i)try again in ([0-9]+(?:\.[0-9]+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b`)
+
+// rateLimitWait returns how long a 429 asks to wait: retry-after-ms,
+// then retry-after (seconds or an HTTP date), then the x-ratelimit-reset-*
+// of the exhausted limit (or the shorter one), then the message. ok is
+// false when nothing says.
+func rateLimitWait(h http.Header, msg string, now time.Time) (time.Duration, bool) {
+	for _, k := range []string{"retry-after-ms", "x-ms-retry-after-ms"} {
+		if v := strings.TrimSpace(h.Get(k)); v != "" {
+			if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+				return time.Duration(ms * float64(time.Millisecond)), true
+			}
+		}
+	}
+	if v := strings.TrimSpace(h.Get("retry-after")); v != "" {
+		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+			return time.Duration(s * float64(time.Second)), true
+		}
+		if t, err := http.ParseTime(v); err == nil {
+			return max(0, t.Sub(now)), true
+		}
+	}
+	var exhausted, present []time.Duration
+	for _, kind := range []string{"requests", "tokens"} {
+		v := strings.TrimSpace(h.Get("x-ratelimit-reset-" + kind))
+		if v == "" {
+			continue
+		}
+		d, err := parseReset(v)
+		if err != nil {
+			continue
+		}
+		present = append(present, d)
+		if strings.TrimSpace(h.Get("x-ratelimit-remaining-"+kind)) == "0" {
+			exhausted = append(exhausted, d)
+		}
+	}
+	switch {
+	case len(exhausted) > 0:
+		return maxOf(exhausted), true
+	case len(present) > 0:
+		return minOf(present), true
+	}
+	if m := tryAgainIn.FindStringSubmatch(msg); m != nil {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		unit := time.Second
+		if strings.HasPrefix(strings.ToLower(m[2]), "m") {
+			unit = time.Millisecond
+		}
+		return time.Duration(x * float64(unit)), true
+	}
+	return 0, false
+}
+
+// parseReset reads an x-ratelimit-reset-* value: a Go-style duration
+// ("6m0s", "1s", "20ms", "1m30.5s") or plain seconds.
+func parseReset(v string) (time.Duration, error) {
+	if d, err := time.ParseDuration(v); err == nil {
+		return max(0, d), nil
+	}
+	s, err := strconv.ParseFloat(v, 64)
+	if err != nil || s < 0 {
+		return 0, fmt.Errorf("bad reset %q", v)
+	}
+	return time.Duration(s * float64(time.Second)), nil
+}
+
+func maxOf(ds []time.Duration) time.Duration {
+	m := ds[0]
+	for _, d := range ds[1:] {
+		m = max(m, d)
+	}
+	return m
+}
+
+func minOf(ds []time.Duration) time.Duration {
+	m := ds[0]
+	for _, d := range ds[1:] {
+		m = min(m, d)
+	}
+	return m
+}

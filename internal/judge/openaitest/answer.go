@@ -1,0 +1,172 @@
+package openaitest
+
+import (
+	"bytes"
+	"encoding/json"
+	"hash/fnv"
+	"math"
+	"strings"
+	"unicode"
+)
+
+// inputMarker precedes the step input in a rendered prompt (see
+// judge.Render): "Input:\n{...}\n\n".
+const inputMarker = "Input:\n"
+
+// findInput returns the input JSON object embedded in the first user
+// message that has one (later user messages are re-asks).
+func findInput(messages []message) (map[string]json.RawMessage, bool) {
+	for _, m := range messages {
+		if m.Role != "user" {
+			continue
+		}
+		i := strings.LastIndex(m.Content, "\n"+inputMarker)
+		if i < 0 {
+			if !strings.HasPrefix(m.Content, inputMarker) {
+				continue
+			}
+		} else {
+			i++
+		}
+		dec := json.NewDecoder(strings.NewReader(m.Content[i+len(inputMarker):]))
+		var obj map[string]json.RawMessage
+		if err := dec.Decode(&obj); err == nil {
+			return obj, true
+		}
+	}
+	return nil, false
+}
+
+// stepOf infers the step from the input's keys.
+func stepOf(in map[string]json.RawMessage) string {
+	has := func(k string) bool { _, ok := in[k]; return ok }
+	switch {
+	case has("statements") && has("evidence"):
+		return "verify"
+	case has("context") && has("answer"):
+		return "useful"
+	case has("text"):
+		return "statements"
+	case has("response"):
+		return "question"
+	}
+	return ""
+}
+
+func str(in map[string]json.RawMessage, k string) string {
+	var s string
+	_ = json.Unmarshal(in[k], &s)
+	return s
+}
+
+// answer returns the content a careful judge would give for the step.
+func answer(step string, in map[string]json.RawMessage) string {
+	switch step {
+	case "statements":
+		return mustJSON(map[string]any{"statements": Sentences(str(in, "text"))})
+	case "verify":
+		var stmts []string
+		_ = json.Unmarshal(in["statements"], &stmts)
+		ev := str(in, "evidence")
+		verdicts := make([]map[string]any, 0, len(stmts))
+		for _, s := range stmts {
+			v, reason := 0, "The evidence does not state this."
+			if Supported(s, ev) {
+				v, reason = 1, "The evidence states this."
+			}
+			verdicts = append(verdicts, map[string]any{"statement": s, "reason": reason, "verdict": v})
+		}
+		return mustJSON(map[string]any{"verdicts": verdicts})
+	case "useful":
+		return mustJSON(map[string]any{"reason": "The context helps to arrive at the answer.", "verdict": 1})
+	case "question":
+		r := str(in, "response")
+		nonc := 0
+		low := strings.ToLower(r)
+		for _, p := range []string{"i don't know", "i do not know", "not sure", "it depends", "cannot answer"} {
+			if strings.Contains(low, p) {
+				nonc = 1
+			}
+		}
+		q := strings.TrimRight(strings.TrimSpace(r), ".!?") + "?"
+		return mustJSON(map[string]any{"question": q, "noncommittal": nonc})
+	}
+	return "{}"
+}
+
+// Sentences splits text into the statements the fake returns: on ". ",
+// trimmed, without the final period, empty pieces dropped.
+func Sentences(text string) []string {
+	out := []string{}
+	for _, s := range strings.Split(text, ". ") {
+		s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "."))
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Supported is the fake's verdict: at least 60% of the statement's words
+// (letters and digits, case folded) occur in the evidence.
+func Supported(statement, evidence string) bool {
+	words := fields(statement)
+	if len(words) == 0 {
+		return false
+	}
+	ev := map[string]bool{}
+	for _, w := range fields(evidence) {
+		ev[w] = true
+	}
+	n := 0
+	for _, w := range words {
+		if ev[w] {
+			n++
+		}
+	}
+	return float64(n) >= 0.6*float64(len(words))
+}
+
+func fields(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+}
+
+// Vector is the fake's embedding of text: a bag of hashed words in dim
+// dimensions, unit length (all zeros for a text without words).
+// Deterministic, and texts sharing words are similar.
+func Vector(text string, dim int) []float64 {
+	v := make([]float64, dim)
+	for _, w := range fields(text) {
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		x := h.Sum64()
+		sign := 1.0
+		if x&1 == 1 {
+			sign = -1
+		}
+		v[int((x>>1)%uint64(dim))] += sign
+	}
+	var n float64
+	for _, x := range v {
+		n += x * x
+	}
+	if n > 0 {
+		n = math.Sqrt(n)
+		for i := range v {
+			v[i] /= n
+		}
+	}
+	return v
+}
+
+func mustJSON(v any) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		panic(err)
+	}
+	return strings.TrimSuffix(b.String(), "\n")
+}
