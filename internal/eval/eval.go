@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sort"
 	"sync"
 
 	"github.com/raggate/raggate/internal/judge"
@@ -252,14 +251,4 @@ func (e *sampleEval) missing(m metrics.Metric) (metrics.Field, bool) {
 		}
 	}
 	return "", false
-}
-
-// sortedKeys is used by tests and reports.
-func sortedKeys(m map[string]float64) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Slice(out, func(a, b int) bool { return metrics.Order(out[a]) < metrics.Order(out[b]) })
-	return out
 }

@@ -96,6 +96,8 @@ type Request struct {
 	RawQuery string
 	Header   http.Header
 	Body     []byte
+	// Status is the status code of the response (0 while in flight).
+	Status int
 }
 
 // Comment is an issue or pull request comment held by the server.
@@ -142,7 +144,7 @@ type Server struct {
 	contentsLimit int
 	repos         map[string]*repo
 	nextID        int64
-	requests      []Request
+	requests      []*Request
 	hook          func(*http.Request)
 	now           time.Time
 }
@@ -258,7 +260,23 @@ func (s *Server) OnRequest(f func(*http.Request)) {
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests...)
+	out := make([]Request, len(s.requests))
+	for i, r := range s.requests {
+		out[i] = *r
+	}
+	return out
+}
+
+// Statuses returns the response status codes of the recorded requests with
+// the method and a path equal to path (without the Enterprise prefix).
+func (s *Server) Statuses(method, path string) []int {
+	var out []int
+	for _, r := range s.Requests() {
+		if r.Method == method && r.Path == path {
+			out = append(out, r.Status)
+		}
+	}
+	return out
 }
 
 // Count returns how many recorded requests have the method (any when
@@ -438,13 +456,21 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	inPrefix := s.prefix == "" || strings.HasPrefix(path, s.prefix+"/")
 	path = strings.TrimPrefix(path, s.prefix)
 
-	s.mu.Lock()
-	s.requests = append(s.requests, Request{
+	rec := &Request{
 		Method: r.Method, Path: path, RawPath: r.URL.Path, RawQuery: r.URL.RawQuery,
 		Header: r.Header.Clone(), Body: body,
-	})
+	}
+	s.mu.Lock()
+	s.requests = append(s.requests, rec)
 	hook := s.hook
 	s.mu.Unlock()
+	sw := &statusWriter{ResponseWriter: w}
+	w = sw
+	defer func() {
+		s.mu.Lock()
+		rec.Status = sw.status
+		s.mu.Unlock()
+	}()
 	if hook != nil {
 		hook(r)
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -509,6 +535,26 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	r2.URL.Path = path
 	r2.URL.RawPath = ""
 	s.mux.ServeHTTP(w, r2)
+}
+
+// statusWriter remembers the status code written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
 }
 
 func rateHeaders(w http.ResponseWriter, remaining int) {

@@ -149,7 +149,10 @@ func jsonErrorPosition(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		off = se.Offset - 1 // the offset counts the offending byte
+		if off < 0 {
+			off = 0
+		}
 	case errors.As(err, &te):
 		off = te.Offset
 	}

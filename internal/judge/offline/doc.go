@@ -1,90 +1,148 @@
 // Package offline is a deterministic judge that needs no network and no API
 // key, so the whole gate runs anywhere: demos, smoke runs and tests.
 //
-// It is a lexical heuristic for demos, smoke runs and tests, NOT a substitute
-// for an LLM judge. Its scores are not comparable with those of an LLM judge
-// (or with Ragas), it does not understand paraphrase, synonyms, pronouns or
-// world knowledge, and a results file judged by it carries its own judge
-// fingerprint so it is never silently compared with an LLM-judged baseline.
+// It is a lexical heuristic for demos, smoke runs and tests, NOT a
+// substitute for an LLM judge. It matches words, not meaning: its scores are
+// not comparable with those of an LLM judge (or with Ragas), and the floors
+// that suit an LLM judge do not suit it. Info reports its own provider,
+// model and heuristic version, so results it judged get their own judge
+// fingerprint and are never silently compared with an LLM-judged baseline.
 // What it does guarantee: the same inputs always give the same answers, on
-// every platform and Go version, and a response copied from its context
-// verifies while a made-up number or a flipped negation does not.
+// every platform and Go version; a statement copied from the evidence is
+// supported, while a made-up number or a flipped negation is not.
 //
-// # Text processing
+// # Words, numbers and negation
 //
-// Words are maximal runs of letters and digits (hyphens and other
-// punctuation separate words; an apostrophe inside a word is kept only to
-// strip the clitics 's 're 've 'll 'd 'm and n't, where n't marks negation).
-// Content words are the lowercased words that are not on a fixed English
-// stop-word list (function words, auxiliaries, hedges such as "likely" or
-// "approximately", and unit words such as "percent" or "million"), reduced by
-// a light stemmer: plural -s/-es/-ies, then -ing, -ed or -ly, an undoubled
-// final consonant, a dropped final -e and a final -y read as -i, so that
-// "companies"/"company", "produced"/"produce"/"producing" and
-// "globally"/"global" meet.
+// Words are maximal runs of letters and digits; hyphens and other
+// punctuation separate words. An apostrophe inside a word is only kept to
+// strip the clitics 's 're 've 'll 'd 'm and n't (n't is a negation: "can't"
+// is "can" + negation). Content words are the lowercased words of two or
+// more letters that are not on a fixed English stop-word list (function
+// words, auxiliaries and modals, pronouns, hedges such as "likely" or
+// "approximately", "yes", and unit words such as "percent" or "million"),
+// reduced by a light stemmer: plural -s/-es/-ies, then -ing, -ed or -ly, an
+// undoubled final consonant, a dropped final -e and a final -y read as -i,
+// so that "companies"/"company", "produced"/"produce"/"producing",
+// "globally"/"global" and "children"/"child" meet.
 //
-// Numbers are read separately: "1,000", "1000" and "1000.00" are the same
-// number; "71%" is 71; "$15" is 15; a k, thousand, million, billion or
-// trillion right after a number scales it ("250K" = "250,000", "1.5 million"
-// = "1500000"); the words two to twenty, thirty to ninety and hundred are
-// numbers too. "one" is too ambiguous to be required, so a 1 in a statement
-// is also found by the word "one" in the evidence. Negation cues are not, no,
-// never, n't, cannot, without, none, nor, neither, nobody, nothing and
-// nowhere.
+// Numbers are read apart from words: "1,000", "1000" and "1000.00" are one
+// number; "71%" is 71; "$15" is 15; "21st" is 21 and "1990s" is 1990; a
+// hundred, thousand, million, billion or trillion (or a "bn" suffix) right
+// after a number scales it ("1.5 million" = "1,500,000"); the words two to
+// twenty, thirty to ninety and a lone hundred are numbers. "one" is too
+// ambiguous to require ("one of the largest"), but it does supply a 1 in
+// evidence. "401k", "4g" and "co2" are words, not numbers.
 //
-// # Steps
+// Negation cues are not, no, never, n't, cannot, without, none, nor,
+// neither, nobody, nothing and nowhere. A cue reaches the next six words of
+// its clause (a clause ends at , ; : ( ) [ ] { } double quotes, dashes and
+// sentence ends), so "eight that no longer exist" negates "exist" but not
+// the rest of the sentence around its parentheses.
 //
-// statements: the text is split into sentences at newlines, list bullets and
-// numbered items, and at . ! ? followed by a space and a capital, digit or
-// quote (or run into a capitalised word, as in "stuff.Most"); not after
-// abbreviations such as "e.g.", "U.S.", "Dr." or "No.", initials ("J. K."),
-// inside decimals ("3.5") or before a lowercase word. A sentence is then split
-// into clauses at "; " and at ", and", ", but", ", yet", ", while" and
-// ", whereas" when both sides have at least three words, a content word and
-// a verb-like word (an auxiliary or modal, a common verb from a short list, a
-// word ending in -ed, or the word after a subject pronoun). A short heading
-// before a colon ("1. Influence on other countries: The ruling ...") is
-// dropped. Questions, lines ending with a colon, markdown headings and
-// fragments without a content word are dropped; exact duplicates are kept
-// once. No pronoun resolution is attempted: "It was founded in 1961." stays
-// as it is.
+// # statements
 //
-// verify: the evidence is split into sentences the same way (without clause
-// splitting). For each statement the judge picks the evidence window of one
-// to three consecutive sentences (DefaultWindow) that contains the most of
-// the statement's distinct content words and numbers (ties: fewer sentences,
-// then earlier). The statement is supported (verdict 1) when, in that window,
-// (a) at least DefaultVerifyThreshold (0.7) of its distinct content words are
-// found, (b) every number of the statement is found, and (c) the statement is
-// negated exactly when the window's best-matching sentence is. A statement
-// without content words or numbers is not supported. The reason says what
-// was found and what was missing.
+// The text is split into lines, then list markers ("- ", "* ", "• ", "1. ",
+// "2) ", "(a) ", "> ") are removed and each line is split into sentences at
+// . ! ? or … (runs included, closing quotes and brackets kept) followed by a
+// space and a word that does not start lowercase, and at a period run into
+// a capitalised word ("stuff.Most"). A period does not end a sentence after
+// a title or short form ("Dr.", "Mr.", "No.", "approx.", "Jan.", ...), nor
+// inside a decimal ("3.5"), nor before a lowercase word ("e.g. a fund");
+// after a dotted abbreviation or an initial ("U.S.", "S.A.", "J.") it ends
+// one only before a common sentence starter ("The", "It", "This", "In",
+// ...): "the U.S. Supreme Court" stays whole, "S.A. It is" splits.
 //
-// useful: the context is useful (verdict 1) when it contains at least
-// DefaultUsefulThreshold (0.5) of the distinct content words and numbers of
-// the answer that are not already in the question (the answer's new
-// information); when every answer word is in the question, all of the
-// answer's words count; when the answer is empty, the question's words are
-// used.
+// A sentence is split into clauses at "; ", ", and ", ", but ", ", yet ",
+// ", while " and ", whereas " when both sides have at least three words, a
+// content word and a verb-like word: an auxiliary, modal or common verb
+// from a short list, a negation, or the word after a subject pronoun (I,
+// you, he, she, it, we, they). Words in -ed do not count (too many are
+// participles: "disparities faced by"), so "ExxonMobil, Chevron, and
+// Peabody" is never split, and neither is "the court ruled, and the state
+// appealed". The coordinator is dropped and the next clause capitalised.
 //
-// question: the judge does not write a question; it returns the response
-// itself as each of the Request.Count() generated questions, so answer
-// relevancy becomes the cosine between the embeddings of the response and
-// of the user input. Noncommittal is 1 when an evasive phrase ("I don't
-// know", "it depends", "the context does not", ...; see evasivePhrases)
-// occurs in the first sentence of the response, or anywhere in a response
-// of at most two sentences: case-insensitive, tolerant of curly and missing
-// apostrophes, on word boundaries.
+// A short heading before ": " (at most eight words, no verb-like word) is
+// dropped when the rest is a clause: "1. Influence on other countries: The
+// ruling can serve ..." gives "The ruling can serve ...". Questions, lines
+// ending with a colon (list introductions), markdown headings and fragments
+// without a content word are dropped; "**" and "__" are removed; statements
+// lacking final punctuation get a period; duplicates (ignoring case) are
+// kept once. There is no pronoun resolution: "It was founded in 1961." stays
+// as it is, and a statement is never rewritten.
 //
-// embed: hashed features, L2-normalised, in Options.Dim buckets (default
-// 256): character trigrams of every content word with word-boundary markers
-// ("<co", "com", ..., "es>") plus the stemmed content words themselves, each
-// hashed with 64-bit FNV-1a into a bucket with a sign from the hash's top
-// bit. A text without content words uses all its words; a text without words
-// embeds as the zero vector. Integer feature counts make the vectors
-// bit-for-bit reproducible.
+// # verify
 //
-// Info().Prompts carries HeuristicVersion and the thresholds in use, so
-// results judged with different heuristics or settings get different judge
-// fingerprints.
+// The evidence is split into sentences the same way (without clause
+// splitting or dropping anything). For each statement the judge takes the
+// window of one to three consecutive evidence sentences (DefaultWindow)
+// that contains the most of the statement's distinct content words and
+// numbers; ties go to a window whose negation agrees (below), then to fewer
+// sentences, then to the earlier window. The statement is supported
+// (verdict 1) when, in that window:
+//
+//   - at least VerifyThreshold (default 0.7) of its distinct content words
+//     occur,
+//   - every number of the statement occurs, and
+//   - negation agrees: a negation cue of the statement reaches one of its
+//     content words or numbers exactly when a negation cue of the window's
+//     best-matching sentence reaches one of the statement's content words
+//     or numbers.
+//
+// A statement without content words or numbers is not supported; with
+// empty evidence nothing is. The reason says what was found and what was
+// missing, for example "4/6 content words found (missing: nigerian,
+// independent); number 2017 not in evidence". Windows of three sentences
+// and the 0.7 threshold were chosen on the Ragas sample datasets amnesty_qa
+// and fiqa: reference answers derived from the contexts mostly verify,
+// while the LLM responses that add facts mostly do not.
+//
+// # useful
+//
+// The context is useful (verdict 1) when it contains at least
+// UsefulThreshold (default 0.5) of the answer's distinct content words and
+// numbers that are not in the question (the answer's new information).
+// When every answer word is in the question, all of the answer's words
+// count; when the answer has none, the question's words are used.
+//
+// # question
+//
+// The judge does not write questions: each of the Request.Count() answers
+// is the response itself, so answer relevancy becomes the cosine between the
+// embeddings of the response and of the user input. Noncommittal is 1 when
+// an evasive phrase ("I don't know", "I'm not sure", "cannot answer",
+// "unable to", "no information", "not enough information", "it depends",
+// "the context does not", "not mentioned", ...) occurs in the first sentence
+// of the response, or anywhere in a response of at most two sentences; a
+// caveat later in a substantive answer is not evasion. Matching ignores case,
+// punctuation and apostrophes (straight, curly or missing: "I dont know"
+// matches) and is on whole words.
+//
+// # embed
+//
+// Each text becomes Options.Dim (default 256) hashed features, L2-normalised:
+// the character trigrams of every content word with boundary markers
+// ("<co", "com", ..., "es>"), the stemmed content words and the numbers.
+// Each feature is hashed with 64-bit FNV-1a; the hash modulo Dim picks the
+// bucket and its top bit the sign (+1 or -1). A text without content words
+// uses all its words (so "it is what it is" is not the zero vector); a text
+// without words is the zero vector. Counts are integers until the final
+// division, so vectors are bit-for-bit reproducible.
+//
+// # Settings and versions
+//
+// Info().Prompts is HeuristicVersion plus the thresholds and window in use;
+// bump HeuristicVersion whenever any answer can change. Options with zero
+// or out-of-range fields take the defaults; the zero Judge is usable.
+//
+// # Known limits
+//
+// No synonyms or paraphrase beyond shared stems ("limited opportunities"
+// does not meet "considerable constraints"); no pronoun or coreference
+// resolution; no world knowledge; negation is lexical ("avoid having more
+// than 5%" is not a negation, and a negation in a subordinate clause that
+// mentions the statement's words counts); numbers must match exactly after
+// normalisation (0.71 is not 71%, "a third" is not 1/3); a statement whose
+// facts are spread over more than three evidence sentences fails; long
+// evidence shares many topic words, so a plausible made-up statement on the
+// same topic can pass; English only.
 package offline

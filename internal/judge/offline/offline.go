@@ -28,6 +28,8 @@ const (
 const (
 	// DefaultDim is the embedding dimension.
 	DefaultDim = 256
+	// MaxDim is the largest embedding dimension accepted.
+	MaxDim = 1 << 16
 	// DefaultVerifyThreshold is the fraction of a statement's distinct
 	// content words that the evidence window must contain.
 	DefaultVerifyThreshold = 0.7
@@ -42,7 +44,7 @@ const (
 // Options configures a Judge. The zero value is usable: every zero or
 // out-of-range field takes its default.
 type Options struct {
-	// Dim is the embedding dimension (default DefaultDim).
+	// Dim is the embedding dimension, in [1, MaxDim] (default DefaultDim).
 	Dim int
 	// VerifyThreshold is the content-word coverage a statement needs to be
 	// supported, in (0, 1] (default DefaultVerifyThreshold).
@@ -54,7 +56,7 @@ type Options struct {
 
 // withDefaults returns o with every zero or out-of-range field defaulted.
 func (o Options) withDefaults() Options {
-	if o.Dim <= 0 {
+	if o.Dim <= 0 || o.Dim > MaxDim {
 		o.Dim = DefaultDim
 	}
 	if !(o.VerifyThreshold > 0 && o.VerifyThreshold <= 1) {
@@ -66,8 +68,9 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Judge is the offline judge. It holds no mutable state, so it is safe for
-// concurrent use; the zero value behaves like New(Options{}).
+// Judge is the offline judge (see the package doc for its heuristics). It
+// holds no mutable state, so it is safe for concurrent use; the zero value
+// behaves like New(Options{}).
 type Judge struct {
 	opts Options
 }
@@ -82,7 +85,12 @@ func New(opts Options) *Judge {
 	return &Judge{opts: opts.withDefaults()}
 }
 
-func (j *Judge) options() Options { return j.opts.withDefaults() }
+func (j *Judge) options() Options {
+	if j == nil {
+		return Options{}.withDefaults()
+	}
+	return j.opts.withDefaults()
+}
 
 // Info describes the judge: its heuristic version and settings are part of
 // the judge fingerprint.

@@ -29,8 +29,15 @@ func TestInfo(t *testing.T) {
 	if zero := (&Judge{}).Info(); zero != want {
 		t.Errorf("zero Judge Info() = %+v, want %+v", zero, want)
 	}
+	var nilJudge *Judge
+	if got := nilJudge.Info(); got != want {
+		t.Errorf("nil Judge Info() = %+v, want %+v", got, want)
+	}
 	// Out-of-range options take their defaults.
-	if bad := New(Options{Dim: -1, VerifyThreshold: 2, UsefulThreshold: math.NaN()}).Info(); bad != want {
+	if bad := New(Options{Dim: MaxDim + 1, VerifyThreshold: 2, UsefulThreshold: math.NaN()}).Info(); bad != want {
+		t.Errorf("Info() with out-of-range options = %+v, want %+v", bad, want)
+	}
+	if bad := New(Options{Dim: -1, VerifyThreshold: -0.5, UsefulThreshold: 1.5}).Info(); bad != want {
 		t.Errorf("Info() with out-of-range options = %+v, want %+v", bad, want)
 	}
 	custom := New(Options{Dim: 64, VerifyThreshold: 0.75, UsefulThreshold: 0.3}).Info()
@@ -184,7 +191,6 @@ func TestEmbedGolden(t *testing.T) {
 		i int
 		v float64
 	}{{7, x}, {24, x}, {28, -x}, {30, x}, {33, x}, {43, x}, {46, x}, {48, -x}}
-	var got []float64
 	k := 0
 	for i, c := range v {
 		if c == 0 {
@@ -194,7 +200,6 @@ func TestEmbedGolden(t *testing.T) {
 			t.Errorf("nonzero component %d: v[%d] = %v, want v[%d] = %v", k, i, c, want[k].i, want[k].v)
 		}
 		k++
-		got = append(got, c)
 	}
 	if k < len(want) {
 		t.Errorf("only %d nonzero components", k)

@@ -32,7 +32,7 @@ build builds built grow grows grew grown lose loses lost win wins won
 
 var subjectPronouns = set("i you he she it we they")
 
-// openers are closing quotes and brackets that may follow a sentence terminator.
+// closers are closing quotes and brackets that may follow a sentence terminator.
 const closers = "\"'\u201d\u2019)]\u00bb"
 
 func isTerminator(r rune) bool { return r == '.' || r == '!' || r == '?' || r == '\u2026' }
@@ -251,6 +251,9 @@ func sentences(text string) []string {
 	return out
 }
 
+// emphasis removes markdown bold markers.
+var emphasis = strings.NewReplacer("**", "", "__", "")
+
 // splitStatements is the statements step (see the package doc).
 func splitStatements(text string) []string {
 	out := []string{}
@@ -260,7 +263,7 @@ func splitStatements(text string) []string {
 		if strings.HasPrefix(line, "#") {
 			continue // markdown heading
 		}
-		line = strings.NewReplacer("**", "", "__", "").Replace(line)
+		line = emphasis.Replace(line)
 		for _, s := range splitLine(stripMarker(line)) {
 			s = dropHeading(s)
 			if last := lastRune(strings.TrimRight(s, closers)); last == '?' || last == ':' {

@@ -201,11 +201,14 @@ func applyScales(toks []token) []token {
 	return out
 }
 
+// apostrophes turns curly and modifier apostrophes into straight ones.
+var apostrophes = strings.NewReplacer("\u2019", "'", "\u02bc", "'")
+
 // wordToken normalises one lowercased word: clitics, negation, number words.
 func wordToken(w string) token {
 	neg := false
 	if strings.ContainsAny(w, "'\u2019\u02bc") {
-		w = strings.NewReplacer("\u2019", "'", "\u02bc", "'").Replace(w)
+		w = apostrophes.Replace(w)
 		switch {
 		case strings.HasSuffix(w, "n't"):
 			neg = true

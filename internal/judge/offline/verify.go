@@ -38,10 +38,9 @@ func verifyOne(st *bag, ev []*bag, threshold float64) (int, string) {
 		return 0, "evidence is empty"
 	}
 	// The best window: most matched words + numbers; ties go to a window
-	// whose negation agrees with the statement's, then to fewer sentences,
-	// then to the earlier window.
-	// Negation is judged on the window's best-matching sentence (see
-	// bestSentence).
+	// whose negation agrees with the statement's (judged on the window's
+	// best-matching sentence), then to fewer sentences, then to the earlier
+	// window.
 	var w []*bag
 	bestScore, bestAgree := -1, false
 	for size := 1; size <= DefaultWindow && size <= len(ev); size++ {
@@ -70,7 +69,7 @@ func verifyOne(st *bag, ev []*bag, threshold float64) (int, string) {
 	}
 
 	found := len(st.stems) - len(missingWords)
-	coverageOK := len(st.stems) == 0 || float64(found) >= threshold*float64(len(st.stems))
+	coverageOK := len(st.stems) == 0 || covers(found, len(st.stems), threshold)
 	negOK := bestAgree
 
 	var reason strings.Builder
@@ -117,6 +116,12 @@ func bestSentence(st *bag, w []*bag) *bag {
 		}
 	}
 	return best
+}
+
+// covers reports whether found/total >= threshold, with a tolerance for the
+// rounding of threshold*total (0.7 of 10 words is 7 words).
+func covers(found, total int, threshold float64) bool {
+	return float64(found) >= threshold*float64(total)-1e-9
 }
 
 func stemIn(b *bag, s string) bool { return b.stemSet[s] }
@@ -183,7 +188,7 @@ func useful(in metrics.UsefulInput, threshold float64) *metrics.UsefulOutput {
 			found++
 		}
 	}
-	ok := float64(found) >= threshold*float64(len(target))
+	ok := covers(found, len(target), threshold)
 	reason := fmt.Sprintf("context has %d/%d content words of the %s", found, len(target), what)
 	if ok {
 		reason += " (useful)"

@@ -294,7 +294,12 @@ func New(cfg Config) (*Judge, error) {
 
 	httpClient := cfg.HTTPClient
 	if httpClient == nil {
-		httpClient = &http.Client{}
+		// Keep a connection per concurrent call alive (the default keeps
+		// two per host and would reconnect for most calls). Attempts are
+		// bounded by per-request context timeouts.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConnsPerHost = max(cfg.Concurrency, judge.DefaultConcurrency) + 4
+		httpClient = &http.Client{Transport: t}
 	}
 	hd := &doer{client: httpClient, headers: cfg.ExtraHeaders}
 

@@ -1,0 +1,453 @@
+package baseline
+
+import (
+	"context"
+	"crypto/sha1"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+// Branch store defaults.
+const (
+	DefaultBranch      = "raggate-baselines"
+	DefaultDir         = "baselines"
+	DefaultMaxWalk     = 50
+	DefaultMaxAttempts = 5
+)
+
+// BranchStore keeps baselines on a branch of the repository through the
+// GitHub REST API (no checkout needed). Layout on the branch (default
+// "raggate-baselines"):
+//
+//	README.md                      explains the branch
+//	baselines/<branch>/<sha>.json  results of commit <sha> of <branch>
+//	baselines/<branch>/latest.json the newest of them
+//
+// With Key.Name set the files are <sha>.<name>.json and latest.<name>.json.
+// The branch is created on first Put as an orphan commit holding only the
+// README (git data API: tree, commit, ref), so it carries no workflows and
+// shares no history with the code.
+//
+// Get (for a pull request: Key{Branch: base ref, SHA: base sha}) lists
+// baselines/<branch>/ once, then looks for the base sha itself and, if it
+// has no baseline, walks its history with one request,
+// GET /repos/{o}/{r}/commits?sha=<base>&per_page=50 (newest first, like
+// git log), taking the first listed commit that has a stored baseline; only
+// heads of the base branch ever get baselines, so commits brought in by
+// merges are skipped naturally. Failing that it falls back to latest.json
+// (Source.Latest) and then to ErrNotFound.
+//
+// Put (on push: Key{Branch: pushed branch, SHA: pushed head}) writes
+// <sha>.json and latest.json with the contents API, retrying a bounded
+// number of times on 409/422 blob-sha conflicts with a concurrent writer
+// (re-reading the file's sha each time). latest.json is not replaced by
+// results of a commit that is an ancestor of the one it holds (an older
+// push finishing last). Identical content is not rewritten.
+//
+// Files above 1 MB come without content from the contents API; they are
+// read through the git blobs API. Rate limits are retried by the client's
+// transport (ghcomment.NewClient).
+type BranchStore struct {
+	Client      *github.Client
+	Owner, Repo string
+	// Branch holds the baselines (default DefaultBranch).
+	Branch string
+	// Dir is the directory of baselines on Branch (default DefaultDir).
+	Dir string
+	// MaxWalk is how many commits of history Get examines (default
+	// DefaultMaxWalk).
+	MaxWalk int
+	// MaxAttempts bounds the writes of one file under conflicts (default
+	// DefaultMaxAttempts).
+	MaxAttempts int
+}
+
+var _ Store = (*BranchStore)(nil)
+
+func (s *BranchStore) branch() string {
+	if s.Branch == "" {
+		return DefaultBranch
+	}
+	return s.Branch
+}
+
+func (s *BranchStore) dir(key Key) string {
+	d := s.Dir
+	if d == "" {
+		d = DefaultDir
+	}
+	return strings.Trim(d, "/") + "/" + key.Branch
+}
+
+func fileName(key Key, sha string) string {
+	if key.Name != "" {
+		return sha + "." + key.Name + ".json"
+	}
+	return sha + ".json"
+}
+
+func (s *BranchStore) location(p string) string {
+	return fmt.Sprintf("%s/%s@%s:%s", s.Owner, s.Repo, s.branch(), p)
+}
+
+func (s *BranchStore) check(key Key) error {
+	switch {
+	case s.Client == nil:
+		return errors.New("branch baseline store: no GitHub client")
+	case s.Owner == "" || s.Repo == "":
+		return errors.New("branch baseline store: no repository (GITHUB_REPOSITORY)")
+	}
+	if err := validBranch(key.Branch); err != nil {
+		return err
+	}
+	if err := validBranch(s.branch()); err != nil {
+		return fmt.Errorf("baselines branch: %w", err)
+	}
+	return key.validName()
+}
+
+// Get returns the baseline of key.SHA or of its nearest ancestor that has
+// one, else the branch's latest baseline.
+func (s *BranchStore) Get(ctx context.Context, key Key) (*results.File, Source, error) {
+	if err := s.check(key); err != nil {
+		return nil, Source{}, err
+	}
+	key.SHA = strings.ToLower(key.SHA)
+	dir := s.dir(key)
+	stored, complete, err := s.list(ctx, dir)
+	if err != nil {
+		return nil, Source{}, err
+	}
+	if len(stored) == 0 && complete {
+		return nil, Source{}, fmt.Errorf("%w: nothing stored under %s: push to %s with the action once to store a baseline", ErrNotFound, s.location(dir+"/"), key.Branch)
+	}
+	has := func(name string) bool { return !complete || stored[name] }
+
+	walked := 0
+	if key.SHA != "" {
+		history, err := s.history(ctx, key.SHA)
+		if err != nil {
+			return nil, Source{}, err
+		}
+		if len(history) == 0 || history[0] != key.SHA {
+			history = append([]string{key.SHA}, history...)
+		}
+		walked = len(history)
+		for i, sha := range history {
+			name := fileName(key, sha)
+			if !has(name) {
+				continue
+			}
+			f, found, err := s.readFile(ctx, dir+"/"+name)
+			if err != nil {
+				return nil, Source{}, err
+			}
+			if found {
+				return f, Source{Store: "branch", Location: s.location(dir + "/" + name), SHA: sha, Requested: key.SHA, Distance: i}, nil
+			}
+		}
+	}
+	latest := dir + "/" + fileName(key, "latest")
+	if has(fileName(key, "latest")) {
+		f, found, err := s.readFile(ctx, latest)
+		if err != nil {
+			return nil, Source{}, err
+		}
+		if found {
+			return f, Source{Store: "branch", Location: s.location(latest), SHA: gitSHA(f), Requested: key.SHA, Latest: true}, nil
+		}
+	}
+	return nil, Source{}, fmt.Errorf("%w: no baseline for %s or its %d nearest ancestors, and no %s", ErrNotFound, short(key.SHA), max(walked-1, 0), s.location(latest))
+}
+
+// list returns the file names in dir on the baselines branch; complete is
+// false when the contents API may have truncated the listing (1,000
+// entries), in which case callers probe files directly.
+func (s *BranchStore) list(ctx context.Context, dir string) (map[string]bool, bool, error) {
+	_, entries, _, err := s.Client.Repositories.GetContents(ctx, s.Owner, s.Repo, dir, &github.RepositoryContentGetOptions{Ref: s.branch()})
+	if statusOf(err) == http.StatusNotFound {
+		// No baselines branch, or nothing for this branch yet.
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, classify("list "+s.location(dir), err)
+	}
+	names := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		if e.GetType() == "file" {
+			names[e.GetName()] = true
+		}
+	}
+	return names, len(entries) < 1000, nil
+}
+
+// history lists up to MaxWalk commits reachable from sha, newest first.
+func (s *BranchStore) history(ctx context.Context, sha string) ([]string, error) {
+	walk := s.MaxWalk
+	if walk <= 0 {
+		walk = DefaultMaxWalk
+	}
+	opts := &github.CommitsListOptions{SHA: sha, ListOptions: github.ListOptions{PerPage: min(walk, 100)}}
+	var out []string
+	for len(out) < walk {
+		commits, resp, err := s.Client.Repositories.ListCommits(ctx, s.Owner, s.Repo, opts)
+		switch statusOf(err) {
+		case http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusConflict:
+			// Unknown commit (or empty repository): no history to walk.
+			return out, nil
+		}
+		if err != nil {
+			return nil, classify(fmt.Sprintf("list the history of %s in %s/%s", short(sha), s.Owner, s.Repo), err)
+		}
+		for _, c := range commits {
+			if len(out) < walk {
+				out = append(out, strings.ToLower(c.GetSHA()))
+			}
+		}
+		if resp == nil || resp.NextPage == 0 || len(commits) == 0 {
+			break
+		}
+		opts.Page = resp.NextPage
+	}
+	return out, nil
+}
+
+// stat returns the blob sha of path on the baselines branch and, when
+// wantContent, its content; found is false on 404.
+func (s *BranchStore) stat(ctx context.Context, p string, wantContent bool) (sha string, content []byte, found bool, err error) {
+	fc, _, _, err := s.Client.Repositories.GetContents(ctx, s.Owner, s.Repo, p, &github.RepositoryContentGetOptions{Ref: s.branch()})
+	if statusOf(err) == http.StatusNotFound {
+		return "", nil, false, nil
+	}
+	if err != nil {
+		return "", nil, false, classify("read "+s.location(p), err)
+	}
+	if fc == nil {
+		return "", nil, false, fmt.Errorf("%s is a directory, not a baseline file", s.location(p))
+	}
+	if !wantContent {
+		return fc.GetSHA(), nil, true, nil
+	}
+	if fc.GetEncoding() == "none" || (fc.Content == nil && fc.GetSize() > 0) {
+		// Above 1 MB the contents API omits the content: fetch the blob.
+		content, _, err = s.Client.Git.GetBlobRaw(ctx, s.Owner, s.Repo, fc.GetSHA())
+		if err != nil {
+			return "", nil, false, classify("read blob of "+s.location(p), err)
+		}
+		return fc.GetSHA(), content, true, nil
+	}
+	str, err := fc.GetContent()
+	if err != nil {
+		return "", nil, false, fmt.Errorf("read %s: %w", s.location(p), err)
+	}
+	return fc.GetSHA(), []byte(str), true, nil
+}
+
+func (s *BranchStore) readFile(ctx context.Context, p string) (*results.File, bool, error) {
+	_, data, found, err := s.stat(ctx, p, true)
+	if err != nil || !found {
+		return nil, found, err
+	}
+	f, err := results.Parse(data)
+	if err != nil {
+		return nil, false, fmt.Errorf("baseline %s: %w", s.location(p), err)
+	}
+	return f, true, nil
+}
+
+// Put stores f as the baseline of key.SHA on key.Branch and as the
+// branch's latest baseline.
+func (s *BranchStore) Put(ctx context.Context, key Key, f *results.File) error {
+	if err := s.check(key); err != nil {
+		return err
+	}
+	key.SHA = strings.ToLower(key.SHA)
+	if !shaRE.MatchString(key.SHA) {
+		return fmt.Errorf("baseline key: invalid commit sha %q: want the full commit id of the pushed head", key.SHA)
+	}
+	g, err := withGit(f, key)
+	if err != nil {
+		return err
+	}
+	data, err := results.Marshal(g)
+	if err != nil {
+		return fmt.Errorf("encode baseline: %w", err)
+	}
+	if err := s.ensureBranch(ctx); err != nil {
+		return err
+	}
+	msg := fmt.Sprintf("raggate: baseline for %s@%s [skip ci]", key.Branch, short(key.SHA))
+	dir := s.dir(key)
+	if err := s.write(ctx, dir+"/"+fileName(key, key.SHA), data, msg, nil); err != nil {
+		return err
+	}
+	keep := func(existing []byte) (bool, error) {
+		old, err := results.Parse(existing)
+		if err != nil || gitSHA(old) == "" || strings.EqualFold(gitSHA(old), key.SHA) {
+			return false, nil // unreadable or same commit: replace
+		}
+		return s.isAncestor(ctx, key.SHA, strings.ToLower(gitSHA(old)))
+	}
+	return s.write(ctx, dir+"/"+fileName(key, "latest"), data, msg, keep)
+}
+
+// isAncestor reports whether a is an ancestor of b (compare b...a is
+// "behind"). Unknown commits are not ancestors.
+func (s *BranchStore) isAncestor(ctx context.Context, a, b string) (bool, error) {
+	cmp, _, err := s.Client.Repositories.CompareCommits(ctx, s.Owner, s.Repo, b, a, &github.ListOptions{PerPage: 1})
+	switch statusOf(err) {
+	case http.StatusNotFound, http.StatusUnprocessableEntity:
+		return false, nil
+	}
+	if err != nil {
+		return false, classify(fmt.Sprintf("compare %s...%s", short(b), short(a)), err)
+	}
+	return cmp.GetStatus() == "behind", nil
+}
+
+// blobSHA is git's id of a blob with this content (what the contents API
+// reports as a file's sha).
+func blobSHA(data []byte) string {
+	h := sha1.New()
+	fmt.Fprintf(h, "blob %d\x00", len(data))
+	h.Write(data)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// write creates or updates p with data. keep, when set, sees the existing
+// content and may decide to leave it. Conflicts with concurrent writers
+// (409 stale sha, 422 missing sha) are retried after re-reading the sha.
+func (s *BranchStore) write(ctx context.Context, p string, data []byte, msg string, keep func([]byte) (bool, error)) error {
+	attempts := s.MaxAttempts
+	if attempts <= 0 {
+		attempts = DefaultMaxAttempts
+	}
+	branch := s.branch()
+	var lastErr error
+	for range attempts {
+		sha, existing, found, err := s.stat(ctx, p, keep != nil)
+		if err != nil {
+			return err
+		}
+		if found && sha == blobSHA(data) {
+			return nil // already stored
+		}
+		if found && keep != nil {
+			skip, err := keep(existing)
+			if err != nil {
+				return err
+			}
+			if skip {
+				return nil
+			}
+		}
+		opts := &github.RepositoryContentFileOptions{Message: &msg, Content: data, Branch: &branch}
+		if found {
+			opts.SHA = &sha
+		}
+		_, _, err = s.Client.Repositories.CreateFile(ctx, s.Owner, s.Repo, escapePath(p), opts)
+		if err == nil {
+			return nil
+		}
+		if !isConflict(err) {
+			return classify("write "+s.location(p), err)
+		}
+		lastErr = err
+	}
+	return fmt.Errorf("write %s: still conflicting with concurrent writers after %d attempts: %w", s.location(p), attempts, lastErr)
+}
+
+func escapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
+
+func isConflict(err error) bool {
+	switch statusOf(err) {
+	case http.StatusConflict:
+		return true
+	case http.StatusUnprocessableEntity:
+		var er *github.ErrorResponse
+		return errors.As(err, &er) && strings.Contains(strings.ToLower(er.Message), "sha")
+	}
+	return false
+}
+
+const readme = `# raggate baselines
+
+This branch is written by raggate (https://github.com/raggate/raggate).
+It holds RAG evaluation results of the repository's branches:
+
+    baselines/<branch>/<commit sha>.json   results of that commit
+    baselines/<branch>/latest.json         the newest of them
+
+Pull requests are compared with the baseline of their base commit (or its
+nearest ancestor that has one). Do not merge this branch; it shares no
+history with the code. Deleting it only makes the next pull requests run
+without a baseline until the next push stores one.
+`
+
+// ensureBranch creates the baselines branch as an orphan commit holding a
+// README, unless it exists.
+func (s *BranchStore) ensureBranch(ctx context.Context) error {
+	branch := s.branch()
+	_, _, err := s.Client.Git.GetRef(ctx, s.Owner, s.Repo, "heads/"+branch)
+	if err == nil {
+		return nil
+	}
+	if statusOf(err) != http.StatusNotFound {
+		return classify("look up branch "+branch, err)
+	}
+	tree, _, err := s.Client.Git.CreateTree(ctx, s.Owner, s.Repo, "", []*github.TreeEntry{{
+		Path: github.String("README.md"), Mode: github.String("100644"), Type: github.String("blob"), Content: github.String(readme),
+	}})
+	if err != nil {
+		return classify("create branch "+branch+" (tree)", err)
+	}
+	commit, _, err := s.Client.Git.CreateCommit(ctx, s.Owner, s.Repo, &github.Commit{
+		Message: github.String("raggate: create the baselines branch [skip ci]"),
+		Tree:    &github.Tree{SHA: tree.SHA},
+	}, nil)
+	if err != nil {
+		return classify("create branch "+branch+" (commit)", err)
+	}
+	_, _, err = s.Client.Git.CreateRef(ctx, s.Owner, s.Repo, &github.Reference{
+		Ref:    github.String("refs/heads/" + branch),
+		Object: &github.GitObject{SHA: commit.SHA},
+	})
+	if err != nil {
+		var er *github.ErrorResponse
+		if statusOf(err) == http.StatusUnprocessableEntity && errors.As(err, &er) && strings.Contains(er.Message, "already exists") {
+			return nil // a concurrent run created it
+		}
+		return classify("create branch "+branch, err)
+	}
+	return nil
+}
+
+func statusOf(err error) int {
+	var er *github.ErrorResponse
+	if errors.As(err, &er) && er.Response != nil {
+		return er.Response.StatusCode
+	}
+	return 0
+}
+
+func classify(op string, err error) error {
+	var rl *github.RateLimitError
+	var ab *github.AbuseRateLimitError
+	switch {
+	case errors.As(err, &rl), errors.As(err, &ab), statusOf(err) == http.StatusTooManyRequests:
+		return fmt.Errorf("%s: GitHub rate limit, retries exhausted; re-run the job later: %w", op, err)
+	case statusOf(err) == http.StatusForbidden:
+		return fmt.Errorf("%s: %w: give the job `permissions: contents: write` (pull requests from forks get a read-only token): %w", op, ErrNoPermission, err)
+	case statusOf(err) == http.StatusUnauthorized:
+		return fmt.Errorf("%s: bad credentials: check the github-token input: %w", op, err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}

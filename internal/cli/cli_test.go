@@ -1,0 +1,195 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
+)
+
+// repo is the repository root, relative to this package.
+const repo = "../.."
+
+type runResult struct {
+	code           int
+	stdout, stderr string
+}
+
+// gate runs the CLI in-process with the given environment variables.
+func gate(t *testing.T, env map[string]string, args ...string) runResult {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(context.Background(), args, Env{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] },
+	})
+	return runResult{code, out.String(), errb.String()}
+}
+
+func TestRunDemoWithOfflineJudge(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "results.json")
+	r := gate(t, nil, "run", "--dataset", repo+"/testdata/demo/golden.jsonl", "--judge", "offline", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Samples) != 20 || f.Dataset.Samples != 20 {
+		t.Fatalf("%d samples, want 20", len(f.Samples))
+	}
+	// The demo has every field, so the whole default suite runs.
+	want := metrics.DefaultSuite(func(metrics.Field) bool { return true })
+	if len(f.Config.Metrics) != len(want) {
+		t.Errorf("metrics = %v, want the %d of the default suite", f.Config.Metrics, len(want))
+	}
+	for _, m := range want {
+		s, ok := f.Summary[m.Name]
+		if !ok || s.N != 20 {
+			t.Errorf("%s: summary %+v, want 20 defined scores", m.Name, s)
+		}
+	}
+	if f.Judge.Provider != "offline" || f.Judge.Fingerprint == "" || f.Judge.Prompts == "" {
+		t.Errorf("judge = %+v", f.Judge)
+	}
+	if !strings.Contains(r.stdout, "faithfulness") || !strings.Contains(r.stdout, "median") {
+		t.Errorf("console table missing:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "judged 20/20 samples") {
+		t.Errorf("no progress on stderr:\n%s", r.stderr)
+	}
+}
+
+func TestRunSharedDatasets(t *testing.T) {
+	tests := []struct {
+		file    string
+		samples int
+		fields  []string
+	}{
+		{"amnesty_qa/amnesty_qa_eval.english_v2.fbf1aec.jsonl", 20, nil},
+		{"amnesty_qa/amnesty_qa_eval.english_v3.fef186d.jsonl", 20, nil},
+		{"fiqa/fiqa.jsonl", 30, nil},
+	}
+	var v2, v3 *results.File
+	for _, tt := range tests {
+		t.Run(filepath.Base(tt.file), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r.json")
+			r := gate(t, nil, "run", "--quiet", "--dataset", repo+"/testdata/datasets/"+tt.file, "--judge", "offline", "--out", out)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			f, err := results.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(f.Samples) != tt.samples {
+				t.Fatalf("%d samples, want %d", len(f.Samples), tt.samples)
+			}
+			// Every metric the data allows (user_input, contexts, response,
+			// reference): the LLM suite and the string metrics.
+			for _, m := range []string{"context_precision", "precision_at_k", "context_recall", "faithfulness", "answer_relevancy",
+				"factual_correctness", "noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "semantic_similarity",
+				"string_similarity", "exact_match", "string_presence"} {
+				if s, ok := f.Summary[m]; !ok || s.N+s.Undefined != tt.samples {
+					t.Errorf("%s: %+v", m, s)
+				}
+			}
+			for _, m := range []string{"id_context_precision", "nonllm_context_recall"} {
+				if _, ok := f.Summary[m]; ok {
+					t.Errorf("%s ran though the dataset has no such fields", m)
+				}
+			}
+			switch {
+			case strings.Contains(tt.file, "v2"):
+				v2 = f
+			case strings.Contains(tt.file, "v3"):
+				v3 = f
+			}
+		})
+	}
+	if v2 != nil && v3 != nil {
+		// Old and new Ragas vocabularies describe the same data: same scores.
+		for i := range v2.Samples {
+			a, b := v2.Samples[i], v3.Samples[i]
+			if a.ID != b.ID {
+				t.Fatalf("sample %d: ids %s vs %s", i, a.ID, b.ID)
+			}
+			for m, s := range a.Scores {
+				if s != b.Scores[m] && !(s.IsNaN() && b.Scores[m].IsNaN()) {
+					t.Errorf("sample %s %s: v2 %v, v3 %v", a.ID, m, s, b.Scores[m])
+				}
+			}
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"user_input":"q","response":"r"}`+"\n"+`{"user_input":"q2","retreived_contexts":["c"]}`+"\n"), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no dataset", []string{"run"}, 2, "--dataset is required"},
+		{"missing file", []string{"run", "--dataset", filepath.Join(dir, "nope.jsonl")}, 2, "nope.jsonl"},
+		{"bad field", []string{"run", "--dataset", bad, "--judge", "offline"}, 2, `bad.jsonl:2:20: unknown field "retreived_contexts": did you mean "retrieved_contexts"?`},
+		{"unknown metric", []string{"run", "--dataset", repo + "/testdata/demo/golden.jsonl", "--metrics", "faithfullness"}, 2, `unknown metric "faithfullness"`},
+		{"unknown judge", []string{"run", "--dataset", repo + "/testdata/demo/golden.jsonl", "--judge", "gpt"}, 2, `--judge "gpt"`},
+		{"bad mapping", []string{"run", "--dataset", repo + "/testdata/demo/golden.jsonl", "--field", "response"}, 2, "want canonical=name-in-file"},
+		{"unknown flag", []string{"run", "--datset", "x"}, 2, "flag provided but not defined"},
+		{"stray argument", []string{"run", "--dataset", "x", "extra"}, 2, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(tt.args, "--out", filepath.Join(dir, "r.json"))
+			if tt.name == "stray argument" {
+				args = tt.args
+			}
+			r := gate(t, nil, args...)
+			if r.code != tt.code {
+				t.Errorf("exit %d, want %d\n%s", r.code, tt.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("stderr does not contain %q:\n%s", tt.want, r.stderr)
+			}
+		})
+	}
+}
+
+func TestAutoJudgeSaysOffline(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := gate(t, map[string]string{}, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--metrics", "faithfulness", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "using the offline judge") {
+		t.Errorf("auto judge without a key did not say it uses the offline judge:\n%s", r.stderr)
+	}
+}
+
+func TestHelpVersionUnknown(t *testing.T) {
+	if r := gate(t, nil, "version"); r.code != 0 || !strings.HasPrefix(r.stdout, "gate ") {
+		t.Errorf("version: %d %q", r.code, r.stdout)
+	}
+	if r := gate(t, nil, "help"); r.code != 0 || !strings.Contains(r.stdout, "Exit codes") {
+		t.Errorf("help: %d %q", r.code, r.stdout)
+	}
+	if r := gate(t, nil, "help", "run"); r.code != 0 || !strings.Contains(r.stderr, "-dataset") {
+		t.Errorf("help run: %d %q", r.code, r.stderr)
+	}
+	if r := gate(t, nil, "rnu"); r.code != 2 || !strings.Contains(r.stderr, `Did you mean "run"?`) {
+		t.Errorf("unknown command: %d %q", r.code, r.stderr)
+	}
+	if r := gate(t, nil); r.code != 2 {
+		t.Errorf("no args: exit %d", r.code)
+	}
+}

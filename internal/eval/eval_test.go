@@ -1,0 +1,246 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/judge/judgetest"
+	"github.com/raggate/raggate/metrics"
+)
+
+// A hand-worked sample: two retrieved contexts, the first relevant.
+const (
+	q    = "When was the bridge opened?"
+	c1   = "The bridge opened in 1932. It spans 503 metres."
+	c2   = "Ferries crossed the harbour before the bridge."
+	resp = "The bridge opened in 1932 and is painted red."
+	ref  = "It opened in 1932."
+)
+
+var (
+	respSt = []string{"The bridge opened in 1932.", "The bridge is painted red."}
+	refSt  = []string{"The bridge opened in 1932."}
+	joined = c1 + "\n" + c2
+)
+
+func sample() metrics.Sample {
+	var s metrics.Sample
+	s.ID = "s1"
+	s.Set(metrics.UserInput, q)
+	s.SetList(metrics.RetrievedContexts, []string{c1, c2})
+	s.Set(metrics.Response, resp)
+	s.Set(metrics.Reference, ref)
+	return s
+}
+
+// fakeFor answers every step the default suite asks for sample().
+func fakeFor(t *testing.T) *judgetest.Fake {
+	f := judgetest.New(t)
+	f.OnStatements(resp, respSt...)
+	f.OnStatements(ref, refSt...)
+	f.OnUseful(c1, ref, 1).OnUseful(c2, ref, 0)
+	f.OnUseful(c1, resp, 1).OnUseful(c2, resp, 0)
+	f.OnVerify(joined, refSt, 1)     // context recall
+	f.OnVerify(joined, respSt, 1, 0) // faithfulness
+	f.OnVerify(ref, respSt, 1, 0)    // factual correctness (precision side), noise sensitivity
+	f.OnVerify(resp, refSt, 1)       // factual correctness (recall side)
+	both := append(append([]string{}, refSt...), respSt...)
+	f.OnVerify(c1, both, 1, 1, 0) // noise sensitivity, context 1
+	f.OnVerify(c2, both, 0, 0, 1) // noise sensitivity, context 2: "painted red" wrongly supported
+	f.OnQuestion(resp, "When did the bridge open?", 0)
+	f.OnEmbed(q, []float64{1, 0})
+	f.OnEmbed("When did the bridge open?", []float64{0.6, 0.8})
+	f.OnEmbed(ref, []float64{1, 0})
+	f.OnEmbed(resp, []float64{0.8, 0.6})
+	return f
+}
+
+func TestRunScoresAndSharesSteps(t *testing.T) {
+	f := fakeFor(t)
+	memo := judge.Memo(f)
+	all, err := Resolve(metrics.Names())
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), memo, []metrics.Sample{sample()}, Options{Metrics: all})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Samples[0]
+	// Expected values worked out by hand from METRICS.md.
+	want := map[string]float64{
+		metrics.ContextPrecisionName:   1 / (1 + 1e-10), // [1,0]: precision@1 = 1
+		metrics.PrecisionAtKName:       0.5,
+		metrics.ContextUtilizationName: 1 / (1 + 1e-10),
+		metrics.ContextRecallName:      1,
+		metrics.FaithfulnessName:       0.5,
+		// tp=1 fp=1 fn=0: P=0.5 R=1 F1=2/3 -> 0.67
+		metrics.FactualCorrectnessName: 0.67,
+		// relevant ctx = [c1]; resp stmt 2 is incorrect and supported only by c2 (irrelevant)
+		metrics.NoiseSensitivityRelevantName:   0,
+		metrics.NoiseSensitivityIrrelevantName: 0.5,
+		metrics.AnswerRelevancyName:            0.6, // cosine((1,0),(0.6,0.8))
+		metrics.SemanticSimilarityName:         0.8,
+		// 0.75 * F1(2/3) + 0.25 * 0.8
+		metrics.AnswerCorrectnessName: 0.75*(2.0/3.0) + 0.25*0.8,
+		metrics.StringSimilarityName:  metrics.StringSimilarity(ref, resp, metrics.Levenshtein),
+		metrics.ExactMatchName:        0,
+		metrics.StringPresenceName:    0,
+	}
+	for name, w := range want {
+		if g := got.Scores[name]; math.Abs(g-w) > 1e-9 {
+			t.Errorf("%s = %v, want %v (reason %q)", name, g, w, got.Undefined[name])
+		}
+	}
+	for _, name := range []string{metrics.IDContextPrecisionName, metrics.IDContextRecallName, metrics.NonLLMContextPrecisionName, metrics.NonLLMContextRecallName} {
+		if !math.IsNaN(got.Scores[name]) || !strings.HasPrefix(got.Undefined[name], "missing field ") {
+			t.Errorf("%s = %v (%q), want NaN with reason missing field", name, got.Scores[name], got.Undefined[name])
+		}
+	}
+	if r := got.Reasons[metrics.FaithfulnessName]; !strings.Contains(r, "painted red") {
+		t.Errorf("faithfulness reason %q does not name the unsupported statement", r)
+	}
+
+	// Every (step, input) was asked exactly once: the call budget of the
+	// default suite is 2N+7 chat calls per sample (context_utilization adds N).
+	const n = 2
+	calls := memo.Calls()
+	chat := calls[metrics.StepStatements] + calls[metrics.StepVerify] + calls[metrics.StepUseful] + calls[metrics.StepQuestion]
+	if want := 2*n + 7 + n; chat != want {
+		t.Errorf("chat calls = %d (%v), want %d", chat, calls, want)
+	}
+	if calls[metrics.StepStatements] != 2 {
+		t.Errorf("statements asked %d times, want 2 (response and reference, shared)", calls[metrics.StepStatements])
+	}
+}
+
+func TestDefaultSuiteCallBudget(t *testing.T) {
+	f := fakeFor(t)
+	memo := judge.Memo(f)
+	res, err := Run(context.Background(), memo, []metrics.Sample{sample()}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Samples[0].Scores[metrics.ContextUtilizationName]; ok {
+		t.Error("context_utilization ran though it is not in the default suite")
+	}
+	calls := memo.Calls()
+	chat := calls[metrics.StepStatements] + calls[metrics.StepVerify] + calls[metrics.StepUseful] + calls[metrics.StepQuestion]
+	if chat > 2*2+7 {
+		t.Errorf("default suite used %d chat calls, budget is 2N+7 = 11 (%v)", chat, calls)
+	}
+}
+
+func TestStepFailureIsUndefinedNotFatal(t *testing.T) {
+	f := fakeFor(t)
+	f.FailVerify(joined, respSt, &judge.Undefined{Reason: "judge refused"})
+	res, err := Run(context.Background(), judge.Memo(f), []metrics.Sample{sample()}, Options{Metrics: mustResolve(t, "faithfulness", "context_recall")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := res.Samples[0]
+	if !math.IsNaN(s.Scores["faithfulness"]) || s.Undefined["faithfulness"] != "judge refused" {
+		t.Errorf("faithfulness = %v (%q), want NaN with reason %q", s.Scores["faithfulness"], s.Undefined["faithfulness"], "judge refused")
+	}
+	if s.Scores["context_recall"] != 1 {
+		t.Errorf("context_recall = %v, want 1: a failure of another metric's step must not spread", s.Scores["context_recall"])
+	}
+	if sum := res.Summary["faithfulness"]; sum.Undefined != 1 || sum.N != 0 {
+		t.Errorf("summary = %+v, want 1 undefined, n 0", sum)
+	}
+}
+
+func TestFatalErrorStopsRunAndKeepsFinishedSamples(t *testing.T) {
+	f := judgetest.New(t)
+	var samples []metrics.Sample
+	for i, text := range []string{"one.", "two.", "three."} {
+		var s metrics.Sample
+		s.ID = string(rune('a' + i))
+		s.Set(metrics.UserInput, "q")
+		s.SetList(metrics.RetrievedContexts, []string{"ctx"})
+		s.Set(metrics.Response, text)
+		samples = append(samples, s)
+	}
+	f.OnStatements("one.", "one.").OnVerify("ctx", []string{"one."}, 1)
+	f.FailStatements("two.", &judge.Fatal{Err: errors.New("401 invalid api key")})
+	f.OnStatements("three.", "three.").OnVerify("ctx", []string{"three."}, 1)
+	res, err := Run(context.Background(), judge.Memo(f), samples, Options{Metrics: mustResolve(t, "faithfulness"), Concurrency: 1})
+	if !judge.IsFatal(err) {
+		t.Fatalf("err = %v, want the fatal judge error", err)
+	}
+	if len(res.Samples) != 1 || res.Samples[0].ID != "a" {
+		t.Fatalf("finished samples = %+v, want just the first", res.Samples)
+	}
+	if res.Skipped != 2 {
+		t.Errorf("skipped = %d, want 2", res.Skipped)
+	}
+}
+
+func TestNoStatementsIsUndefinedWithoutCall(t *testing.T) {
+	f := judgetest.New(t)
+	var s metrics.Sample
+	s.ID = "x"
+	s.Set(metrics.UserInput, "q")
+	s.SetList(metrics.RetrievedContexts, []string{"ctx"})
+	s.Set(metrics.Response, "ok")
+	f.OnStatements("ok")
+	res, err := Run(context.Background(), judge.Memo(f), []metrics.Sample{s}, Options{Metrics: mustResolve(t, "faithfulness")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Samples[0].Undefined["faithfulness"]; got != "no statements in response" {
+		t.Errorf("reason = %q", got)
+	}
+	if f.Calls(metrics.StepVerify) != 0 {
+		t.Error("verify was asked with no statements")
+	}
+}
+
+func TestCancelReturnsPartial(t *testing.T) {
+	f := fakeFor(t)
+	release := f.Hold()
+	defer release()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	var res *Result
+	var err error
+	go func() {
+		res, err = Run(ctx, judge.Memo(f), []metrics.Sample{sample()}, Options{Metrics: mustResolve(t, "faithfulness")})
+		close(done)
+	}()
+	f.WaitCalls(metrics.StepStatements, 1)
+	cancel()
+	<-done
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if res == nil || len(res.Samples) != 0 || res.Skipped != 1 {
+		t.Fatalf("res = %+v, want no finished samples and 1 skipped", res)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	ms, err := Resolve([]string{"response_relevancy", "faithfulness", "answer_relevancy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || ms[0].Name != "answer_relevancy" || ms[1].Name != "faithfulness" {
+		t.Errorf("Resolve = %v, want alias resolved and duplicates dropped", ms)
+	}
+	if _, err := Resolve([]string{"faithfullness"}); err == nil || !strings.Contains(err.Error(), `"faithfullness"`) {
+		t.Errorf("unknown metric error = %v", err)
+	}
+}
+
+func mustResolve(t *testing.T, names ...string) []metrics.Metric {
+	t.Helper()
+	ms, err := Resolve(names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ms
+}
