@@ -1,5 +1,7 @@
 package metrics
 
+import "strings"
+
 // Field names a sample field. The names are the Ragas >= 0.2 vocabulary and
 // are the keys used in datasets, reports and error messages.
 type Field string
@@ -80,7 +82,7 @@ func (s *Sample) SetList(f Field, v []string) {
 	default:
 		// A list given for a string field is joined with newlines, as
 		// Ragas does for references given as lists.
-		s.Set(f, joinLines(v))
+		s.Set(f, strings.Join(v, "\n"))
 		return
 	}
 	s.mark(f)
@@ -119,15 +121,4 @@ func (s *Sample) mark(f Field) {
 		s.Present = make(map[Field]bool, len(Fields))
 	}
 	s.Present[f] = true
-}
-
-func joinLines(v []string) string {
-	out := ""
-	for i, x := range v {
-		if i > 0 {
-			out += "\n"
-		}
-		out += x
-	}
-	return out
 }

@@ -161,10 +161,7 @@ func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 		return f, Source{Store: "git", Location: loc, SHA: sha, Requested: key.SHA}, nil
 	}
 	tried := strings.Join(refs, ", ")
-	branch := key.Branch
-	if branch == "" {
-		branch = "<base branch>"
-	}
+	branch := s.hintBranch(key)
 	out, stderr, err := s.run(ctx, "rev-parse", "--is-shallow-repository")
 	if err != nil {
 		return nil, Source{}, fmt.Errorf("git rev-parse --is-shallow-repository in %s: %w: %s", s.dirName(), err, stderr)
@@ -173,6 +170,24 @@ func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 		return nil, Source{}, fmt.Errorf("%w: %s not found in this shallow checkout: fetch the base branch: actions/checkout with fetch-depth: 0, or git fetch origin %s --depth=1", ErrShallow, tried, branch)
 	}
 	return nil, Source{}, fmt.Errorf("%w: none of %s exists in the repository at %s (fetch the base branch: git fetch origin %s)", ErrNotFound, tried, s.dirName(), branch)
+}
+
+// hintBranch guesses the branch to fetch for error messages: the key's
+// branch, else the branch Ref names ("origin/main", "refs/heads/main").
+func (s *GitStore) hintBranch(key Key) string {
+	if key.Branch != "" {
+		return key.Branch
+	}
+	remote := s.Remote
+	if remote == "" {
+		remote = "origin"
+	}
+	for _, prefix := range []string{"refs/remotes/" + remote + "/", remote + "/", "refs/heads/"} {
+		if b, ok := strings.CutPrefix(s.Ref, prefix); ok && b != "" {
+			return b
+		}
+	}
+	return "<base branch>"
 }
 
 // Put fails: the git store is read-only.

@@ -135,6 +135,13 @@ func TestGitStoreShallowClone(t *testing.T) {
 		}
 	}
 
+	// A fixed ref names the branch to fetch.
+	fixed := &baseline.GitStore{Dir: clone, Path: "eval/baseline.json", Ref: "origin/release-2"}
+	_, _, err = fixed.Get(ctx, baseline.Key{})
+	if !errors.Is(err, baseline.ErrShallow) || !strings.Contains(err.Error(), "git fetch origin release-2 --depth=1") {
+		t.Errorf("fixed ref: %v", err)
+	}
+
 	// The tip of main was cloned: origin/main is readable.
 	f, src, err := s.Get(ctx, baseline.Key{Branch: "main", SHA: shas[1]})
 	if err != nil {

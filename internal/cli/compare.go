@@ -1,11 +1,214 @@
 package cli
 
-import "context"
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
-func compareCmd(ctx context.Context, env Env, args []string) error {
-	return usageErr("compare: not available yet")
+	"github.com/raggate/raggate/internal/baseline"
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/report"
+	"github.com/raggate/raggate/internal/results"
+)
+
+func (o *Options) bindCompare(fs *flag.FlagSet) {
+	fs.StringVar(&o.Thresholds, "thresholds", o.Thresholds, "thresholds `file` (YAML; see thresholds.example.yaml); default: built-in defaults, no floors")
+	fs.StringVar(&o.Format, "format", o.Format, "report `format` on stdout: text, markdown or json")
+}
+
+func compareCmd(_ context.Context, env Env, args []string) error {
+	o := defaultOptions()
+	o.Out = ""
+	fs := newFlagSet("compare", env, "--base BASE.json --head HEAD.json [--thresholds T] [--format markdown|text|json] [--out F]")
+	fs.StringVar(&o.Base, "base", "", "baseline results `file` (omit when there is none: floors only)")
+	fs.StringVar(&o.Head, "head", "", "head results `file`")
+	fs.StringVar(&o.Out, "out", "", "write the report to this `file` instead of stdout")
+	o.bindCompare(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if o.Head == "" {
+		return usageErr("--head is required: the results file of the change, written by `gate run`")
+	}
+	if err := checkFormat(o.Format); err != nil {
+		return err
+	}
+	th, err := loadThresholds(env, o.Thresholds)
+	if err != nil {
+		return err
+	}
+	head, err := results.Read(env.abs(o.Head))
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("--head: %w", err))
+	}
+	var base *results.File
+	if o.Base != "" {
+		if base, err = results.Read(env.abs(o.Base)); err != nil {
+			return withCode(ExitUsage, fmt.Errorf("--base: %w", err))
+		}
+	}
+	rep := compare.Compare(base, head, th)
+	if err := emitReport(env, rep, o.Format, o.Out, report.Options{}); err != nil {
+		return err
+	}
+	return verdictErr(rep)
 }
 
 func checkCmd(ctx context.Context, env Env, args []string) error {
-	return usageErr("check: not available yet")
+	o := defaultOptions()
+	fs := newFlagSet("check", env, "--dataset FILE [run flags] [--baseline FILE | --baseline-ref REF:PATH] [--thresholds T] [--report F]")
+	o.bindDataset(fs)
+	o.bindJudge(fs)
+	o.bindOut(fs)
+	o.bindCompare(fs)
+	fs.StringVar(&o.Baseline, "baseline", "", "baseline results `file` (missing file: no baseline yet, floors only)")
+	fs.StringVar(&o.BaselineRef, "baseline-ref", "", "read the baseline from git, `REF:PATH`, e.g. origin/main:eval/results.json")
+	fs.StringVar(&o.Report, "report", "", "also write the report to this `file` (.md markdown, .json JSON, else text)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if o.Baseline != "" && o.BaselineRef != "" {
+		return usageErr("give --baseline or --baseline-ref, not both")
+	}
+	if err := checkFormat(o.Format); err != nil {
+		return err
+	}
+	th, err := loadThresholds(env, o.Thresholds)
+	if err != nil {
+		return err
+	}
+	store, err := baselineStore(env, &o)
+	if err != nil {
+		return err
+	}
+	// Read the baseline before spending judge calls: a broken baseline is
+	// cheaper to learn about first.
+	base, src, err := getBaseline(ctx, env, store)
+	if err != nil {
+		return err
+	}
+	head, err := execRun(ctx, env, &o)
+	if err != nil {
+		return err
+	}
+	rep := compare.Compare(base, head, th)
+	opts := report.Options{BaselineSource: src}
+	if err := emitReport(env, rep, o.Format, "", opts); err != nil {
+		return err
+	}
+	if o.Report != "" {
+		if err := emitReport(env, rep, formatFor(o.Report), o.Report, opts); err != nil {
+			return err
+		}
+	}
+	return verdictErr(rep)
+}
+
+// baselineStore picks the store the flags name (nil: no baseline).
+func baselineStore(env Env, o *Options) (baseline.Store, error) {
+	switch {
+	case o.Baseline != "":
+		return &baseline.FileStore{Path: env.abs(o.Baseline)}, nil
+	case o.BaselineRef != "":
+		ref, path, ok := strings.Cut(o.BaselineRef, ":")
+		if !ok || ref == "" || path == "" {
+			return nil, usageErr("--baseline-ref %q: want REF:PATH, e.g. origin/main:eval/results.json", o.BaselineRef)
+		}
+		return &baseline.GitStore{Dir: env.Dir, Ref: ref, Path: path}, nil
+	}
+	return nil, nil
+}
+
+// getBaseline reads the baseline; none is not an error (floors only).
+func getBaseline(ctx context.Context, env Env, store baseline.Store) (*results.File, string, error) {
+	if store == nil {
+		fmt.Fprintln(env.Stderr, "note: no baseline given (--baseline or --baseline-ref): checking floors only")
+		return nil, "", nil
+	}
+	f, src, err := store.Get(ctx, baseline.Key{})
+	switch {
+	case errors.Is(err, baseline.ErrNotFound):
+		fmt.Fprintf(env.Stderr, "note: %v: no baseline yet, checking floors only\n", err)
+		return nil, "", nil
+	case errors.Is(err, baseline.ErrShallow):
+		return nil, "", withCode(ExitUsage, err)
+	case err != nil:
+		var perr *os.PathError
+		if errors.As(err, &perr) || errors.Is(err, results.ErrSchema) {
+			return nil, "", withCode(ExitUsage, fmt.Errorf("baseline: %w", err))
+		}
+		return nil, "", withCode(ExitOperational, fmt.Errorf("baseline: %w", err))
+	}
+	return f, src.String(), nil
+}
+
+func loadThresholds(env Env, path string) (compare.Thresholds, error) {
+	if path == "" {
+		return compare.DefaultThresholds(), nil
+	}
+	th, err := compare.LoadThresholds(env.abs(path))
+	if err != nil {
+		return th, withCode(ExitUsage, err)
+	}
+	return th, nil
+}
+
+func checkFormat(f string) error {
+	switch f {
+	case "text", "markdown", "json":
+		return nil
+	}
+	return usageErr("--format %q: want text, markdown or json", f)
+}
+
+func formatFor(path string) string {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".markdown":
+		return "markdown"
+	case ".json":
+		return "json"
+	}
+	return "text"
+}
+
+// emitReport renders rep in format to path ("" = stdout).
+func emitReport(env Env, rep *compare.Report, format, path string, opts report.Options) error {
+	var w io.Writer = env.Stdout
+	var buf strings.Builder
+	if path != "" {
+		w = &buf
+	}
+	switch format {
+	case "markdown":
+		io.WriteString(w, report.Markdown(rep, opts))
+	case "json":
+		b, err := report.JSON(rep)
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+	default:
+		if err := report.Console(w, rep); err != nil {
+			return err
+		}
+	}
+	if path != "" {
+		if err := results.WriteFileAtomic(env.abs(path), []byte(buf.String()), 0o644); err != nil {
+			return withCode(ExitOperational, err)
+		}
+	}
+	return nil
+}
+
+// verdictErr turns a failed comparison into exit code 1.
+func verdictErr(rep *compare.Report) error {
+	if rep.Passed {
+		return nil
+	}
+	return errFailed
 }

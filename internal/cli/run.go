@@ -65,7 +65,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 			return nil, withCode(ExitUsage, fmt.Errorf("--metrics: %w", err))
 		}
 	} else {
-		ms = metrics.DefaultSuite(eval.FieldsOf(ds.Samples))
+		ms = metrics.DefaultSuite(func(f metrics.Field) bool { return ds.Fields[f] })
 	}
 
 	j, info, err := newJudge(env, o)

@@ -544,3 +544,16 @@ func TestLoadWithoutResponses(t *testing.T) {
 		}
 	}
 }
+
+func BenchmarkParse(b *testing.B) {
+	data, err := os.ReadFile(datasets + "fiqa/fiqa.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		if _, err := dataset.Parse("fiqa.jsonl", data, dataset.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -47,9 +47,12 @@
 // precedence over the built-in names. A mapped string where a list field is
 // expected becomes a one-item list (unmapped, it is an error). Mapping keys
 // must be canonical names; the mapping applies to the golden file and to the
-// responses file. A mapped name that no row of either file uses is a warning.
+// responses file. A mapped name that no row uses is a warning (Load looks at
+// both files; Parse only at the one it is given).
 //
-// Unknown keys are errors (with a "did you mean" suggestion), except the
+// Unknown keys are errors (with a "did you mean" suggestion, or a mapping
+// suggestion for names other tools use, such as query or context; each
+// unknown key is reported once per file, where it first occurs), except the
 // metadata keys that Ragas and its test-set generators write, which are
 // ignored: metadata, episode_done, evolution_type, synthesizer_name,
 // multi_responses, rubrics, persona_name, query_style, query_length; and
@@ -62,7 +65,7 @@
 // 7 is "7", 7.0 is "7.0"), else "q-" followed by the first 12 hex digits of
 // the SHA-256 of its user_input, exactly as given. Ids are unique: two
 // samples with the same user_input and no id are an error asking for ids.
-// A sample needs an id or a user_input.
+// A sample needs an id or a user_input. DeriveID computes derived ids.
 //
 // # Responses file
 //
@@ -73,8 +76,9 @@
 // sample fields are errors there, because they belong in the golden file. A
 // row is joined to the golden sample with its id, else to the one sample
 // with its user_input (a user_input shared by several samples needs an id).
-// When a row gives both, they must agree (compared without surrounding
-// whitespace). The fields a row gives replace the golden file's values. Two
+// A row giving an id and a user_input must give the sample's user_input
+// (compared without surrounding whitespace): a mismatch means the responses
+// are stale. The fields a row gives replace the golden file's values. Two
 // rows for one sample are an error. Rows that match no sample are ignored
 // with a warning listing them; golden samples with no row keep only what the
 // golden file gives (usually no response, so metrics needing it are
@@ -94,9 +98,16 @@
 //	file:line:col: field: what is wrong; how to fix it
 //
 // Line and column are 1-based; columns count bytes (like Go's compiler) and
-// start after a byte order mark. The line, column and field parts are left
-// out when they do not apply. Invalid UTF-8 is reported for every line that
-// has it, and stops loading. In JSON Lines every line is checked; in a JSON
-// array or CSV file a syntax error stops loading, because what follows it
-// cannot be located reliably.
+// start after a byte order mark. A problem with a value points at the value,
+// one with a whole sample at its first byte (in CSV, at its line), one with
+// a CSV column at its header cell. The field part is the key as written in
+// the file (e.g. "contexts"). Parts that do not apply are left out: problems
+// with the options have no file, and whole-file problems (such as "no
+// samples") no line. Invalid UTF-8 is reported for every line that has it,
+// and stops loading. In JSON Lines every line is checked; in a JSON array or
+// CSV file a syntax error stops loading, because what follows it cannot be
+// located reliably.
+//
+// Dataset.Lines gives the line where each sample starts; samples of a
+// minified JSON array share line 1.
 package dataset

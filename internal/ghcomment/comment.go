@@ -127,11 +127,28 @@ func Compose(gate, headSHA, body string) (string, error) {
 	if headSHA != "" {
 		full += HeadMarker(headSHA) + "\n"
 	}
-	full += body
+	full += stripMarkers(body)
 	if n := utf8.RuneCountInString(full); n > MaxBodyChars {
 		return "", fmt.Errorf("%w: %d characters with markers, GitHub allows %d; shorten the report (fewer rows or details)", ErrBodyTooLarge, n, MaxBodyChars)
 	}
 	return full, nil
+}
+
+// stripMarkers removes raggate marker lines a renderer may already have
+// put in body, so that the comment carries exactly one of each.
+func stripMarkers(body string) string {
+	if !strings.Contains(body, "<!-- raggate:") {
+		return body
+	}
+	var b strings.Builder
+	for l := range strings.SplitSeq(body, "\n") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, "<!-- raggate:") && strings.HasSuffix(t, "-->") {
+			continue
+		}
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // hasLine reports whether body has a line equal to line (ignoring

@@ -149,8 +149,8 @@ func TestUpsertIgnoresOtherAuthorsAndGates(t *testing.T) {
 	client, _ := newClient(t, s)
 	// Someone quoting our marker, and our own comment for another gate.
 	before := map[int64]string{
-		s.AddComment(repoName, 5, ghtest.User("mallory"), ghcomment.GateMarker("main")+"\nfake"): "",
-		s.AddComment(repoName, 5, ghtest.DefaultUser, ghcomment.GateMarker("main2")+"\nother gate"): "",
+		s.AddComment(repoName, 5, ghtest.User("mallory"), ghcomment.GateMarker("main")+"\nfake"):            "",
+		s.AddComment(repoName, 5, ghtest.DefaultUser, ghcomment.GateMarker("main2")+"\nother gate"):         "",
 		s.AddComment(repoName, 5, ghtest.DefaultUser, "see `"+ghcomment.GateMarker("main")+"` in the docs"): "",
 	}
 	for _, c := range s.Comments(repoName, 5) {
@@ -487,6 +487,18 @@ func TestCompose(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "<!-- raggate:gate=rag eval/v2 -->\n<!-- raggate:head=abcdef1234567 -->\nhello"
+	if got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestComposeReplacesRenderedMarkers(t *testing.T) {
+	body := "<!-- raggate:gate=other -->\n<!-- raggate:head=0000000 -->\n### result\n\ntext"
+	got, err := ghcomment.Compose("g", "abc1234", body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "<!-- raggate:gate=g -->\n<!-- raggate:head=abc1234 -->\n### result\n\ntext"
 	if got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}

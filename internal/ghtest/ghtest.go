@@ -136,6 +136,7 @@ type Server struct {
 	mux    *http.ServeMux
 
 	mu            sync.Mutex
+	pulls         map[string]map[int]pull
 	identity      Identity
 	integration   bool
 	readOnly      bool

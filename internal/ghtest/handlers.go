@@ -24,6 +24,7 @@ func (s *Server) routes() {
 	m.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", s.withRepo(s.createComment))
 	m.HandleFunc("PATCH /repos/{owner}/{repo}/issues/comments/{id}", s.withRepo(s.editComment))
 	m.HandleFunc("DELETE /repos/{owner}/{repo}/issues/comments/{id}", s.withRepo(s.deleteComment))
+	m.HandleFunc("GET /repos/{owner}/{repo}/pulls/{number}", s.withRepo(s.getPull))
 	m.HandleFunc("GET /repos/{owner}/{repo}/commits", s.withRepo(s.listCommits))
 	m.HandleFunc("GET /repos/{owner}/{repo}/commits/{ref}", s.withRepo(s.getCommit))
 	m.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead}", s.withRepo(s.compare))

@@ -36,11 +36,3 @@ func RunTable(w io.Writer, f *results.File) error {
 	}
 	return t.Render()
 }
-
-// fmtScore formats a score with three decimals, "n/a" when undefined.
-func fmtScore(s results.Score) string {
-	if s.IsNaN() {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.3f", s.Value())
-}

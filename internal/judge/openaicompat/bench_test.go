@@ -2,8 +2,11 @@ package openaicompat
 
 import (
 	"context"
+	"net/http"
 	"os"
 	"strconv"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,6 +24,27 @@ func benchInt(name string, def int) int {
 	return def
 }
 
+// timing is an http.RoundTripper that adds up the time chat requests are
+// in flight, as the client sees it.
+type timing struct {
+	base  http.RoundTripper
+	mu    sync.Mutex
+	busy  time.Duration
+	calls int
+}
+
+func (t *timing) RoundTrip(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := t.base.RoundTrip(req)
+	if strings.HasSuffix(req.URL.Path, "/chat/completions") {
+		t.mu.Lock()
+		t.busy += time.Since(start)
+		t.calls++
+		t.mu.Unlock()
+	}
+	return resp, err
+}
+
 // BenchmarkJudgeSuite runs the default metric suite over 200 samples with 3
 // retrieved contexts each against the fake server answering after 50 ms,
 // with 16 judge calls in flight, then re-runs it from the cache. It reports:
@@ -34,6 +58,12 @@ func benchInt(name string, def int) int {
 //	wall/ideal     target <= 1.15
 //	cached-s       wall time of the re-run from the cache (target < 1 s)
 //	cached-calls   API calls of the re-run (target 0)
+//	call-ms        mean chat call latency seen by the client (50 ms plus
+//	               the HTTP round trip and, on a loaded machine, waiting
+//	               for a CPU)
+//	busy           share of the 16 chat slots in use over the run: what
+//	               the scheduling loses, whatever the machine's load
+//	wall/ideal@obs the ideal recomputed with the observed call latency
 //
 // Run it with bench/judge.sh or
 // go test -run '^$' -bench JudgeSuite -benchtime 1x ./internal/judge/openaicompat
@@ -44,14 +74,19 @@ func BenchmarkJudgeSuite(b *testing.B) {
 		concurrency = benchInt("BENCH_CONCURRENCY", 16)
 		evalConc    = benchInt("BENCH_EVAL_CONCURRENCY", 0)
 		latency     = time.Duration(benchInt("BENCH_LATENCY_MS", 50)) * time.Millisecond
+		window      = time.Duration(benchInt("BENCH_BATCH_WINDOW_MS", 0)) * time.Millisecond
 	)
 	ctx := context.Background()
 	samples := makeSamples(nSamples, nContexts)
 	for b.Loop() {
 		srv := openaitest.NewServer(b, openaitest.WithLatency(latency))
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = concurrency + 8
+		tm := &timing{base: tr}
 		cfg := Config{
 			BaseURL: srv.URL, Model: "gpt-4o-mini", EmbeddingModel: "text-embedding-3-small",
-			CacheDir: b.TempDir(), Concurrency: concurrency,
+			CacheDir: b.TempDir(), Concurrency: concurrency, HTTPClient: &http.Client{Transport: tm},
+			BatchWindow: window,
 		}
 		j, err := New(cfg)
 		if err != nil {
@@ -72,6 +107,11 @@ func BenchmarkJudgeSuite(b *testing.B) {
 		round2 := nSamples * (nContexts + 4)
 		waves := (round1+concurrency-1)/concurrency + (round2+concurrency-1)/concurrency
 		ideal := time.Duration(waves) * latency
+		tm.mu.Lock()
+		callLatency := tm.busy / time.Duration(max(1, tm.calls))
+		busy := tm.busy.Seconds() / (wall.Seconds() * float64(concurrency))
+		tm.mu.Unlock()
+		idealObserved := time.Duration(waves) * callLatency
 
 		// Re-run from the cache with a fresh judge and memo.
 		srv.Reset()
@@ -91,6 +131,9 @@ func BenchmarkJudgeSuite(b *testing.B) {
 		b.ReportMetric(wall.Seconds(), "wall-s")
 		b.ReportMetric(ideal.Seconds(), "ideal-s")
 		b.ReportMetric(wall.Seconds()/ideal.Seconds(), "wall/ideal")
+		b.ReportMetric(float64(callLatency.Microseconds())/1000, "call-ms")
+		b.ReportMetric(busy, "busy")
+		b.ReportMetric(wall.Seconds()/idealObserved.Seconds(), "wall/ideal@obs")
 		b.ReportMetric(cached.Seconds(), "cached-s")
 		b.ReportMetric(float64(len(srv.Requests())), "cached-calls")
 	}

@@ -65,6 +65,7 @@ const (
 	DefaultMaxRetries          = 5
 	DefaultMaxRetryWait        = 60 * time.Second
 	DefaultMaxCompletionTokens = 4096
+	DefaultEmbedConcurrency    = 4
 	DefaultSeed                = 42
 	// DefaultAPIKeyEnv is the environment variable named in error messages.
 	DefaultAPIKeyEnv = "OPENAI_API_KEY"
@@ -121,11 +122,16 @@ type Config struct {
 	// ExtraHeaders are added to every request.
 	ExtraHeaders map[string]string
 
-	// Concurrency bounds the calls in flight (default 8); RPM and TPM are
-	// optional requests- and tokens-per-minute limits (tokens estimated as
-	// prompt characters / 4).
+	// Concurrency bounds the chat calls in flight (default 8); RPM and TPM
+	// are optional requests- and tokens-per-minute limits of the chat model
+	// (tokens estimated as prompt characters / 4).
 	Concurrency int
 	RPM, TPM    int
+	// EmbedConcurrency bounds the embeddings calls in flight (default 4).
+	// Embeddings are a different model with its own rate limits, and
+	// batched calls are few, so they have their own small pool (and their
+	// own 429 backoff) rather than taking chat slots.
+	EmbedConcurrency int
 	// RequestTimeout bounds one HTTP attempt (default 60s).
 	RequestTimeout time.Duration
 	// MaxRetries bounds the retries of a transient failure (default 5; a
@@ -214,9 +220,10 @@ type Judge struct {
 	seed         *int
 	format0      formatMode
 
-	limiter *judge.Limiter
-	cache   *judge.Cache
-	batcher *judge.Batcher
+	limiter      *judge.Limiter // chat calls
+	embedLimiter *judge.Limiter // embeddings calls
+	cache        *judge.Cache
+	batcher      *judge.Batcher
 
 	now   func() time.Time
 	sleep judge.SleepFunc
@@ -347,6 +354,11 @@ func New(cfg Config) (*Judge, error) {
 	j.limiter = judge.NewLimiter(judge.LimitOptions{
 		Concurrency: cfg.Concurrency, RPM: cfg.RPM, TPM: cfg.TPM, Now: j.now, Sleep: j.sleep,
 	})
+	embedConc := cfg.EmbedConcurrency
+	if embedConc <= 0 {
+		embedConc = DefaultEmbedConcurrency
+	}
+	j.embedLimiter = judge.NewLimiter(judge.LimitOptions{Concurrency: embedConc, Now: j.now, Sleep: j.sleep})
 	switch {
 	case cfg.Cache != nil:
 		j.cache = cfg.Cache
@@ -397,49 +409,63 @@ func (j *Judge) Ask(ctx context.Context, req judge.Request) (judge.Answer, error
 		return judge.Answer{}, err
 	}
 	if j.cache == nil {
-		contents, u, err := j.ask(ctx, req, r)
-		if err != nil {
-			return judge.Answer{Usage: u}, err
-		}
-		a, err := assemble(req, contents)
+		_, a, u, err := j.ask(ctx, req, r)
 		a.Usage = u
 		return a, err
+	}
+	// The answer parsed by this caller's check or fill, so that it is not
+	// parsed twice; a caller coalesced with another parses the entry.
+	var (
+		mu     sync.Mutex
+		spent  judge.Usage
+		parsed *judge.Answer
+	)
+	keep := func(a judge.Answer) {
+		mu.Lock()
+		defer mu.Unlock()
+		parsed = &a
 	}
 	check := func(e judge.CacheEntry) error {
 		if len(e.Contents) != req.Count() {
 			return fmt.Errorf("cache entry has %d answers, want %d", len(e.Contents), req.Count())
 		}
-		_, err := assemble(req, e.Contents)
+		a, err := assemble(req, e.Contents)
+		if err == nil {
+			keep(a)
+		}
 		return err
 	}
-	var (
-		mu    sync.Mutex
-		spent judge.Usage
-	)
 	e, hit, err := j.cache.Chat(ctx, j.chatKey(req, r), check, func(ctx context.Context) (judge.CacheEntry, error) {
-		contents, u, err := j.ask(ctx, req, r)
+		contents, a, u, err := j.ask(ctx, req, r)
 		mu.Lock()
 		spent = u
 		mu.Unlock()
 		if err != nil {
 			return judge.CacheEntry{}, err
 		}
+		keep(a)
 		return judge.CacheEntry{Contents: contents, Usage: u}, nil
 	})
+	mu.Lock()
+	p, u := parsed, spent
+	mu.Unlock()
 	if err != nil {
 		// spent is only written by this caller's fill; a coalesced caller
 		// that failed spent nothing.
-		mu.Lock()
-		defer mu.Unlock()
-		return judge.Answer{Usage: spent}, err
+		return judge.Answer{Usage: u}, err
 	}
-	a, err := assemble(req, e.Contents)
+	var a judge.Answer
+	if p != nil {
+		a = *p
+	} else if a, err = assemble(req, e.Contents); err != nil {
+		return judge.Answer{}, err
+	}
 	if hit {
 		a.Usage = judge.Usage{CachedCalls: 1}
 	} else {
 		a.Usage = e.Usage
 	}
-	return a, err
+	return a, nil
 }
 
 // assemble parses the contents (one per choice) into one answer.
@@ -496,7 +522,7 @@ func (c choice) refused() bool {
 // missing ones (n in one call where supported), retries once with a
 // doubled completion limit when a reply is cut, and re-asks once with the
 // validator's reason when a reply is invalid.
-func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([]string, judge.Usage, error) {
+func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([]string, judge.Answer, judge.Usage, error) {
 	var usage judge.Usage
 	want := req.Count()
 	base := []openai.ChatCompletionMessage{
@@ -506,6 +532,7 @@ func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([
 	maxTokens := j.maxTokens
 	var (
 		good          []string
+		answers       []judge.Answer
 		lengthRetried bool
 		reasked       bool
 		fewerReported bool
@@ -515,7 +542,7 @@ func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([
 		choices, u, err := j.complete(ctx, base, need, maxTokens, r)
 		usage = usage.Add(u)
 		if err != nil {
-			return nil, usage, err
+			return nil, judge.Answer{}, usage, err
 		}
 		if len(choices) < need && !fewerReported && need > 1 {
 			fewerReported = true
@@ -526,16 +553,17 @@ func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([
 		var firstInvalid *judge.InvalidOutputError
 		for _, c := range choices[:min(len(choices), need)] {
 			if c.refused() {
-				return nil, usage, &judge.Undefined{Reason: "judge refused", Err: refusalError(c)}
+				return nil, judge.Answer{}, usage, &judge.Undefined{Reason: "judge refused", Err: refusalError(c)}
 			}
 			if c.finish == openai.FinishReasonLength {
 				cut = true
 				continue
 			}
-			if _, perr := judge.Parse(req, c.content); perr != nil {
+			a, perr := judge.Parse(req, c.content)
+			if perr != nil {
 				var inv *judge.InvalidOutputError
 				if !errors.As(perr, &inv) {
-					return nil, usage, perr
+					return nil, judge.Answer{}, usage, perr
 				}
 				if firstInvalid == nil {
 					firstInvalid = inv
@@ -544,60 +572,71 @@ func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([
 				continue
 			}
 			good = append(good, c.content)
+			answers = append(answers, a)
 		}
 		if len(bad) > 0 {
 			if reasked {
-				return nil, usage, firstInvalid.Undefined()
+				return nil, judge.Answer{}, usage, firstInvalid.Undefined()
 			}
 			reasked = true
-			contents, u, err := j.reask(ctx, req, base, bad[0], firstInvalid, len(bad), maxTokens, r)
+			contents, as, u, err := j.reask(ctx, req, base, bad[0], firstInvalid, len(bad), maxTokens, r)
 			usage = usage.Add(u)
 			if err != nil {
-				return nil, usage, err
+				return nil, judge.Answer{}, usage, err
 			}
 			good = append(good, contents...)
+			answers = append(answers, as...)
 		}
 		if cut {
 			if lengthRetried {
-				return nil, usage, &judge.Undefined{Reason: "truncated", Err: fmt.Errorf("the judge's reply was cut at the completion limit of %d tokens, and again at %d", maxTokens/2, maxTokens)}
+				return nil, judge.Answer{}, usage, &judge.Undefined{Reason: "truncated", Err: fmt.Errorf("the judge's reply was cut at the completion limit of %d tokens, and again at %d", maxTokens/2, maxTokens)}
 			}
 			lengthRetried = true
 			maxTokens *= 2
 		}
 	}
-	return good[:want], usage, nil
+	out := answers[0]
+	for _, a := range answers[1:want] {
+		out.Questions = append(out.Questions, a.Questions...)
+	}
+	return good[:want], out, usage, nil
 }
 
 // reask asks once more, for n replies, with an invalid reply and the
 // validator's reason appended to the conversation. Every reply must now be
 // valid.
-func (j *Judge) reask(ctx context.Context, req judge.Request, base []openai.ChatCompletionMessage, bad string, inv *judge.InvalidOutputError, n, maxTokens int, r judge.Rendered) ([]string, judge.Usage, error) {
+func (j *Judge) reask(ctx context.Context, req judge.Request, base []openai.ChatCompletionMessage, bad string, inv *judge.InvalidOutputError, n, maxTokens int, r judge.Rendered) ([]string, []judge.Answer, judge.Usage, error) {
 	msgs := append(append([]openai.ChatCompletionMessage{}, base...),
 		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: bad},
 		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: judge.Reask(inv)},
 	)
 	choices, u, err := j.complete(ctx, msgs, n, maxTokens, r)
 	if err != nil {
-		return nil, u, err
+		return nil, nil, u, err
 	}
-	var out []string
+	var (
+		out     []string
+		answers []judge.Answer
+	)
 	for _, c := range choices[:min(len(choices), n)] {
 		switch {
 		case c.refused():
-			return nil, u, &judge.Undefined{Reason: "judge refused", Err: refusalError(c)}
+			return nil, nil, u, &judge.Undefined{Reason: "judge refused", Err: refusalError(c)}
 		case c.finish == openai.FinishReasonLength:
-			return nil, u, &judge.Undefined{Reason: "truncated", Err: fmt.Errorf("the judge's corrected reply was cut at the completion limit of %d tokens", maxTokens)}
+			return nil, nil, u, &judge.Undefined{Reason: "truncated", Err: fmt.Errorf("the judge's corrected reply was cut at the completion limit of %d tokens", maxTokens)}
 		}
-		if _, perr := judge.Parse(req, c.content); perr != nil {
+		a, perr := judge.Parse(req, c.content)
+		if perr != nil {
 			var inv2 *judge.InvalidOutputError
 			if errors.As(perr, &inv2) {
-				return nil, u, inv2.Undefined()
+				return nil, nil, u, inv2.Undefined()
 			}
-			return nil, u, perr
+			return nil, nil, u, perr
 		}
 		out = append(out, c.content)
+		answers = append(answers, a)
 	}
-	return out, u, nil
+	return out, answers, u, nil
 }
 
 func refusalError(c choice) error {
@@ -618,7 +657,7 @@ func (j *Judge) complete(ctx context.Context, msgs []openai.ChatCompletionMessag
 	for _, m := range msgs {
 		chars += len(m.Content)
 	}
-	err := j.withRetries(ctx, chars/4+1, func(ctx context.Context, c *call) error {
+	err := j.withRetries(ctx, j.limiter, chars/4+1, func(ctx context.Context, c *call) error {
 		j.capsMu.Lock()
 		cp := j.caps
 		j.capsMu.Unlock()
@@ -676,29 +715,22 @@ func (j *Judge) complete(ctx context.Context, msgs []openai.ChatCompletionMessag
 	return out, usage, nil
 }
 
-// withRetries runs attempt under the limiter with a per-attempt timeout
-// until it succeeds, adapting to refused parameters, waiting out rate
-// limits (shared by all callers) and backing off from transient failures.
-func (j *Judge) withRetries(ctx context.Context, tokens int, attempt func(context.Context, *call) error) error {
+// withRetries runs attempt until it succeeds, adapting to refused
+// parameters, waiting out rate limits (one backoff shared by all callers of
+// lim) and backing off from transient failures. The doer takes a slot of
+// lim and starts the per-attempt timeout around each HTTP exchange.
+func (j *Judge) withRetries(ctx context.Context, lim *judge.Limiter, tokens int, attempt func(context.Context, *call) error) error {
 	transient, limited, adapted := 0, 0, 0
 	for {
-		release, err := j.limiter.Acquire(ctx, tokens)
-		if err != nil {
-			return err
-		}
-		c := &call{}
-		actx, cancel := context.WithTimeout(ctx, j.timeout)
-		err = attempt(withCall(actx, c), c)
-		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
-		cancel()
-		release()
+		c := &call{lim: lim, tokens: tokens, timeout: j.timeout}
+		err := attempt(withCall(ctx, c), c)
 		if err == nil {
 			return nil
 		}
 		if cerr := ctx.Err(); cerr != nil {
 			return fmt.Errorf("judge: %w", cerr)
 		}
-		if timedOut {
+		if c.timedOut {
 			err = fmt.Errorf("no answer within %s (request timeout): %w", j.timeout, err)
 		}
 		if adapted < 8 && j.adapt(err, c.sent) {
@@ -725,7 +757,7 @@ func (j *Judge) withRetries(ctx context.Context, tokens int, attempt func(contex
 			if n := j.rateLimit.Add(1); n == 1 || n%50 == 0 {
 				j.logf("judge: rate limited (HTTP 429, %d so far); all calls pause for %s", n, wait)
 			}
-			j.limiter.Pause(wait)
+			lim.Pause(wait)
 		case failRetry:
 			transient++
 			if transient > j.maxRetries {
@@ -795,7 +827,7 @@ func (j *Judge) embedBatch(ctx context.Context, texts []string) (judge.Embedding
 		usage judge.Usage
 		out   [][]float64
 	)
-	err := j.withRetries(ctx, chars/4+1, func(ctx context.Context, c *call) error {
+	err := j.withRetries(ctx, j.embedLimiter, chars/4+1, func(ctx context.Context, c *call) error {
 		res, err := j.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{Input: texts, Model: openai.EmbeddingModel(j.embModel)})
 		if err != nil {
 			return err

@@ -1,0 +1,17 @@
+# raggate GitHub Action image: a static gate binary on a small base with
+# CA certificates (HTTPS to the judge and GitHub) and git (baselines read
+# from git refs). Docker actions run as root, so there is no USER line.
+
+FROM golang:1.26-alpine AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+ARG VERSION=dev
+RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X github.com/raggate/raggate/internal/cli.Version=${VERSION}" -o /out/gate ./cmd/gate
+
+FROM alpine:3.22
+RUN apk add --no-cache ca-certificates git
+COPY --from=build /out/gate /usr/local/bin/gate
+ENTRYPOINT ["/usr/local/bin/gate"]
+CMD ["action"]

@@ -1,0 +1,603 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/google/go-github/v60/github"
+
+	"github.com/raggate/raggate/internal/baseline"
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/ghaction"
+	"github.com/raggate/raggate/internal/ghcomment"
+	"github.com/raggate/raggate/internal/report"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// actionSettings are the action inputs that have no counterpart in the
+// command-line Options.
+type actionSettings struct {
+	mode             string // check | baseline | comment
+	comment          bool
+	failOnRegression bool
+	skipWithoutKey   bool
+	gate             string
+	token            string
+	store            string // branch | git | file
+	storeBranch      string
+	storePath        string
+}
+
+// actionCmd is the container entrypoint: it reads the inputs GitHub passes
+// (INPUT_*), fills the same Options the flags fill, and runs check,
+// baseline or comment mode.
+func actionCmd(ctx context.Context, env Env, args []string) error {
+	fs := newFlagSet("action", env, "(no flags: inputs come from INPUT_* variables; see action.yml)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	act := ghaction.New(env.Getenv, env.Stdout)
+	gh, err := act.Context()
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("read the workflow context: %w", err))
+	}
+	o, st, err := actionOptions(act.Inputs(), gh, env)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	act.Mask(o.APIKey)
+	act.Mask(st.token)
+	env.Dir = actionDir(env, gh, act.Input("working-directory"))
+
+	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st}
+	switch st.mode {
+	case "check":
+		err = a.check(ctx)
+	case "baseline":
+		err = a.storeBaseline(ctx)
+	case "comment":
+		err = a.commentOnly(ctx)
+	default:
+		err = usageErr("input mode: %q is not one of check, baseline, comment", st.mode)
+	}
+	if err != nil && !errors.Is(err, errFailed) {
+		act.Error(err.Error(), ghaction.Annotation{Title: "raggate"})
+	}
+	return err
+}
+
+// actionDir resolves working-directory against the workspace.
+func actionDir(env Env, gh *ghaction.Context, wd string) string {
+	base := gh.Workspace
+	if base == "" {
+		base = env.Dir
+	}
+	if wd == "" || wd == "." {
+		return base
+	}
+	if filepath.IsAbs(wd) || base == "" {
+		return wd
+	}
+	return filepath.Join(base, wd)
+}
+
+// actionOptions maps action inputs onto Options.
+func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, actionSettings, error) {
+	o := defaultOptions()
+	var st actionSettings
+	var errs []string
+	bad := func(err error) {
+		if err != nil {
+			errs = append(errs, err.Error())
+		}
+	}
+	st.mode = in.Get("mode")
+	if st.mode == "" {
+		st.mode = "check"
+		if gh.IsDefaultBranchPush() {
+			st.mode = "baseline"
+		}
+	}
+	if st.mode != "comment" {
+		bad(in.Required("dataset"))
+	}
+	o.Dataset = in.Get("dataset")
+	o.Responses = in.Get("responses")
+	o.Fields = in.List("fields")
+	o.Metrics = strings.Join(in.List("metrics"), ",")
+	o.Thresholds = in.Get("thresholds")
+	if v := in.Get("judge"); v != "" {
+		o.Judge = v
+	}
+	o.Model = in.Get("model")
+	o.EmbeddingModel = in.Get("embedding-model")
+	o.BaseURL = in.Get("base-url")
+	o.APIKey = in.Get("api-key")
+	var err error
+	o.Concurrency, err = in.Int("concurrency", o.Concurrency)
+	bad(err)
+	if v := in.Get("cache-dir"); v != "" {
+		o.CacheDir = v
+	}
+	o.Out = orDefault(in.Get("results"), "raggate-results.json")
+	o.Report = orDefault(in.Get("report"), "raggate-report.md")
+	o.Quiet = false
+	st.comment, err = in.Bool("comment", true)
+	bad(err)
+	st.failOnRegression, err = in.Bool("fail-on-regression", true)
+	bad(err)
+	st.skipWithoutKey, err = in.Bool("skip-without-key", true)
+	bad(err)
+	st.gate = orDefault(in.Get("gate-name"), "raggate")
+	st.token = in.Get("github-token")
+	if st.token == "" {
+		st.token = env.getenv("GITHUB_TOKEN")
+	}
+	st.store = orDefault(in.Get("baseline-store"), "branch")
+	st.storeBranch = orDefault(in.Get("baseline-branch"), baseline.DefaultBranch)
+	st.storePath = in.Get("baseline-path")
+	switch st.store {
+	case "branch":
+	case "git", "file":
+		if st.storePath == "" {
+			errs = append(errs, fmt.Sprintf("input baseline-path is required with baseline-store: %s", st.store))
+		}
+	default:
+		errs = append(errs, fmt.Sprintf("input baseline-store: %q is not one of branch, git, file", st.store))
+	}
+	if len(errs) > 0 {
+		return o, st, errors.New(strings.Join(errs, "; "))
+	}
+	return o, st, nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+type actionRun struct {
+	env Env
+	act *ghaction.Action
+	gh  *ghaction.Context
+	o   Options
+	st  actionSettings
+
+	client *github.Client
+}
+
+func (a *actionRun) github() (*github.Client, error) {
+	if a.client != nil {
+		return a.client, nil
+	}
+	if a.st.token == "" {
+		return nil, errors.New("no GitHub token: set the github-token input (default ${{ github.token }})")
+	}
+	c, err := ghcomment.NewClient(a.st.token, a.gh.APIURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	a.client = c
+	return c, nil
+}
+
+// hasKey reports whether an LLM judge can run; with judge auto and no key
+// the caller decides between skipping and the offline judge.
+func (a *actionRun) keyMissing() bool {
+	if a.o.Judge == "offline" || a.o.BaseURL != "" {
+		return false
+	}
+	return a.o.APIKey == "" && a.env.getenv(a.o.APIKeyEnv) == ""
+}
+
+// skipWithoutKey handles a run with no judge key: on fork PRs GitHub does
+// not pass secrets. It returns true when the run was skipped.
+func (a *actionRun) skipWithoutKey() (bool, error) {
+	if !a.keyMissing() {
+		return false, nil
+	}
+	why := "no API key for the judge (api-key input empty)."
+	if a.gh.IsFork() {
+		why = "no API key: GitHub does not pass secrets to workflows triggered from forks."
+	}
+	if !a.st.skipWithoutKey {
+		if a.o.Judge == "openai" {
+			return false, usageErr("%s Set the api-key input, or judge: offline", why)
+		}
+		a.o.Judge = "offline"
+		a.act.Notice(why+" Using the offline judge (a lexical heuristic, not an LLM).", ghaction.Annotation{Title: "raggate"})
+		return false, nil
+	}
+	msg := why + " The gate was skipped (verdict=skipped). For fork PRs use the two-workflow pattern of the README (pull_request uploads results, workflow_run comments), or set skip-without-key: false to fall back to the offline judge."
+	a.act.Warning(msg, ghaction.Annotation{Title: "raggate skipped"})
+	_ = a.act.AddSummary("### ⏭️ " + a.st.gate + ": skipped\n\n" + msg + "\n")
+	return true, a.act.SetOutputs(map[string]string{"passed": "", "verdict": "skipped", "regressions": ""})
+}
+
+// baselineKey is where a run looks for (or stores) its baseline.
+func (a *actionRun) baselineKey() baseline.Key {
+	k := baseline.Key{Name: gateKeyName(a.st.gate)}
+	switch {
+	case a.gh.IsPullRequest():
+		k.Branch, k.SHA = a.gh.Base()
+	case a.gh.IsDefaultBranchPush():
+		k.Branch, k.SHA = a.gh.Branch(), a.gh.HeadSHA()
+	default:
+		// Other events compare with the default branch's newest baseline.
+		k.Branch = a.gh.DefaultBranch
+		if k.Branch == "" {
+			k.Branch = "main"
+		}
+	}
+	return k
+}
+
+// gateKeyName is the baseline series of a gate: the default gate uses the
+// plain file names.
+func gateKeyName(gate string) string {
+	if gate == "raggate" {
+		return ""
+	}
+	var b strings.Builder
+	for _, r := range gate {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '_', r == '-':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('-')
+		}
+	}
+	return b.String()
+}
+
+func (a *actionRun) store() (baseline.Store, error) {
+	switch a.st.store {
+	case "file":
+		return &baseline.FileStore{Path: a.env.abs(a.st.storePath)}, nil
+	case "git":
+		return &baseline.GitStore{Dir: a.env.Dir, Path: a.st.storePath}, nil
+	}
+	c, err := a.github()
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return &baseline.BranchStore{Client: c, Owner: a.gh.Owner, Repo: a.gh.Repo, Branch: a.st.storeBranch}, nil
+}
+
+// thresholds reads the thresholds file. On pull requests it is read from
+// the base commit through the API, never from the PR's own changes: a PR
+// must not be able to loosen the gate that judges it.
+func (a *actionRun) thresholds(ctx context.Context) (compare.Thresholds, error) {
+	if a.o.Thresholds == "" {
+		return compare.DefaultThresholds(), nil
+	}
+	if !a.gh.IsPullRequest() {
+		return loadThresholds(a.env, a.o.Thresholds)
+	}
+	_, sha := a.gh.Base()
+	c, err := a.github()
+	if err != nil {
+		return compare.Thresholds{}, withCode(ExitUsage, err)
+	}
+	path := a.repoPath(a.o.Thresholds)
+	fc, _, resp, err := c.Repositories.GetContents(ctx, a.gh.Owner, a.gh.Repo, path, &github.RepositoryContentGetOptions{Ref: sha})
+	if resp != nil && resp.StatusCode == 404 {
+		a.act.Warning(fmt.Sprintf("thresholds file %s does not exist on the base commit %s; using the built-in defaults until it lands there (the PR's own copy is not trusted)", path, short(sha)), ghaction.Annotation{Title: "raggate"})
+		return compare.DefaultThresholds(), nil
+	}
+	if err != nil {
+		return compare.Thresholds{}, withCode(ExitOperational, fmt.Errorf("read thresholds %s at base %s: %w", path, short(sha), err))
+	}
+	if fc == nil {
+		return compare.Thresholds{}, withCode(ExitUsage, fmt.Errorf("thresholds %s at base %s is not a file", path, short(sha)))
+	}
+	text, err := fc.GetContent()
+	if err != nil {
+		return compare.Thresholds{}, withCode(ExitOperational, fmt.Errorf("read thresholds %s: %w", path, err))
+	}
+	th, err := compare.ParseThresholds(path+"@"+short(sha), []byte(text))
+	if err != nil {
+		return th, withCode(ExitUsage, err)
+	}
+	return th, nil
+}
+
+// repoPath turns a path relative to the working directory into a path
+// relative to the repository root.
+func (a *actionRun) repoPath(p string) string {
+	if a.gh.Workspace != "" {
+		if rel, err := filepath.Rel(a.gh.Workspace, a.env.abs(p)); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.ToSlash(filepath.Clean(p))
+}
+
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
+
+// check is the pull-request job: run, compare with the stored baseline,
+// comment, summarise, set outputs.
+func (a *actionRun) check(ctx context.Context) error {
+	if skipped, err := a.skipWithoutKey(); skipped || err != nil {
+		return err
+	}
+	th, err := a.thresholds(ctx)
+	if err != nil {
+		return err
+	}
+	store, err := a.store()
+	if err != nil {
+		return err
+	}
+	key := a.baselineKey()
+	base, src, err := store.Get(ctx, key)
+	source := ""
+	switch {
+	case errors.Is(err, baseline.ErrNotFound):
+		source = fmt.Sprintf("no baseline yet for %s: floors only", orDefault(key.Branch, "the base branch"))
+	case errors.Is(err, baseline.ErrShallow):
+		return withCode(ExitUsage, err)
+	case err != nil:
+		return withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
+	default:
+		source = "baseline: " + src.String()
+	}
+	head, err := execRun(ctx, a.env, &a.o)
+	if err != nil {
+		return err
+	}
+	if err := a.writeMeta(); err != nil {
+		return withCode(ExitOperational, err)
+	}
+	rep := compare.Compare(base, head, th)
+	return a.publish(ctx, rep, source, a.gh.HeadSHA())
+}
+
+// publish writes the report file, the job summary, the sticky comment and
+// the outputs, and returns the gate's verdict as an error (nil = pass).
+func (a *actionRun) publish(ctx context.Context, rep *compare.Report, source, headSHA string) error {
+	opts := report.Options{Gate: a.st.gate, HeadSHA: headSHA, BaselineSource: source, RunURL: a.gh.RunURL()}
+	md := report.Markdown(rep, opts)
+	if a.o.Report != "" {
+		if err := results.WriteFileAtomic(a.env.abs(a.o.Report), []byte(md), 0o644); err != nil {
+			return withCode(ExitOperational, err)
+		}
+	}
+	if err := a.act.AddSummary(report.Summary(rep, opts)); err != nil {
+		a.act.Warning("could not write the job summary: "+err.Error(), ghaction.Annotation{})
+	}
+	for _, f := range rep.Failures {
+		a.act.Error(f, ghaction.Annotation{Title: a.st.gate + " regression"})
+	}
+	for _, w := range rep.Warnings {
+		a.act.Warning(w, ghaction.Annotation{Title: a.st.gate})
+	}
+	var opErr error
+	if a.st.comment && a.gh.IsPullRequest() {
+		opErr = a.comment(ctx, a.gh.PullRequest.Number, md, headSHA)
+	}
+	if err := a.setOutputs(rep); err != nil {
+		return withCode(ExitOperational, err)
+	}
+	if !rep.Passed {
+		if a.st.failOnRegression {
+			return errFailed
+		}
+		a.act.Warning("the gate failed but fail-on-regression is false: not failing the step", ghaction.Annotation{Title: a.st.gate})
+	}
+	return opErr
+}
+
+// comment upserts the sticky comment. A token that may not comment (fork
+// PRs) is a warning: the job summary carries the report instead.
+func (a *actionRun) comment(ctx context.Context, pr int, md, headSHA string) error {
+	c, err := a.github()
+	if err != nil {
+		a.act.Warning("not commenting: "+err.Error(), ghaction.Annotation{Title: a.st.gate})
+		return nil
+	}
+	res, err := ghcomment.Upsert(ctx, c, a.gh.Owner, a.gh.Repo, pr, a.st.gate, md, headSHA)
+	switch {
+	case errors.Is(err, ghcomment.ErrNoPermission):
+		a.act.Warning("the token may not comment on this pull request (pull requests from forks get a read-only token); the report is in the job summary. See the README's fork-safe two-workflow pattern.", ghaction.Annotation{Title: a.st.gate})
+		return nil
+	case err != nil:
+		return withCode(ExitOperational, fmt.Errorf("post the PR comment: %w", err))
+	}
+	if res.Action == ghcomment.Skipped {
+		fmt.Fprintf(a.env.Stderr, "comment not updated: %s\n", res.Reason)
+	} else {
+		fmt.Fprintf(a.env.Stderr, "comment %s: %s\n", res.Action, res.URL)
+	}
+	return nil
+}
+
+func (a *actionRun) setOutputs(rep *compare.Report) error {
+	var regressed []string
+	for _, m := range rep.Metrics {
+		if m.Status == compare.StatusFail {
+			regressed = append(regressed, m.Metric)
+		}
+	}
+	js, err := json.Marshal(summaryJSON(rep))
+	if err != nil {
+		return err
+	}
+	return a.act.SetOutputs(map[string]string{
+		"passed":       fmt.Sprint(rep.Passed),
+		"verdict":      string(rep.Verdict),
+		"regressions":  strings.Join(regressed, ","),
+		"results-path": a.env.abs(a.o.Out),
+		"report-path":  a.env.abs(a.o.Report),
+		"summary-json": string(js),
+	})
+}
+
+// summaryJSON is the compact summary-json output.
+func summaryJSON(rep *compare.Report) map[string]any {
+	ms := make([]map[string]any, 0, len(rep.Metrics))
+	for _, m := range rep.Metrics {
+		ms = append(ms, map[string]any{
+			"metric": m.Metric, "verdict": m.Verdict, "status": m.Status,
+			"base": m.BaseMean, "head": m.HeadMean, "delta": m.RawDelta, "p": m.PWorseAdj,
+		})
+	}
+	return map[string]any{"passed": rep.Passed, "verdict": rep.Verdict, "failures": rep.Failures, "metrics": ms}
+}
+
+// storeBaseline is the push job: run on the pushed commit and store the
+// results as the branch's baseline.
+func (a *actionRun) storeBaseline(ctx context.Context) error {
+	if a.keyMissing() && a.o.Judge != "offline" {
+		if a.o.Judge == "openai" || a.st.skipWithoutKey {
+			return usageErr("no API key for the judge: a baseline needs the same judge as the pull requests (set api-key, or judge: offline)")
+		}
+		a.o.Judge = "offline"
+	}
+	store, err := a.store()
+	if err != nil {
+		return err
+	}
+	key := a.baselineKey()
+	if key.SHA == "" {
+		key.SHA = a.gh.SHA
+	}
+	if key.Branch == "" {
+		key.Branch = a.gh.Branch()
+	}
+	f, err := execRun(ctx, a.env, &a.o)
+	if err != nil {
+		return err
+	}
+	if f.Git == nil {
+		f.Git = &results.Git{}
+	}
+	f.Git.SHA, f.Git.Ref = key.SHA, "refs/heads/"+key.Branch
+	if err := store.Put(ctx, key, f); err != nil {
+		if errors.Is(err, baseline.ErrNoPermission) {
+			return withCode(ExitOperational, fmt.Errorf("store the baseline: %w (give the job `permissions: contents: write`)", err))
+		}
+		if errors.Is(err, baseline.ErrReadOnly) {
+			return withCode(ExitUsage, fmt.Errorf("store the baseline: %w (use baseline-store: branch or file)", err))
+		}
+		return withCode(ExitOperational, fmt.Errorf("store the baseline: %w", err))
+	}
+	msg := fmt.Sprintf("stored the baseline of %s@%s (%d samples)", key.Branch, short(key.SHA), len(f.Samples))
+	fmt.Fprintln(a.env.Stderr, msg)
+	_ = a.act.AddSummary("### 📦 " + a.st.gate + ": baseline stored\n\n" + msg + "\n")
+	return a.act.SetOutputs(map[string]string{"passed": "true", "verdict": "stored", "regressions": "",
+		"results-path": a.env.abs(a.o.Out), "report-path": "", "summary-json": "{}"})
+}
+
+// prMeta is written next to the report so that the comment-only mode of the
+// fork-safe pattern knows which pull request and head the results are for.
+type prMeta struct {
+	Gate    string `json:"gate"`
+	PR      int    `json:"pr"`
+	HeadSHA string `json:"head_sha"`
+	BaseRef string `json:"base_ref"`
+	BaseSHA string `json:"base_sha"`
+}
+
+func metaPath(reportPath string) string {
+	return strings.TrimSuffix(reportPath, filepath.Ext(reportPath)) + ".pr.json"
+}
+
+// writeMeta records the pull request the results belong to.
+func (a *actionRun) writeMeta() error {
+	if !a.gh.IsPullRequest() || a.o.Report == "" {
+		return nil
+	}
+	branch, sha := a.gh.Base()
+	b, _ := json.MarshalIndent(prMeta{Gate: a.st.gate, PR: a.gh.PullRequest.Number, HeadSHA: a.gh.HeadSHA(), BaseRef: branch, BaseSHA: sha}, "", "  ")
+	return results.WriteFileAtomic(a.env.abs(metaPath(a.o.Report)), append(b, '\n'), 0o644)
+}
+
+// commentOnly is the privileged half of the fork-safe pattern (a
+// workflow_run job): it reads the head results the unprivileged run
+// uploaded, fetches the baseline and thresholds itself from trusted
+// places, re-renders the report (escaping everything that came from the
+// PR) and comments. It never runs PR code and never trusts PR markdown.
+func (a *actionRun) commentOnly(ctx context.Context) error {
+	head, err := results.Read(a.env.abs(a.o.Out))
+	if err != nil {
+		return withCode(ExitUsage, fmt.Errorf("input results: %w", err))
+	}
+	meta, err := a.readMeta()
+	if err != nil {
+		return err
+	}
+	c, err := a.github()
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	// The PR number comes from an artifact the PR's own run wrote: check it
+	// against GitHub before writing anything.
+	pr, _, err := c.PullRequests.Get(ctx, a.gh.Owner, a.gh.Repo, meta.PR)
+	if err != nil {
+		return withCode(ExitOperational, fmt.Errorf("look up pull request #%d: %w", meta.PR, err))
+	}
+	if got := pr.GetHead().GetSHA(); !strings.EqualFold(got, meta.HeadSHA) {
+		return withCode(ExitUsage, fmt.Errorf("pull request #%d is at %s, the results are for %s: not commenting stale or forged results", meta.PR, short(got), short(meta.HeadSHA)))
+	}
+	// Thresholds: from the default branch checkout this trusted workflow runs on.
+	th, err := loadThresholds(a.env, a.o.Thresholds)
+	if err != nil {
+		return err
+	}
+	store, err := a.store()
+	if err != nil {
+		return err
+	}
+	key := baseline.Key{Branch: pr.GetBase().GetRef(), SHA: pr.GetBase().GetSHA(), Name: gateKeyName(a.st.gate)}
+	base, src, err := store.Get(ctx, key)
+	source := ""
+	switch {
+	case errors.Is(err, baseline.ErrNotFound):
+		source = fmt.Sprintf("no baseline yet for %s: floors only", key.Branch)
+	case err != nil:
+		return withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
+	default:
+		source = "baseline: " + src.String()
+	}
+	rep := compare.Compare(base, head, th)
+	opts := report.Options{Gate: a.st.gate, HeadSHA: meta.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL()}
+	md := report.Markdown(rep, opts)
+	if err := a.act.AddSummary(report.Summary(rep, opts)); err != nil {
+		a.act.Warning("could not write the job summary: "+err.Error(), ghaction.Annotation{})
+	}
+	if err := a.comment(ctx, meta.PR, md, meta.HeadSHA); err != nil {
+		return err
+	}
+	if err := a.setOutputs(rep); err != nil {
+		return withCode(ExitOperational, err)
+	}
+	// The gate itself failed (or passed) in the pull_request run; this job
+	// only reports.
+	return nil
+}
+
+func (a *actionRun) readMeta() (prMeta, error) {
+	p := a.env.abs(metaPath(a.o.Report))
+	b, err := os.ReadFile(p)
+	if err != nil {
+		return prMeta{}, withCode(ExitUsage, fmt.Errorf("comment mode needs %s, written by the check run next to its report (upload it in the artifact): %w", p, err))
+	}
+	var m prMeta
+	if err := json.Unmarshal(b, &m); err != nil || m.PR <= 0 || m.HeadSHA == "" {
+		return prMeta{}, withCode(ExitUsage, fmt.Errorf("%s: not a raggate PR record (want {\"pr\": N, \"head_sha\": \"...\"})", p))
+	}
+	return m, nil
+}

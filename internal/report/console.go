@@ -1,0 +1,123 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/raggate/raggate/internal/compare"
+)
+
+// Console writes the comparison for a terminal: the overall verdict, the
+// diff table (the columns of the markdown table, through tablewriter), the
+// failure, warning and note sentences, and the sample counts. Cells are
+// ASCII apart from the table borders; untrusted text is stripped of control
+// characters (no escape sequences reach the terminal).
+func Console(w io.Writer, r *compare.Report) error {
+	if r == nil {
+		r = &compare.Report{Passed: true, Verdict: compare.VerdictPass}
+	}
+	var buf bytes.Buffer
+	h := headline(r)
+	word := "PASS"
+	if !r.Passed {
+		word = "FAIL"
+	}
+	text := strings.TrimPrefix(strings.TrimPrefix(h.text, "passed, but "), "passed ")
+	fmt.Fprintf(&buf, "%s: %s: %s\n\n", DefaultGate, word, text)
+
+	if len(r.Metrics) == 0 {
+		buf.WriteString("No metrics were scored.\n")
+	} else if err := consoleTable(&buf, r); err != nil {
+		return err
+	}
+	lower := false
+	for _, m := range r.Metrics {
+		lower = lower || lowerIsBetter(m)
+	}
+	if r.HasBaseline {
+		if lower {
+			buf.WriteString("* lower is better. ")
+		}
+		buf.WriteString("base, head: means over the samples scored on both sides; delta = head - base; p: one-sided, in the direction of delta")
+		if r.Settings.Defaults.Correction != compare.CorrectionNone {
+			buf.WriteString(", Holm-adjusted")
+		}
+		buf.WriteString(".\n")
+	} else {
+		if lower {
+			buf.WriteString("* lower is better. ")
+		}
+		buf.WriteString("No baseline yet: only floors were checked.\n")
+	}
+	list := func(title string, ss []string) {
+		if len(ss) == 0 {
+			return
+		}
+		fmt.Fprintf(&buf, "\n%s:\n", title)
+		for _, s := range ss {
+			fmt.Fprintf(&buf, "  - %s\n", plain(s, 1000))
+		}
+	}
+	list("Failures", r.Failures)
+	list("Warnings", r.Warnings)
+	list("Notes", r.Notes)
+	c := r.Counts
+	if r.HasBaseline {
+		fmt.Fprintf(&buf, "\nSamples: %s paired, %s new, %s removed.\n", fmtInt(c.Paired), fmtInt(c.New), fmtInt(c.Removed))
+	} else {
+		fmt.Fprintf(&buf, "\nSamples: %s on head.\n", fmtInt(c.Head))
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+func consoleTable(w io.Writer, r *compare.Report) error {
+	label := func(m compare.MetricResult) string {
+		s := plain(m.Metric, 60)
+		if lowerIsBetter(m) {
+			s += " *"
+		}
+		return s
+	}
+	if !r.HasBaseline {
+		t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
+			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignLeft}}))
+		t.Header("metric", "head", "n", "verdict")
+		for _, m := range r.Metrics {
+			if err := t.Append(label(m), fmtScore(m.HeadMean), fmt.Sprint(m.HeadN), verdictCell(m).console()); err != nil {
+				return err
+			}
+		}
+		return t.Render()
+	}
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignCenter, tw.AlignRight, tw.AlignLeft}}))
+	t.Header("metric", "base", "head", "delta", "95% CI", "p", "verdict")
+	for _, m := range r.Metrics {
+		if err := t.Append(label(m), tableBase(m), tableHead(m), fmtDelta(m.RawDelta),
+			fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), tableP(m), verdictCell(m).console()); err != nil {
+			return err
+		}
+	}
+	return t.Render()
+}
+
+// JSON returns the report as indented JSON with a trailing newline. HTML
+// characters are not escaped, so "p<0.001" stays readable; undefined
+// numbers are null.
+func JSON(r *compare.Report) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
+		return nil, fmt.Errorf("encode report: %w", err)
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,163 @@
+package report
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Untrusted text (questions, judge reasons, sample ids, metric and model
+// names read from results files, failure sentences that quote them) goes
+// through Escape before it reaches markdown, and through plain before it
+// reaches a terminal.
+
+// zwsp is inserted after '@' and '#' to break GitHub's mention and issue
+// reference autolinking (the rendered text looks the same). Renovate and
+// Dependabot neutralise mentions the same way.
+const zwsp = "\u200b"
+
+// Escape makes untrusted text safe for one line of GitHub-flavoured
+// markdown, table cells included:
+//
+//   - the text becomes one line: newlines, tabs and other control
+//     characters turn into spaces, runs of spaces collapse, bidirectional
+//     overrides are dropped and invalid UTF-8 becomes U+FFFD;
+//   - no raw HTML: & < > become &amp; &lt; &gt; (so entities cannot be
+//     smuggled either);
+//   - no broken tables: | is backslash-escaped, and so is \ itself;
+//   - no links, images, code, emphasis or math: [ ] ! ` * ~ $ are
+//     backslash-escaped, and _ where it could start or end emphasis;
+//   - no block syntax: a leading # + - = or "1." is escaped;
+//   - no pings or cross-references: a zero-width space follows every @ and
+//     every # that precedes a word character or digit, so "@user",
+//     "@org/team" and "owner/repo#12" render as text.
+//
+// Bare URLs are left alone: GitHub shows them as themselves.
+func Escape(s string) string {
+	return escapeFlat(flatten(s))
+}
+
+// snippet flattens s and shortens it to at most n runes (ending in "…").
+func snippet(s string, n int) string {
+	s = flatten(s)
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:max(n-1, 0)]), " ") + "…"
+}
+
+// escapeSnippet is Escape of the first n runes of s.
+func escapeSnippet(s string, n int) string { return escapeFlat(snippet(s, n)) }
+
+// flatten turns s into one trimmed line of valid UTF-8 without control or
+// bidirectional formatting characters.
+func flatten(s string) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		switch {
+		case isBidi(r):
+			continue
+		case unicode.IsControl(r) || unicode.IsSpace(r) || r == '\u2028' || r == '\u2029':
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// isBidi reports the bidirectional formatting characters that can make
+// rendered text read differently from its bytes.
+func isBidi(r rune) bool {
+	switch {
+	case r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
+		return true
+	case r == '\u200e', r == '\u200f', r == '\u061c':
+		return true
+	}
+	return false
+}
+
+func isWord(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// escapeFlat escapes a flattened line.
+func escapeFlat(s string) string {
+	rs := []rune(s)
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/8)
+	next := func(i int) rune {
+		if i+1 < len(rs) {
+			return rs[i+1]
+		}
+		return 0
+	}
+	// A leading ordered-list marker ("1. " or "1) ") would start a list.
+	lead := 0
+	for lead < len(rs) && rs[lead] >= '0' && rs[lead] <= '9' {
+		lead++
+	}
+	olist := lead > 0 && lead < len(rs) && (rs[lead] == '.' || rs[lead] == ')') &&
+		(lead+1 == len(rs) || rs[lead+1] == ' ')
+	for i, r := range rs {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '\\', '`', '*', '[', ']', '!', '|', '~', '$':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '_':
+			prev := rune(0)
+			if i > 0 {
+				prev = rs[i-1]
+			}
+			if !isWord(prev) || !isWord(next(i)) || prev == '_' || next(i) == '_' {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		case '@':
+			b.WriteRune(r)
+			if n := next(i); isWord(n) || n == '-' {
+				b.WriteString(zwsp)
+			}
+		case '#':
+			if i == 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+			if n := next(i); isWord(n) {
+				b.WriteString(zwsp)
+			}
+		case '+', '-', '=':
+			if i == 0 {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		case '.', ')':
+			if olist && i == lead {
+				b.WriteByte('\\')
+			}
+			b.WriteRune(r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// plain makes untrusted text safe for a terminal: one line, no control
+// characters (so no ANSI escape sequences), no bidirectional overrides.
+func plain(s string, n int) string { return snippet(s, n) }

@@ -1,0 +1,125 @@
+package report
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+// Number formats shared by every renderer. Negative numbers use the ASCII
+// hyphen-minus everywhere (markdown, console, failure sentences from
+// package compare), so that numbers can be copied, grepped and measured by
+// terminal table code without East Asian ambiguous-width surprises.
+
+// undefined is how every renderer shows an undefined value.
+const undefined = "n/a"
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// fmtScore formats a score with three decimals ("0.870"), "n/a" when
+// undefined.
+func fmtScore(s results.Score) string {
+	x := s.Value()
+	if !finite(x) {
+		return undefined
+	}
+	out := strconv.FormatFloat(x, 'f', 3, 64)
+	if out == "-0.000" {
+		return "0.000"
+	}
+	return out
+}
+
+// fmtDelta formats a difference with a sign and three decimals ("+0.012",
+// "-0.034"); a difference that rounds to zero is "0.000".
+func fmtDelta(s results.Score) string {
+	x := s.Value()
+	if !finite(x) {
+		return undefined
+	}
+	out := strconv.FormatFloat(math.Abs(x), 'f', 3, 64)
+	switch {
+	case out == "0.000":
+		return out
+	case x < 0:
+		return "-" + out
+	default:
+		return "+" + out
+	}
+}
+
+// fmtCI formats an interval as "[-0.050, +0.010]", "n/a" when either end is
+// undefined.
+func fmtCI(lo, hi results.Score) string {
+	if !finite(lo.Value()) || !finite(hi.Value()) {
+		return undefined
+	}
+	return "[" + fmtDelta(lo) + ", " + fmtDelta(hi) + "]"
+}
+
+// fmtP formats a p-value as "0.003", "<0.001" or "1.000"; "n/a" when
+// undefined.
+func fmtP(s results.Score) string {
+	p := s.Value()
+	if !finite(p) {
+		return undefined
+	}
+	if p < 0.001 {
+		return "<0.001"
+	}
+	return strconv.FormatFloat(math.Min(p, 1), 'f', 3, 64)
+}
+
+// fmtBound formats a floor, ceiling, tolerance or alpha with at least two
+// decimals, as package compare's sentences do ("0.80", "0.85", "0.025").
+func fmtBound(x float64) string {
+	s := strconv.FormatFloat(x, 'f', -1, 64)
+	if i := strings.IndexByte(s, '.'); i < 0 {
+		s += ".00"
+	} else if len(s)-i-1 < 2 {
+		s += strings.Repeat("0", 2-(len(s)-i-1))
+	}
+	return s
+}
+
+// fmtInt formats an integer with thousands separators ("12,345").
+func fmtInt(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// fmtCost formats an estimated cost in US dollars: four decimals below one
+// dollar ("$0.0123"), two above ("$12.35").
+func fmtCost(usd float64) string {
+	if !finite(usd) {
+		return undefined
+	}
+	if math.Abs(usd) < 1 {
+		return "$" + strconv.FormatFloat(usd, 'f', 4, 64)
+	}
+	return "$" + strconv.FormatFloat(usd, 'f', 2, 64)
+}
+
+// plural returns "1 metric" or "2 metrics".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

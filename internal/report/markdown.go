@@ -1,0 +1,772 @@
+package report
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// Size limits.
+const (
+	// MaxCommentBytes is GitHub's limit on a comment body (65,536
+	// characters); Markdown counts bytes, which is never fewer.
+	MaxCommentBytes = 65536
+	// MaxSummaryBytes is GitHub's limit on a step's job summary (1 MiB).
+	MaxSummaryBytes = 1 << 20
+	// DefaultGate is the gate name when Options.Gate is empty.
+	DefaultGate = "raggate"
+)
+
+// Options configure Markdown and Summary. The zero value is valid.
+type Options struct {
+	// Gate names the gate: the title says it, and the comment marker
+	// carries it so that each gate keeps its own sticky comment. Default
+	// DefaultGate.
+	Gate string
+	// HeadSHA is the pull request head the report is for (default: the git
+	// sha of the head results).
+	HeadSHA string
+	// BaselineSource says where the baseline came from, e.g. "baseline from
+	// abc1234 (nearest ancestor of main with a stored baseline)".
+	BaselineSource string
+	// RunURL links the workflow run (http or https URLs only).
+	RunURL string
+	// Limit is the largest output, in bytes: default MaxCommentBytes for
+	// Markdown, MaxSummaryBytes for Summary.
+	Limit int
+}
+
+// The size notices, said whenever a detail had to go.
+const (
+	commentNotice = "Some details were left out to fit GitHub's comment size limit; see the job summary."
+	summaryNotice = "Some details were left out to fit the job summary size limit; `gate compare --format json` has everything."
+)
+
+var (
+	gateRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 ._/:@+-]{0,99}$`)
+	shaRE  = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
+)
+
+// Marker returns the hidden line that identifies gate's sticky comment:
+// `<!-- raggate:gate=<gate> -->`. A valid gate name (letters, digits,
+// space and ._/:@+-, starting with a letter or digit, at most 100
+// characters, no "--"; the rule package ghcomment enforces) is used as is;
+// anything else is sanitised so that the line stays one well-formed HTML
+// comment, and "" is DefaultGate.
+func Marker(gate string) string { return "<!-- raggate:gate=" + gateName(gate) + " -->" }
+
+// HeadMarker returns the hidden line that records the head commit,
+// `<!-- raggate:head=<sha> -->`, with sha lower-cased; "" when sha is not a
+// hexadecimal commit id (7 to 64 digits).
+func HeadMarker(sha string) string {
+	sha = headSHA(sha)
+	if sha == "" {
+		return ""
+	}
+	return "<!-- raggate:head=" + sha + " -->"
+}
+
+func gateName(gate string) string {
+	gate = strings.TrimSpace(gate)
+	if gateRE.MatchString(gate) && !strings.Contains(gate, "--") {
+		return gate
+	}
+	var b strings.Builder
+	for _, r := range gate {
+		if r < utf8.RuneSelf && (r == ' ' || strings.ContainsRune("._/:@+-", r) ||
+			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	for strings.Contains(s, "--") {
+		s = strings.ReplaceAll(s, "--", "-")
+	}
+	s = strings.TrimLeft(s, " ._/:@+-")
+	if len(s) > 100 {
+		s = s[:100]
+	}
+	s = strings.TrimRight(s, " -")
+	if s == "" {
+		return DefaultGate
+	}
+	return s
+}
+
+func headSHA(sha string) string {
+	sha = strings.ToLower(strings.TrimSpace(sha))
+	if !shaRE.MatchString(sha) {
+		return ""
+	}
+	return sha
+}
+
+// Markdown renders the sticky pull request comment: the gate and head
+// markers, a title with the overall verdict, one diff table, the failure
+// and warning sentences, the sample counts, then <details> sections (a
+// diagnosis, the most regressed samples, new and removed samples,
+// distributions and sensitivity, judge noise, notes, usage and cost, judge
+// and dataset). Untrusted text is escaped (see Escape).
+//
+// The result always fits opts.Limit bytes, with room to spare for the two
+// marker lines in case an upserter prepends them again (ghcomment.Compose
+// does): details are dropped in steps (fewer regressed samples; then
+// distributions; then the new and removed lists; then every other detail;
+// then table rows beyond the failing ones), and the comment says so.
+func Markdown(r *compare.Report, opts Options) string {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = MaxCommentBytes
+	}
+	budget := limit
+	if reserve := len(markers(r, opts)); limit-reserve >= 1024 {
+		budget = limit - reserve
+	}
+	return fit(r, opts, ladder(true), budget)
+}
+
+// Summary renders the job-summary variant of Markdown: no markers, every
+// regressed sample compare reports, long lists of new and removed samples,
+// longer judge reasons, details open. It fits opts.Limit (default
+// MaxSummaryBytes) in the same steps as Markdown.
+func Summary(r *compare.Report, opts Options) string {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = MaxSummaryBytes
+	}
+	return fit(r, opts, ladder(false), limit)
+}
+
+// profile says how much detail a rendering carries.
+type profile struct {
+	comment     bool // the PR comment (markers, comment notice)
+	samples     int  // most regressed samples shown
+	reasonRunes int  // judge reasons are cut to this
+	listCap     int  // new / removed samples listed, each
+	lists       bool // the new / removed lists
+	dists       bool // distributions, sensitivity, judge noise
+	optional    bool // regressed samples, notes, usage, judge and dataset
+	diagnosis   bool
+	rowCap      int // table rows (0: all)
+	sentences   int // failure / warning sentences (0: all)
+	textRunes   int // failure / warning / note sentences are cut to this
+	cut         bool
+}
+
+// ladder returns the renderings to try, most detailed first.
+func ladder(comment bool) []profile {
+	p := profile{comment: comment, samples: 10, reasonRunes: 200, listCap: 20,
+		lists: true, dists: true, optional: true, diagnosis: true, textRunes: 400}
+	if !comment {
+		p.samples, p.reasonRunes, p.listCap, p.textRunes = 1000, 1000, 1000, 2000
+	}
+	steps := []profile{p}
+	p.cut = true
+	p.samples, p.reasonRunes = 3, 100
+	steps = append(steps, p)
+	p.dists = false
+	steps = append(steps, p)
+	p.lists = false
+	steps = append(steps, p)
+	p.optional = false
+	steps = append(steps, p)
+	p.diagnosis, p.rowCap, p.sentences, p.textRunes = false, 40, 10, 200
+	steps = append(steps, p)
+	return steps
+}
+
+// fit returns the most detailed rendering within limit bytes, or the least
+// detailed one cut at a line boundary.
+func fit(r *compare.Report, opts Options, steps []profile, limit int) string {
+	if r == nil {
+		r = &compare.Report{Passed: true, Verdict: compare.VerdictPass}
+	}
+	var out string
+	for _, p := range steps {
+		out = render(r, opts, p)
+		if len(out) <= limit {
+			return out
+		}
+	}
+	notice := "\n_" + commentNotice + "_\n"
+	if !steps[0].comment {
+		notice = "\n_" + summaryNotice + "_\n"
+	}
+	return hardCut(out, notice, limit)
+}
+
+// hardCut keeps the whole lines of s that fit before notice within limit
+// bytes.
+func hardCut(s, notice string, limit int) string {
+	budget := limit - len(notice)
+	if budget < 0 {
+		return cutBytes(s, limit)
+	}
+	var b strings.Builder
+	for line := range strings.SplitSeq(s, "\n") {
+		if b.Len()+len(line)+1 > budget {
+			break
+		}
+		b.WriteString(line)
+		b.WriteByte('\n')
+	}
+	if b.Len() == 0 {
+		return cutBytes(s, limit)
+	}
+	return b.String() + notice
+}
+
+// cutBytes returns the longest prefix of s of at most n bytes that ends on
+// a rune boundary.
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:max(n, 0)]
+}
+
+func markers(r *compare.Report, opts Options) string {
+	s := Marker(opts.Gate) + "\n"
+	if h := HeadMarker(headOf(r, opts)); h != "" {
+		s += h + "\n"
+	}
+	return s
+}
+
+func headOf(r *compare.Report, opts Options) string {
+	if opts.HeadSHA != "" {
+		return opts.HeadSHA
+	}
+	if r != nil && r.Head.Git != nil {
+		return r.Head.Git.SHA
+	}
+	return ""
+}
+
+// render writes the report with the detail p allows.
+func render(r *compare.Report, opts Options, p profile) string {
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	if p.comment {
+		b.WriteString(markers(r, opts))
+	}
+	gate := strings.TrimSpace(opts.Gate)
+	if gate == "" {
+		gate = DefaultGate
+	}
+	h := headline(r)
+	w("### %s %s: %s\n\n", h.kind.emoji(), escapeSnippet(gate, 100), h.text)
+	if line := contextLine(r, opts, p.comment); line != "" {
+		w("%s\n\n", line)
+	}
+	if !r.HasBaseline {
+		b.WriteString("There is no stored baseline for the base branch yet, so only floors were checked. " +
+			"Store one with `gate baseline put` on the base branch (the action does it on pushes to the default branch).\n\n")
+	}
+	writeTable(&b, r, p)
+	writeSentences(&b, "Failures", r.Failures, p)
+	writeSentences(&b, "Warnings", r.Warnings, p)
+	writeCounts(&b, r)
+	if p.cut {
+		notice := commentNotice
+		if !p.comment {
+			notice = summaryNotice
+		} else if u := runURL(opts.RunURL); u != "" {
+			notice = strings.TrimSuffix(notice, "; see the job summary.") + "; see the job summary of the [workflow run](" + u + ")."
+		}
+		w("_%s_\n\n", notice)
+	}
+	if p.diagnosis {
+		writeDiagnosis(&b, r)
+	}
+	if p.optional && p.samples > 0 {
+		writeRegressed(&b, r, p)
+	}
+	if p.lists {
+		writeNewRemoved(&b, r, p)
+	}
+	if p.dists {
+		writeDistributions(&b, r, p)
+		writeNoise(&b, r)
+	}
+	if p.optional {
+		writeNotes(&b, r, p)
+		writeUsage(&b, r)
+		writeJudgeDataset(&b, r)
+	}
+	return strings.TrimRight(b.String(), "\n") + "\n"
+}
+
+// contextLine says what was compared with what, and links the run.
+// The job summary does not link the run it belongs to.
+func contextLine(r *compare.Report, opts Options, comment bool) string {
+	var parts []string
+	if sha := headSHA(headOf(r, opts)); sha != "" {
+		parts = append(parts, "head `"+sha[:7]+"`")
+	}
+	switch {
+	case !r.HasBaseline:
+	case opts.BaselineSource != "":
+		parts = append(parts, escapeSnippet(opts.BaselineSource, 200))
+	case r.Base != nil && r.Base.Git != nil && headSHA(r.Base.Git.SHA) != "":
+		parts = append(parts, "baseline `"+headSHA(r.Base.Git.SHA)[:7]+"`")
+	}
+	if u := runURL(opts.RunURL); u != "" && comment {
+		parts = append(parts, "[workflow run]("+u+")")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	s := strings.Join(parts, " · ")
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// runURL returns u percent-encoded for a markdown link destination, or ""
+// when it is not an absolute http(s) URL.
+func runURL(u string) string {
+	pu, err := url.Parse(strings.TrimSpace(u))
+	if err != nil || (pu.Scheme != "https" && pu.Scheme != "http") || pu.Host == "" || pu.User != nil {
+		return ""
+	}
+	s := pu.String()
+	return strings.NewReplacer("(", "%28", ")", "%29", " ", "%20", "<", "%3C", ">", "%3E", "`", "%60").Replace(s)
+}
+
+// metricLabel is a metric name for markdown, marked ↓ when lower is better.
+func metricLabel(m compare.MetricResult) string {
+	s := escapeSnippet(m.Metric, 60)
+	if lowerIsBetter(m) {
+		s += " ↓"
+	}
+	return s
+}
+
+// rows returns the metrics the table shows: all of them, or with a cap the
+// failing and warning ones first, in catalogue order.
+func rows(r *compare.Report, limit int) (shown []compare.MetricResult, hidden int) {
+	if limit <= 0 || len(r.Metrics) <= limit {
+		return r.Metrics, 0
+	}
+	keep := make([]bool, len(r.Metrics))
+	n := 0
+	for pass := range 2 {
+		for i, m := range r.Metrics {
+			if n == limit {
+				break
+			}
+			if !keep[i] && (pass == 1 || m.Status != compare.StatusOK) {
+				keep[i] = true
+				n++
+			}
+		}
+	}
+	for i, m := range r.Metrics {
+		if keep[i] {
+			shown = append(shown, m)
+		}
+	}
+	return shown, len(r.Metrics) - n
+}
+
+func writeTable(b *strings.Builder, r *compare.Report, p profile) {
+	shown, hidden := rows(r, p.rowCap)
+	if len(r.Metrics) == 0 {
+		b.WriteString("No metrics were scored.\n\n")
+		return
+	}
+	if !r.HasBaseline {
+		b.WriteString("| Metric | Head | n | Verdict |\n|:---|---:|---:|:---|\n")
+		for _, m := range shown {
+			fmt.Fprintf(b, "| %s | %s | %d | %s |\n", metricLabel(m), fmtScore(m.HeadMean), m.HeadN, verdictCell(m).markdown())
+		}
+		if hidden > 0 {
+			fmt.Fprintf(b, "| … %s not shown | | | |\n", plural(hidden, "more metric", "more metrics"))
+		}
+		b.WriteString("\n<sub>✅ meets its floor · ❌ breaches its floor · ↓ lower is better. Head: mean over the head samples; n: samples with a defined score.</sub>\n\n")
+		return
+	}
+	b.WriteString("| Metric | Base | Head | Δ | 95% CI | p | Verdict |\n|:---|---:|---:|---:|:---:|---:|:---|\n")
+	for _, m := range shown {
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", metricLabel(m), tableBase(m), tableHead(m),
+			fmtDelta(m.RawDelta), fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), tableP(m), verdictCell(m).markdown())
+	}
+	if hidden > 0 {
+		fmt.Fprintf(b, "| … %s not shown | | | | | | |\n", plural(hidden, "more metric", "more metrics"))
+	}
+	def := r.Settings.Defaults
+	adj := ", Holm-adjusted"
+	if def.Correction == compare.CorrectionNone {
+		adj = ""
+	}
+	fmt.Fprintf(b, "\n<sub>✅ improvement · ~ no significant change · ❌ fails the gate · ⚠️ warning or not tested · ↓ lower is better<br>"+
+		"Base, Head: means over the samples scored on both sides · Δ = Head - Base, with its 95%% paired bootstrap interval · "+
+		"p: one-sided, in the direction of Δ%s · regression: worse by at least the tolerance (default %s) with p < %s</sub>\n\n",
+		adj, fmtBound(def.Tolerance), fmtBound(def.Alpha))
+}
+
+func writeSentences(b *strings.Builder, title string, ss []string, p profile) {
+	if len(ss) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "**%s**\n\n", title)
+	shown := ss
+	if p.sentences > 0 && len(shown) > p.sentences {
+		shown = shown[:p.sentences]
+	}
+	for _, s := range shown {
+		fmt.Fprintf(b, "- %s\n", escapeSnippet(s, p.textRunes))
+	}
+	if len(shown) < len(ss) {
+		fmt.Fprintf(b, "- … and %d more\n", len(ss)-len(shown))
+	}
+	b.WriteString("\n")
+}
+
+func writeCounts(b *strings.Builder, r *compare.Report) {
+	c := r.Counts
+	if !r.HasBaseline {
+		fmt.Fprintf(b, "**Samples:** %s on head.\n\n", fmtInt(c.Head))
+		return
+	}
+	fmt.Fprintf(b, "**Samples:** %s paired · %s new · %s removed", fmtInt(c.Paired), fmtInt(c.New), fmtInt(c.Removed))
+	if c.New > 0 || c.Removed > 0 {
+		b.WriteString(" (new and removed samples are listed, not compared)")
+	}
+	b.WriteString(".\n\n")
+}
+
+func details(b *strings.Builder, open bool, summary string) {
+	if open {
+		fmt.Fprintf(b, "<details open><summary>%s</summary>\n\n", summary)
+	} else {
+		fmt.Fprintf(b, "<details><summary>%s</summary>\n\n", summary)
+	}
+}
+
+func endDetails(b *strings.Builder) { b.WriteString("</details>\n\n") }
+
+func writeDiagnosis(b *strings.Builder, r *compare.Report) {
+	fs := diagnose(r)
+	if len(fs) == 0 {
+		return
+	}
+	details(b, true, "Diagnosis")
+	b.WriteString("What the significant changes suggest (METRICS.md, \"Reading the metrics\"); hints, not proof:\n\n")
+	for _, f := range fs {
+		fmt.Fprintf(b, "- **%s**: likely %s. Try: %s.\n", f.when, f.cause, f.try)
+	}
+	b.WriteString("\n")
+	endDetails(b)
+}
+
+func sampleLine(id, question string) string {
+	s := "**" + escapeSnippet(id, 60) + "**"
+	if q := strings.TrimSpace(question); q != "" {
+		s += ": " + escapeSnippet(q, 80)
+	}
+	return s
+}
+
+func writeRegressed(b *strings.Builder, r *compare.Report, p profile) {
+	all := r.TopRegressed
+	if len(all) == 0 {
+		return
+	}
+	shown := all
+	if len(shown) > p.samples {
+		shown = shown[:p.samples]
+	}
+	title := fmt.Sprintf("Most regressed samples (%d)", len(all))
+	if len(shown) < len(all) {
+		title = fmt.Sprintf("Most regressed samples (%d of %d shown)", len(shown), len(all))
+	}
+	details(b, !p.comment, title)
+	b.WriteString("Per-sample changes, worst first (base → head). Single samples move with judge noise; read them with the table above.\n\n")
+	dir := map[string]bool{}
+	for _, m := range r.Metrics {
+		dir[m.Metric] = lowerIsBetter(m)
+	}
+	for _, s := range shown {
+		fmt.Fprintf(b, "- %s\n", sampleLine(s.ID, s.Question))
+		for _, sm := range s.Metrics {
+			name := escapeSnippet(sm.Metric, 60)
+			if dir[sm.Metric] {
+				name += " ↓"
+			}
+			fmt.Fprintf(b, "  - %s: %s → %s (%s)", name, fmtScore(sm.Base), fmtScore(sm.Head), fmtDelta(sm.Delta))
+			if reason := strings.TrimSpace(sm.Reason); reason != "" {
+				fmt.Fprintf(b, " — judge: “%s”", escapeSnippet(reason, p.reasonRunes))
+			}
+			b.WriteString("\n")
+		}
+	}
+	b.WriteString("\n")
+	endDetails(b)
+}
+
+func writeNewRemoved(b *strings.Builder, r *compare.Report, p profile) {
+	if len(r.New) == 0 && len(r.Removed) == 0 {
+		return
+	}
+	var title []string
+	if n := len(r.New); n > 0 {
+		title = append(title, fmt.Sprintf("%s new", fmtInt(n)))
+	}
+	if n := len(r.Removed); n > 0 {
+		title = append(title, fmt.Sprintf("%s removed", fmtInt(n)))
+	}
+	details(b, false, "New and removed samples ("+strings.Join(title, ", ")+")")
+	list := func(head string, refs []compare.SampleRef) {
+		if len(refs) == 0 {
+			return
+		}
+		fmt.Fprintf(b, "%s\n\n", head)
+		shown := refs
+		if len(shown) > p.listCap {
+			shown = shown[:p.listCap]
+		}
+		for _, s := range shown {
+			fmt.Fprintf(b, "- %s\n", sampleLine(s.ID, s.Question))
+		}
+		if len(shown) < len(refs) {
+			fmt.Fprintf(b, "- … and %s more\n", fmtInt(len(refs)-len(shown)))
+		}
+		b.WriteString("\n")
+	}
+	list("New, only on head (not compared):", r.New)
+	list("Removed, only on base:", r.Removed)
+	endDetails(b)
+}
+
+func fmtDist(d compare.Distribution) string {
+	if d.P10.IsNaN() && d.Median.IsNaN() && d.P90.IsNaN() {
+		return undefined
+	}
+	return fmtScore(d.P10) + " / " + fmtScore(d.Median) + " / " + fmtScore(d.P90)
+}
+
+func writeDistributions(b *strings.Builder, r *compare.Report, p profile) {
+	if len(r.Metrics) == 0 {
+		return
+	}
+	shown, _ := rows(r, p.rowCap)
+	details(b, !p.comment, "Distributions and sensitivity")
+	if !r.HasBaseline {
+		b.WriteString("| Metric | Head p10 / median / p90 | Undefined |\n|:---|:---:|---:|\n")
+		for _, m := range shown {
+			fmt.Fprintf(b, "| %s | %s | %d |\n", metricLabel(m), fmtDist(m.HeadDist), m.HeadUndefined)
+		}
+		b.WriteString("\n")
+		endDetails(b)
+		return
+	}
+	b.WriteString("Over every sample scored on each side:\n\n")
+	b.WriteString("| Metric | Base p10 / median / p90 | Head p10 / median / p90 | Undefined (base / head) |\n|:---|:---:|:---:|---:|\n")
+	for _, m := range shown {
+		fmt.Fprintf(b, "| %s | %s | %s | %d / %d |\n", metricLabel(m), fmtDist(m.BaseDist), fmtDist(m.HeadDist), m.BaseUndefined, m.HeadUndefined)
+	}
+	b.WriteString("\nOver the pairs (samples scored on both sides):\n\n")
+	b.WriteString("| Metric | Pairs | Worse / same / better | SD of Δ | MDE | Tolerance |\n|:---|---:|:---:|---:|---:|---:|\n")
+	for _, m := range shown {
+		if m.N == 0 {
+			continue
+		}
+		fmt.Fprintf(b, "| %s | %d | %d / %d / %d | %s | %s | %s |\n", metricLabel(m), m.N, m.Worse, m.Same, m.Better,
+			fmtScore(m.SD), fmtScore(m.MDE), fmtBound(m.Rule.Tolerance))
+	}
+	b.WriteString("\n<sub>MDE: the smallest change these pairs detect 80% of the time (before the Holm adjustment). " +
+		"A tolerance below it lets real changes of that size show as ~; add samples to lower it.</sub>\n\n")
+	endDetails(b)
+}
+
+func writeNoise(b *strings.Builder, r *compare.Report) {
+	var ms []compare.MetricResult
+	for _, m := range r.Metrics {
+		if finite(m.BaseJudgeNoise.Value()) || finite(m.HeadJudgeNoise.Value()) {
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	details(b, false, "Judge noise")
+	repeats := func(s *compare.Side) string {
+		if s == nil {
+			return undefined
+		}
+		return fmt.Sprint(s.Repeats)
+	}
+	fmt.Fprintf(b, "Mean within-sample standard deviation of repeated judgements (repeats: base %s, head %s). Score changes of this size are noise.\n\n",
+		repeats(r.Base), repeats(&r.Head))
+	b.WriteString("| Metric | Base | Head |\n|:---|---:|---:|\n")
+	for _, m := range ms {
+		fmt.Fprintf(b, "| %s | %s | %s |\n", metricLabel(m), fmtScore(m.BaseJudgeNoise), fmtScore(m.HeadJudgeNoise))
+	}
+	b.WriteString("\n")
+	endDetails(b)
+}
+
+func writeNotes(b *strings.Builder, r *compare.Report, p profile) {
+	var notes []string
+	for _, n := range r.Notes {
+		// The comment already says this, near the top.
+		if !r.HasBaseline && strings.HasPrefix(n, "no baseline:") {
+			continue
+		}
+		notes = append(notes, n)
+	}
+	if len(notes) == 0 {
+		return
+	}
+	details(b, false, fmt.Sprintf("Notes (%d)", len(notes)))
+	shown := notes
+	if p.sentences > 0 && len(shown) > p.sentences {
+		shown = shown[:p.sentences]
+	}
+	for _, n := range shown {
+		fmt.Fprintf(b, "- %s\n", escapeSnippet(n, p.textRunes))
+	}
+	if len(shown) < len(notes) {
+		fmt.Fprintf(b, "- … and %d more\n", len(notes)-len(shown))
+	}
+	b.WriteString("\n")
+	endDetails(b)
+}
+
+func writeUsage(b *strings.Builder, r *compare.Report) {
+	sides := []results.Usage{r.Head.Usage}
+	header := "| | Head |\n|:---|---:|\n"
+	if r.Base != nil {
+		sides = []results.Usage{r.Base.Usage, r.Head.Usage}
+		header = "| | Base | Head |\n|:---|---:|---:|\n"
+	}
+	type row struct {
+		name   string
+		get    func(results.Usage) float64
+		format func(float64) string
+		always bool
+	}
+	count := func(x float64) string { return fmtInt(int(x)) }
+	rs := []row{
+		{"chat calls", func(u results.Usage) float64 { return float64(u.ChatCalls) }, count, true},
+		{"cached calls", func(u results.Usage) float64 { return float64(u.CachedCalls) }, count, true},
+		{"embedding calls", func(u results.Usage) float64 { return float64(u.EmbeddingCalls) }, count, false},
+		{"prompt tokens", func(u results.Usage) float64 { return float64(u.PromptTokens) }, count, false},
+		{"completion tokens", func(u results.Usage) float64 { return float64(u.CompletionTokens) }, count, false},
+		{"embedding tokens", func(u results.Usage) float64 { return float64(u.EmbeddingTokens) }, count, false},
+		{"estimated cost", func(u results.Usage) float64 { return u.EstimatedCostUSD }, fmtCost, false},
+	}
+	var lines []string
+	for _, rw := range rs {
+		show := rw.always
+		var cells []string
+		for _, u := range sides {
+			x := rw.get(u)
+			show = show || x != 0
+			cells = append(cells, rw.format(x))
+		}
+		if show {
+			lines = append(lines, "| "+rw.name+" | "+strings.Join(cells, " | ")+" |\n")
+		}
+	}
+	details(b, false, "Usage and cost")
+	b.WriteString(header)
+	for _, l := range lines {
+		b.WriteString(l)
+	}
+	b.WriteString("\n<sub>Cached calls were answered from the judge cache and cost nothing.</sub>\n\n")
+	endDetails(b)
+}
+
+// code shows a hash or commit in a code span when it is plain, else as
+// escaped text.
+func code(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return undefined
+	}
+	if len(s) > n {
+		s = s[:n]
+	}
+	for _, r := range s {
+		if !(r < utf8.RuneSelf && (r == '.' || r == '-' || r == '_' || r == ':' ||
+			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9')) {
+			return escapeSnippet(s, n)
+		}
+	}
+	return "`" + s + "`"
+}
+
+func writeJudgeDataset(b *strings.Builder, r *compare.Report) {
+	sides := []*compare.Side{&r.Head}
+	header := "| | Head |\n|:---|:---|\n"
+	if r.Base != nil {
+		sides = []*compare.Side{r.Base, &r.Head}
+		header = "| | Base | Head |\n|:---|:---|:---|\n"
+	}
+	text := func(s string) string {
+		if strings.TrimSpace(s) == "" {
+			return undefined
+		}
+		return escapeSnippet(s, 80)
+	}
+	type row struct {
+		name string
+		get  func(*compare.Side) string
+	}
+	rs := []row{
+		{"judge", func(s *compare.Side) string {
+			return text(strings.TrimSpace(s.Judge.Provider + " " + s.Judge.Model))
+		}},
+		{"embedding model", func(s *compare.Side) string { return text(s.Judge.EmbeddingModel) }},
+		{"temperature", func(s *compare.Side) string { return fmtBound(s.Judge.Temperature) }},
+		{"prompts", func(s *compare.Side) string { return code(s.Judge.Prompts, 12) }},
+		{"judge fingerprint", func(s *compare.Side) string { return code(s.Judge.Fingerprint, 12) }},
+		{"dataset", func(s *compare.Side) string { return text(s.Dataset.Path) }},
+		{"dataset sha256", func(s *compare.Side) string { return code(s.Dataset.SHA256, 12) }},
+		{"samples", func(s *compare.Side) string { return fmtInt(s.Samples) }},
+		{"repeats", func(s *compare.Side) string { return fmt.Sprint(s.Repeats) }},
+		{"commit", func(s *compare.Side) string {
+			if s.Git == nil {
+				return undefined
+			}
+			return code(s.Git.SHA, 12)
+		}},
+		{"results created", func(s *compare.Side) string {
+			if s.CreatedAt.IsZero() {
+				return undefined
+			}
+			return s.CreatedAt.UTC().Format("2006-01-02 15:04 UTC")
+		}},
+	}
+	details(b, false, "Judge and dataset")
+	b.WriteString(header)
+	for _, rw := range rs {
+		var cells []string
+		for _, s := range sides {
+			cells = append(cells, rw.get(s))
+		}
+		if len(cells) == 2 && cells[0] != cells[1] && (rw.name == "judge fingerprint" || rw.name == "dataset sha256") {
+			cells[1] += " (changed)"
+		}
+		fmt.Fprintf(b, "| %s | %s |\n", rw.name, strings.Join(cells, " | "))
+	}
+	d := r.Settings.Defaults
+	src := "built-in defaults"
+	if r.Settings.Thresholds != "" {
+		src = escapeSnippet(r.Settings.Thresholds, 120)
+	}
+	fmt.Fprintf(b, "\nThresholds: %s (tolerance %s, alpha %s, correction %s, min_samples %d).\n\n",
+		src, fmtBound(d.Tolerance), fmtBound(d.Alpha), escapeSnippet(string(d.Correction), 20), d.MinSamples)
+	endDetails(b)
+}

@@ -1,0 +1,429 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/results"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// golden compares got with testdata/name, or rewrites it under -update.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run `go test ./internal/report -update` to create it)", err)
+	}
+	if bytes.Equal(got, want) {
+		return
+	}
+	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := range max(len(gl), len(wl)) {
+		var g, w string
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if g != w {
+			t.Errorf("%s differs from the golden file at line %d (run with -update if the change is intended):\n got: %q\nwant: %q", path, i+1, g, w)
+			return
+		}
+	}
+}
+
+var (
+	created = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	testHead = "9f3c2e1b7a6d5c4b3a29180706f5e4d3c2b1a090"
+	testBase = "abc1234def5678901234567890abcdef12345678"
+	opts    = Options{
+		HeadSHA:        testHead,
+		BaselineSource: "baseline from abc1234 (nearest ancestor of main with a stored baseline)",
+		RunURL:         "https://github.com/acme/rag-service/actions/runs/987654321",
+	}
+)
+
+const thresholdsYAML = `version: 1
+defaults:
+  tolerance: 0.02
+  alpha: 0.05
+metrics:
+  faithfulness:       {min: 0.85, tolerance: 0.03}
+  context_recall:     {min: 0.80}
+  context_precision:  {min: 0.70}
+  answer_relevancy:   {min: 0.80, level: warn}
+  noise_sensitivity_relevant: {max: 0.30}
+`
+
+func thresholds(t testing.TB) compare.Thresholds {
+	t.Helper()
+	th, err := compare.ParseThresholds(".github/raggate.yaml", []byte(thresholdsYAML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return th
+}
+
+var questions = []string{
+	"How long is the refund window for orders placed during a sale?",
+	"Can I change the delivery address after the order has shipped?",
+	"What does the premium plan include that the basic plan does not?",
+	"How do I reset two-factor authentication if I lost my phone?",
+	"Which payment methods are accepted for international orders?",
+	"Is there a warranty on refurbished laptops, and how long does it last?",
+	"How are shipping costs calculated for oversized items?",
+	"Can a gift card be used together with a discount code?",
+	"What happens to my data when I close my account?",
+	"How do I export my invoices for the last financial year?",
+	"Why was my order split into several deliveries?",
+	"Do you offer student discounts on annual subscriptions?",
+}
+
+var reasons = map[string][]string{
+	"faithfulness": {
+		"The response says refunds take 14 days; the retrieved policy says 30 days.",
+		"The claim that premium includes phone support is not in any retrieved context.",
+		"Two of five statements (a 2-year warranty, free return shipping) are not supported by the contexts.",
+	},
+	"context_recall": {
+		"The reference mentions the customs fee, but no retrieved chunk covers it.",
+		"The retrieved chunks cover the first half of the reference answer only.",
+	},
+}
+
+// metricSpec generates one metric's scores: each sample's score is the
+// fraction of `statements` judge verdicts that came out true with
+// probability pBase (base) or pHead (head). A share `changed` of the
+// samples is re-judged on head; the others keep their base score, as the
+// judge cache guarantees for unchanged inputs.
+type metricSpec struct {
+	name         string
+	pBase, pHead float64
+	changed      float64
+	statements   int
+}
+
+// fileFor builds a results file.
+func fileFor(sha string, samples []results.Sample, metricNames []string) *results.File {
+	return &results.File{
+		Schema:    results.Schema,
+		Tool:      results.Tool{Name: "raggate", Version: "v0.1.0"},
+		CreatedAt: created,
+		Git:       &results.Git{SHA: sha, Ref: "refs/heads/main"},
+		Dataset:   results.Dataset{Path: "eval/golden.jsonl", SHA256: "5d41402abc4b2a76b9719d911017c592ae2b8e1f0c3d", Samples: len(samples)},
+		Judge: results.Judge{Provider: "openai", Model: "gpt-4o-mini", EmbeddingModel: "text-embedding-3-small",
+			Prompts: "c0ffee00d15ea5e5", Fingerprint: "7e57ab1e5eed1234abcd"},
+		Config: results.Config{Metrics: metricNames, Repeats: 1},
+		Usage: results.Usage{ChatCalls: 9 * len(samples), CachedCalls: 2 * len(samples), PromptTokens: 1530 * len(samples),
+			CompletionTokens: 210 * len(samples), EmbeddingTokens: 95 * len(samples), EmbeddingCalls: 1 + len(samples)/64,
+			EstimatedCostUSD: 0.00031 * float64(len(samples))},
+		Samples: samples,
+	}
+}
+
+// pairFiles builds base and head files: base has ids [0, n+removed), head
+// has ids [removed, n+removed+added); the samples in between are paired.
+func pairFiles(seed uint64, n, removed, added int, specs []metricSpec) (*results.File, *results.File) {
+	rng := rand.New(rand.NewPCG(seed, 7))
+	frac := func(p float64, k int) float64 {
+		hits := 0
+		for range k {
+			if rng.Float64() < p {
+				hits++
+			}
+		}
+		return float64(hits) / float64(k)
+	}
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.name)
+	}
+	var bs, hs []results.Sample
+	for i := range n + removed + added {
+		id := fmt.Sprintf("q-%03d", i)
+		q := questions[i%len(questions)]
+		b := results.Sample{ID: id, Question: q, Scores: map[string]results.Score{}}
+		h := results.Sample{ID: id, Question: q, Scores: map[string]results.Score{}}
+		for _, s := range specs {
+			k := max(s.statements, 1)
+			bv := frac(s.pBase, k)
+			hv := bv
+			if rng.Float64() < s.changed {
+				hv = frac(s.pHead, k)
+			}
+			b.Scores[s.name] = results.Score(bv)
+			h.Scores[s.name] = results.Score(hv)
+			if rs := reasons[s.name]; len(rs) > 0 && hv < bv {
+				if h.Reasons == nil {
+					h.Reasons = map[string]string{}
+				}
+				h.Reasons[s.name] = rs[i%len(rs)]
+			}
+		}
+		if i < n+removed {
+			bs = append(bs, b)
+		}
+		if i >= removed {
+			hs = append(hs, h)
+		}
+	}
+	return fileFor(testBase, bs, names), fileFor(testHead, hs, names)
+}
+
+// defaultSpecs is a healthy pipeline that did not change.
+func defaultSpecs() []metricSpec {
+	return []metricSpec{
+		{name: "context_precision", pBase: 0.82, pHead: 0.82, changed: 0.2, statements: 5},
+		{name: "context_recall", pBase: 0.88, pHead: 0.88, changed: 0.2, statements: 5},
+		{name: "faithfulness", pBase: 0.93, pHead: 0.93, changed: 0.2, statements: 6},
+		{name: "answer_relevancy", pBase: 0.88, pHead: 0.88, changed: 0.2, statements: 8},
+		{name: "noise_sensitivity_relevant", pBase: 0.12, pHead: 0.12, changed: 0.2, statements: 5},
+	}
+}
+
+func setSpec(specs []metricSpec, name string, f func(*metricSpec)) []metricSpec {
+	for i := range specs {
+		if specs[i].name == name {
+			f(&specs[i])
+			return specs
+		}
+	}
+	panic("no spec " + name)
+}
+
+type reportCase struct {
+	name string
+	make func(t testing.TB) *compare.Report
+}
+
+var cases = []reportCase{
+	{"pass", func(t testing.TB) *compare.Report {
+		b, h := pairFiles(1, 50, 0, 0, defaultSpecs())
+		return compare.Compare(b, h, thresholds(t))
+	}},
+	{"regression", func(t testing.TB) *compare.Report {
+		specs := defaultSpecs()
+		specs = setSpec(specs, "faithfulness", func(s *metricSpec) { s.pHead, s.changed = 0.74, 0.6 })
+		specs = setSpec(specs, "context_recall", func(s *metricSpec) { s.pHead, s.changed = 0.70, 0.6 })
+		b, h := pairFiles(2, 48, 1, 2, specs)
+		return compare.Compare(b, h, thresholds(t))
+	}},
+	{"improvement", func(t testing.TB) *compare.Report {
+		specs := append(defaultSpecs(), metricSpec{name: "precision_at_k", pBase: 0.6, pHead: 0.8, changed: 0.7, statements: 5})
+		specs = setSpec(specs, "context_precision", func(s *metricSpec) { s.pBase, s.pHead, s.changed = 0.7, 0.92, 0.7 })
+		b, h := pairFiles(3, 60, 0, 0, specs)
+		return compare.Compare(b, h, thresholds(t))
+	}},
+	{"no_baseline", func(t testing.TB) *compare.Report {
+		specs := append(defaultSpecs(), metricSpec{name: "semantic_similarity", pBase: 0.9, pHead: 0.9, statements: 10})
+		specs = setSpec(specs, "context_recall", func(s *metricSpec) { s.pBase = 0.72 })
+		_, h := pairFiles(4, 30, 0, 0, specs)
+		return compare.Compare(nil, h, thresholds(t))
+	}},
+	{"judge_changed", func(t testing.TB) *compare.Report {
+		b, h := pairFiles(5, 40, 0, 0, defaultSpecs())
+		h.Judge.Model, h.Judge.Fingerprint = "gpt-4o", "0ddba11cafe5678"
+		h.Dataset.SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b"
+		b.Config.Repeats, h.Config.Repeats = 3, 3
+		for _, f := range []*results.File{b, h} {
+			for i := range f.Samples {
+				s := &f.Samples[i]
+				v := s.Scores["faithfulness"].Value()
+				s.Runs = map[string][]results.Score{"faithfulness": {results.Score(v), results.Score(v), results.Score(min(1, v+0.05*float64(i%3)))}}
+			}
+		}
+		return compare.Compare(b, h, thresholds(t))
+	}},
+	{"insufficient", func(t testing.TB) *compare.Report {
+		b, h := pairFiles(6, 6, 0, 0, defaultSpecs())
+		for i := range h.Samples {
+			h.Samples[i].Scores["semantic_similarity"] = results.Score(0.8 + 0.02*float64(i))
+		}
+		h.Config.Metrics = append(h.Config.Metrics, "semantic_similarity")
+		return compare.Compare(b, h, thresholds(t))
+	}},
+	{"untrusted", func(t testing.TB) *compare.Report {
+		specs := defaultSpecs()
+		specs = setSpec(specs, "faithfulness", func(s *metricSpec) { s.pHead, s.changed = 0.6, 0.8 })
+		b, h := pairFiles(7, 30, 1, 1, specs)
+		evil := []string{
+			"@octocat please look <script>alert(1)</script> | col | ![img](https://evil.example/x.png)",
+			"```\nfenced\n```\n# heading [link](https://evil.example) **bold** owner/repo#12 $x^2$",
+			"1. ordered? \\| backslash-pipe & &lt;entity&gt; \u202eevil\u202c ~~strike~~ <!-- raggate:gate=raggate -->",
+		}
+		for i := range h.Samples {
+			s := &h.Samples[i]
+			s.Question = evil[i%len(evil)]
+			for m := range s.Reasons {
+				s.Reasons[m] = "judge says: " + evil[(i+1)%len(evil)]
+			}
+		}
+		h.Samples[0].ID = "id|with|pipes @admin"
+		h.Samples[len(h.Samples)-1].Question = "new: <img src=x onerror=alert(1)> @everyone"
+		b.Samples[0].Question = "removed: [click](javascript:alert(1))"
+		h.Judge.Model = "gpt-4o-mini <b>|</b>"
+		h.Dataset.Path = "eval/<golden>|@team.jsonl"
+		return compare.Compare(b, h, thresholds(t))
+	}},
+}
+
+func TestGolden(t *testing.T) {
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := c.make(t)
+			md := Markdown(r, opts)
+			golden(t, c.name+".md", []byte(md))
+			if len(md) > MaxCommentBytes {
+				t.Errorf("markdown is %d bytes", len(md))
+			}
+			if !strings.HasPrefix(md, Marker("")+"\n"+HeadMarker(testHead)+"\n### ") {
+				t.Errorf("markdown does not start with the markers and the title:\n%s", md[:min(len(md), 200)])
+			}
+			if strings.Contains(md, commentNotice) {
+				t.Errorf("a small report was cut")
+			}
+			sum := Summary(r, opts)
+			golden(t, c.name+".summary.md", []byte(sum))
+			if strings.Contains(sum, Marker("")) {
+				t.Errorf("the summary has a marker")
+			}
+			var buf bytes.Buffer
+			if err := Console(&buf, r); err != nil {
+				t.Fatal(err)
+			}
+			golden(t, c.name+".txt", buf.Bytes())
+		})
+	}
+}
+
+func TestGoldenJSON(t *testing.T) {
+	r := cases[1].make(t)
+	b, err := JSON(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "regression.json", b)
+	if !bytes.HasSuffix(b, []byte("}\n")) {
+		t.Error("no trailing newline")
+	}
+	if !bytes.Contains(b, []byte("p<0.001")) || bytes.Contains(b, []byte(`\u003c`)) {
+		t.Error("HTML characters were escaped")
+	}
+	var back compare.Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("JSON does not read back: %v", err)
+	}
+	if back.Verdict != r.Verdict || len(back.Metrics) != len(r.Metrics) {
+		t.Errorf("read back %q with %d metrics", back.Verdict, len(back.Metrics))
+	}
+}
+
+// TestGoldenCasesSayWhatTheyShould guards the fixtures: each golden must
+// show the situation it is named after.
+func TestGoldenCasesSayWhatTheyShould(t *testing.T) {
+	want := map[string][]string{
+		"pass":          {"### ✅ raggate: no significant regression\n"},
+		"regression":    {"### ❌ raggate: 2 metrics regressed", "❌ regression, below floor 0.85", "judge: “", "<details open><summary>Diagnosis</summary>"},
+		"improvement":   {"### ✅ raggate: no significant regression; 2 metrics improved", "✅ improvement"},
+		"no_baseline":   {"no baseline yet: floors only", "❌ below floor 0.8", "✅ meets floor 0.85", "| Metric | Head | n | Verdict |"},
+		"judge_changed": {"### ❌ raggate: judge changed", "(changed)", "<summary>Judge noise</summary>"},
+		"insufficient":  {"too few paired samples", "⚠️ too few pairs (n=6)", "new metric"},
+		"untrusted":     {"@\u200bocto", "&lt;script&gt;", `\|`},
+	}
+	for _, c := range cases {
+		md := Markdown(c.make(t), opts)
+		for _, w := range want[c.name] {
+			if !strings.Contains(md, w) {
+				t.Errorf("%s: markdown lacks %q", c.name, w)
+			}
+		}
+	}
+}
+
+func TestMarkers(t *testing.T) {
+	tests := []struct{ gate, want string }{
+		{"", "<!-- raggate:gate=raggate -->"},
+		{"main", "<!-- raggate:gate=main -->"},
+		{"rag eval/v2", "<!-- raggate:gate=rag eval/v2 -->"},
+		{"x -->", "<!-- raggate:gate=x -_ -->"},
+		{"a--b", "<!-- raggate:gate=a-b -->"},
+		{"a\nb", "<!-- raggate:gate=a_b -->"},
+		{"--", "<!-- raggate:gate=raggate -->"},
+		{"<script>", "<!-- raggate:gate=script_ -->"},
+	}
+	for _, tt := range tests {
+		if got := Marker(tt.gate); got != tt.want {
+			t.Errorf("Marker(%q) = %q, want %q", tt.gate, got, tt.want)
+		}
+		if got := Marker(tt.gate); strings.Count(got, "-->") != 1 || strings.ContainsAny(got, "\n\r") {
+			t.Errorf("Marker(%q) = %q is not one HTML comment", tt.gate, got)
+		}
+	}
+	if got := HeadMarker(" ABCDEF1234567 "); got != "<!-- raggate:head=abcdef1234567 -->" {
+		t.Errorf("HeadMarker = %q", got)
+	}
+	for _, bad := range []string{"", "abc", "not-a-sha", "abcdef1 -->"} {
+		if got := HeadMarker(bad); got != "" {
+			t.Errorf("HeadMarker(%q) = %q, want empty", bad, got)
+		}
+	}
+	// Without a head sha the comment has only the gate marker.
+	r := cases[0].make(t)
+	r.Head.Git = nil
+	md := Markdown(r, Options{Gate: "rag eval/v2"})
+	if !strings.HasPrefix(md, "<!-- raggate:gate=rag eval/v2 -->\n### ✅ rag eval/v2: ") {
+		t.Errorf("got %q", md[:min(len(md), 120)])
+	}
+}
+
+func TestRunURL(t *testing.T) {
+	tests := map[string]string{
+		"https://github.com/o/r/actions/runs/1":    "https://github.com/o/r/actions/runs/1",
+		"https://ghe.example/o/r/actions/runs/1 ":  "https://ghe.example/o/r/actions/runs/1",
+		"javascript:alert(1)":                      "",
+		"https://x.example/a(b)":                   "https://x.example/a%28b%29",
+		"/relative":                                "",
+		"https://user:pw@github.com/o/r":           "",
+		"https://github.com/o/r/runs/1) [x](http:": "https://github.com/o/r/runs/1%29%20%5Bx%5D%28http:",
+	}
+	for in, want := range tests {
+		if got := runURL(in); got != want {
+			t.Errorf("runURL(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestNilReport(t *testing.T) {
+	if md := Markdown(nil, Options{}); !strings.Contains(md, "No metrics were scored.") {
+		t.Errorf("nil report: %q", md)
+	}
+	var buf bytes.Buffer
+	if err := Console(&buf, nil); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := JSON(nil); err != nil || string(b) != "null\n" {
+		t.Errorf("JSON(nil) = %q, %v", b, err)
+	}
+}

@@ -1,0 +1,251 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/raggate/raggate/internal/compare"
+)
+
+// kind is how a verdict is shown: ✅ / ~ / ❌ / ⚠️ in markdown, words in a
+// terminal.
+type kind int
+
+const (
+	kindNone kind = iota // no symbol ("no floor set", "new metric")
+	kindSame             // ~ no significant change
+	kindGood             // ✅ improvement, floor met
+	kindBad              // ❌ fails the gate
+	kindWarn             // ⚠️ warning, or not tested
+)
+
+// emoji returns the markdown symbol of k.
+func (k kind) emoji() string {
+	switch k {
+	case kindSame:
+		return "~"
+	case kindGood:
+		return "✅"
+	case kindBad:
+		return "❌"
+	case kindWarn:
+		return "⚠️"
+	}
+	return ""
+}
+
+// word returns the terminal prefix of k.
+func (k kind) word() string {
+	switch k {
+	case kindSame:
+		return "~"
+	case kindBad:
+		return "FAIL"
+	case kindWarn:
+		return "WARN"
+	}
+	return ""
+}
+
+// cell is a verdict: a kind and a short text ("regression, below floor
+// 0.85"). Text is trusted: it is built from numbers and fixed words.
+type cell struct {
+	kind kind
+	text string
+}
+
+func (c cell) markdown() string { return join(c.kind.emoji(), c.text) }
+func (c cell) console() string  { return join(c.kind.word(), c.text) }
+
+func join(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " " + b
+}
+
+func breached(m compare.MetricResult) bool {
+	return m.Floor == compare.FloorBelowMin || m.Floor == compare.FloorAboveMax
+}
+
+// verdictCell describes one metric's verdict for the diff table.
+func verdictCell(m compare.MetricResult) cell {
+	var parts []string
+	k := kindNone
+	switch m.Change {
+	case compare.VerdictRegression:
+		parts = append(parts, "regression")
+		k = kindBad
+	case compare.VerdictImprovement:
+		parts = append(parts, "improvement")
+		k = kindGood
+	case compare.VerdictNoChange:
+		k = kindSame
+	case compare.VerdictInsufficientData:
+		parts = append(parts, fmt.Sprintf("too few pairs (n=%d)", m.N))
+		k = kindWarn
+	case compare.VerdictNewMetric:
+		parts = append(parts, "new metric")
+	case compare.VerdictNotInHead:
+		parts = append(parts, "not scored on head")
+		k = kindWarn
+	}
+	switch m.Floor {
+	case compare.FloorBelowMin:
+		parts = append(parts, "below floor "+fmtBound(*m.Rule.Min)+allSamples(m))
+		k = kindBad
+	case compare.FloorAboveMax:
+		parts = append(parts, "above ceiling "+fmtBound(*m.Rule.Max)+allSamples(m))
+		k = kindBad
+	case compare.FloorOK:
+		if m.Change == compare.VerdictNoBaseline || m.Change == compare.VerdictNewMetric {
+			if m.Rule.Min != nil {
+				parts = append(parts, "meets floor "+fmtBound(*m.Rule.Min))
+			} else if m.Rule.Max != nil {
+				parts = append(parts, "within ceiling "+fmtBound(*m.Rule.Max))
+			}
+			k = kindGood
+		}
+	case compare.FloorNone:
+		if m.Change == compare.VerdictNoBaseline {
+			parts = append(parts, "no floor set")
+		}
+	}
+	switch m.Status {
+	case compare.StatusFail:
+		k = kindBad
+	case compare.StatusWarn:
+		k = kindWarn
+		parts = append(parts, "(warn level)")
+	}
+	text := strings.Join(parts, ", ")
+	text = strings.ReplaceAll(text, ", (warn level)", " (warn level)")
+	return cell{k, text}
+}
+
+// allSamples quotes the all-sample head mean that a floor was checked
+// against when the table shows a different (paired) head mean.
+func allSamples(m compare.MetricResult) string {
+	shown := tableHead(m)
+	if all := fmtScore(m.HeadMean); all != shown {
+		return " (all samples: " + all + ")"
+	}
+	return ""
+}
+
+// tableBase and tableHead are the means a diff table shows: the paired
+// means when there are pairs (so that Head - Base = Δ), else each side's
+// all-sample mean.
+func tableBase(m compare.MetricResult) string {
+	if m.N > 0 {
+		return fmtScore(m.PairedBaseMean)
+	}
+	return fmtScore(m.BaseMean)
+}
+
+func tableHead(m compare.MetricResult) string {
+	if m.N > 0 {
+		return fmtScore(m.PairedHeadMean)
+	}
+	return fmtScore(m.HeadMean)
+}
+
+// tableP is the adjusted one-sided p-value in the direction of the observed
+// change.
+func tableP(m compare.MetricResult) string {
+	if m.Delta.Value() < 0 {
+		return fmtP(m.PWorseAdj)
+	}
+	return fmtP(m.PBetterAdj)
+}
+
+func lowerIsBetter(m compare.MetricResult) bool { return m.Direction == "lower" }
+
+// headline is the overall verdict: its kind and a short text.
+func headline(r *compare.Report) cell {
+	var regressed, floors, improved, few, tested int
+	for _, m := range r.Metrics {
+		switch m.Change {
+		case compare.VerdictImprovement:
+			improved++
+		case compare.VerdictInsufficientData:
+			few++
+		}
+		if m.Change == compare.VerdictRegression || m.Change == compare.VerdictImprovement || m.Change == compare.VerdictNoChange {
+			tested++
+		}
+		if m.Status != compare.StatusFail {
+			continue
+		}
+		if m.Change == compare.VerdictRegression {
+			regressed++
+		} else if breached(m) {
+			floors++
+		}
+	}
+	def := r.Settings.Defaults
+	if !r.Passed {
+		var parts []string
+		if regressed > 0 {
+			parts = append(parts, plural(regressed, "metric", "metrics")+" regressed")
+		}
+		if floors > 0 {
+			parts = append(parts, plural(floors, "floor", "floors")+" breached")
+		}
+		if r.JudgeChanged && def.OnJudgeChange == compare.ActionFail {
+			parts = append(parts, "judge changed")
+		}
+		if !r.HasBaseline && def.OnMissingBaseline == compare.ActionFail {
+			parts = append(parts, "no baseline")
+		}
+		if len(parts) == 0 {
+			parts = append(parts, "failed")
+		}
+		text := strings.Join(parts, ", ")
+		if !r.HasBaseline && def.OnMissingBaseline != compare.ActionFail {
+			text += " (no baseline yet: floors only)"
+		}
+		return cell{kindBad, text}
+	}
+	if r.Verdict == compare.VerdictPassWithWarnings {
+		text := "passed with " + plural(len(r.Warnings), "warning", "warnings")
+		if !r.HasBaseline {
+			text += " (no baseline yet: floors only)"
+		}
+		return cell{kindWarn, text}
+	}
+	if !r.HasBaseline {
+		checked := 0
+		for _, m := range r.Metrics {
+			if m.Floor != compare.FloorNone {
+				checked++
+			}
+		}
+		if checked == 0 {
+			return cell{kindGood, "no baseline yet: floors only (no floors set)"}
+		}
+		all := "all "
+		if checked == 1 {
+			all = "the "
+		}
+		return cell{kindGood, "no baseline yet: floors only; " + all + plural(checked, "floor", "floors") + " met"}
+	}
+	if tested == 0 && few > 0 {
+		return cell{kindWarn, fmt.Sprintf("passed, but too few paired samples to test (%d; the thresholds need %d)", r.Counts.Paired, def.MinSamples)}
+	}
+	text := "no significant regression"
+	var extra []string
+	if improved > 0 {
+		extra = append(extra, plural(improved, "metric", "metrics")+" improved")
+	}
+	if few > 0 {
+		extra = append(extra, plural(few, "metric", "metrics")+" not tested: too few pairs")
+	}
+	if len(extra) > 0 {
+		text += "; " + strings.Join(extra, "; ")
+	}
+	return cell{kindGood, text}
+}
