@@ -42,6 +42,14 @@ func actionCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	act := ghaction.New(env.Getenv, env.Stdout)
+	err := runAction(ctx, env, act)
+	if err != nil && !errors.Is(err, errFailed) {
+		act.Error(err.Error(), ghaction.Annotation{Title: "raggate"})
+	}
+	return err
+}
+
+func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
 	gh, err := act.Context()
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("read the workflow context: %w", err))
@@ -57,18 +65,13 @@ func actionCmd(ctx context.Context, env Env, args []string) error {
 	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st}
 	switch st.mode {
 	case "check":
-		err = a.check(ctx)
+		return a.check(ctx)
 	case "baseline":
-		err = a.storeBaseline(ctx)
+		return a.storeBaseline(ctx)
 	case "comment":
-		err = a.commentOnly(ctx)
-	default:
-		err = usageErr("input mode: %q is not one of check, baseline, comment", st.mode)
+		return a.commentOnly(ctx)
 	}
-	if err != nil && !errors.Is(err, errFailed) {
-		act.Error(err.Error(), ghaction.Annotation{Title: "raggate"})
-	}
-	return err
+	return usageErr("input mode: %q is not one of check, baseline, comment", st.mode)
 }
 
 // actionDir resolves working-directory against the workspace.

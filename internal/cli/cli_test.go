@@ -193,3 +193,28 @@ func TestHelpVersionUnknown(t *testing.T) {
 		t.Errorf("no args: exit %d", r.code)
 	}
 }
+
+func TestBaselineGetPut(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store", "base.json")
+	if r := gate(t, nil, "baseline", "put", "--store", "file", "--path", store, "--results", repo+"/testdata/demo/baseline.json"); r.code != 0 {
+		t.Fatalf("put: %d %s", r.code, r.stderr)
+	}
+	out := filepath.Join(dir, "got.json")
+	if r := gate(t, nil, "baseline", "get", "--store", "file", "--path", store, "--out", out); r.code != 0 {
+		t.Fatalf("get: %d %s", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil || len(f.Samples) != 20 {
+		t.Fatalf("got %v %v", f, err)
+	}
+	if r := gate(t, nil, "baseline", "get", "--store", "file", "--path", filepath.Join(dir, "none.json")); r.code != 2 || !strings.Contains(r.stderr, "no baseline") {
+		t.Errorf("missing baseline: %d %s", r.code, r.stderr)
+	}
+	if r := gate(t, nil, "baseline"); r.code != 2 {
+		t.Errorf("no subcommand: exit %d", r.code)
+	}
+	if r := gate(t, nil, "baseline", "put", "--store", "git", "--path", "x.json", "--results", out); r.code != 2 || !strings.Contains(r.stderr, "read-only") {
+		t.Errorf("git put: %d %s", r.code, r.stderr)
+	}
+}

@@ -21,7 +21,7 @@ type BatchOptions struct {
 	MaxTexts int
 }
 
-// Default batching parameters.
+// Default batching parameters: the window of a batch and its size.
 const (
 	DefaultBatchWindow   = 20 * time.Millisecond
 	DefaultBatchMaxTexts = 256

@@ -136,7 +136,6 @@ func (c *Cache) Chat(ctx context.Context, key string, check func(CacheEntry) err
 	var ran bool
 	ch := c.flight.DoChan(key, func() (any, error) {
 		if e, ok := c.loadChat(key, check); ok {
-			c.hits.Add(1)
 			return flightResult{entry: e, hit: true}, nil
 		}
 		ran = true
@@ -154,11 +153,12 @@ func (c *Cache) Chat(ctx context.Context, key string, check func(CacheEntry) err
 			return CacheEntry{}, false, r.Err
 		}
 		res := r.Val.(flightResult)
-		if !res.hit && !ran {
-			// Coalesced with a concurrent identical request.
+		// A caller whose fill did not run got the answer from disk or
+		// from a concurrent identical request: a hit either way.
+		if !ran {
 			c.hits.Add(1)
 		}
-		return res.entry, res.hit || !ran, nil
+		return res.entry, !ran, nil
 	case <-ctx.Done():
 		return CacheEntry{}, false, ctx.Err()
 	}

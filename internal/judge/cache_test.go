@@ -16,7 +16,8 @@ func TestCacheKey(t *testing.T) {
 	if judge.CacheKey("ab", "c") == judge.CacheKey("a", "bc") {
 		t.Error("field boundaries are not part of the key")
 	}
-	if judge.CacheKey("a") != judge.CacheKey("a") || len(judge.CacheKey("a")) != 64 {
+	k1, k2 := judge.CacheKey("a", "b"), judge.CacheKey("a", "b")
+	if k1 != k2 || len(k1) != 64 {
 		t.Error("key is not a stable sha256 hex")
 	}
 }
@@ -135,7 +136,9 @@ func TestCacheCancelledWaiter(t *testing.T) {
 	c, _ := judge.OpenCache(t.TempDir())
 	release := make(chan struct{})
 	entered := make(chan struct{})
+	leaderDone := make(chan struct{})
 	go func() {
+		defer close(leaderDone)
 		_, _, _ = c.Chat(context.Background(), "k1", nil, func(context.Context) (judge.CacheEntry, error) {
 			close(entered)
 			<-release
@@ -149,6 +152,7 @@ func TestCacheCancelledWaiter(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 	close(release)
+	<-leaderDone
 }
 
 func TestCacheEmbeddings(t *testing.T) {

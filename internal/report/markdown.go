@@ -410,7 +410,7 @@ func writeTable(b *strings.Builder, r *compare.Report, p profile) {
 	}
 	fmt.Fprintf(b, "\n<sub>✅ improvement · ~ no significant change · ❌ fails the gate · ⚠️ warning or not tested · ↓ lower is better<br>"+
 		"Base, Head: means over the samples scored on both sides · Δ = Head - Base, with its 95%% paired bootstrap interval · "+
-		"p: one-sided, in the direction of Δ%s · regression: worse by at least the tolerance (default %s) with p < %s</sub>\n\n",
+		"p: one-sided, in the direction of Δ%s · regression: worse by at least the tolerance (default %s) with p below %s</sub>\n\n",
 		adj, fmtBound(def.Tolerance), fmtBound(def.Alpha))
 }
 

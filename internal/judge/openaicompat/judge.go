@@ -44,13 +44,14 @@ import (
 	"github.com/raggate/raggate/metrics"
 )
 
-// Providers reported in judge.Info.
+// Providers reported in judge.Info: ProviderAzure for Azure OpenAI,
+// ProviderOpenAI for every other OpenAI-compatible endpoint.
 const (
 	ProviderOpenAI = "openai"
 	ProviderAzure  = "azure"
 )
 
-// Defaults.
+// Defaults of Config: a zero field takes these values.
 const (
 	// DefaultBaseURL is OpenAI's API.
 	DefaultBaseURL = "https://api.openai.com/v1"
@@ -60,18 +61,25 @@ const (
 	DefaultEmbeddingModel = "text-embedding-3-small"
 	// DefaultAzureAPIVersion is the Azure OpenAI GA api-version with
 	// structured outputs.
-	DefaultAzureAPIVersion     = "2024-10-21"
-	DefaultRequestTimeout      = 60 * time.Second
-	DefaultMaxRetries          = 5
-	DefaultMaxRetryWait        = 60 * time.Second
+	DefaultAzureAPIVersion = "2024-10-21"
+	// DefaultRequestTimeout bounds one HTTP attempt.
+	DefaultRequestTimeout = 60 * time.Second
+	// DefaultMaxRetries bounds the retries of transient failures.
+	DefaultMaxRetries = 5
+	// DefaultMaxRetryWait caps one backoff or rate-limit wait.
+	DefaultMaxRetryWait = 60 * time.Second
+	// DefaultMaxCompletionTokens is the completion limit of a chat call.
 	DefaultMaxCompletionTokens = 4096
-	DefaultEmbedConcurrency    = 4
-	DefaultSeed                = 42
+	// DefaultEmbedConcurrency bounds the embeddings calls in flight.
+	DefaultEmbedConcurrency = 4
+	// DefaultSeed is the seed sent with every chat call.
+	DefaultSeed = 42
 	// DefaultAPIKeyEnv is the environment variable named in error messages.
 	DefaultAPIKeyEnv = "OPENAI_API_KEY"
-	// maxRateLimitRetries bounds the 429 waits of one call.
-	maxRateLimitRetries = 20
 )
+
+// maxRateLimitRetries bounds the 429 waits of one call.
+const maxRateLimitRetries = 20
 
 // Response formats (Config.ResponseFormat).
 const (

@@ -525,7 +525,7 @@ func TestRateLimitForever(t *testing.T) {
 }
 
 func TestStallAndRequestTimeout(t *testing.T) {
-	e := newEnv(t, nil, func(c *Config) { c.RequestTimeout = 50 * time.Millisecond })
+	e := newEnv(t, nil, func(c *Config) { c.RequestTimeout = 300 * time.Millisecond })
 	e.srv.Inject(openaitest.Stall())
 	a, err := e.j.Ask(context.Background(), usefulReq())
 	if err != nil {

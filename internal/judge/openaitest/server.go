@@ -97,18 +97,17 @@ type Server struct {
 }
 
 type config struct {
-	latency         time.Duration
-	apiKey          string
-	dim             int
-	maxInputChars   int
-	rejectSchema    bool
-	rejectFormat    bool
-	rejectN         bool
-	ignoreN         bool
-	rejectSeed      bool
-	rejectTemp      bool
-	rejectMaxCompl  bool
-	requireAPIVerOK bool
+	latency        time.Duration
+	apiKey         string
+	dim            int
+	maxInputChars  int
+	rejectSchema   bool
+	rejectFormat   bool
+	rejectN        bool
+	ignoreN        bool
+	rejectSeed     bool
+	rejectTemp     bool
+	rejectMaxCompl bool
 }
 
 // Option configures the fake (NewServer or Server.Set).

@@ -3,6 +3,7 @@ package openaitest_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -128,15 +129,9 @@ func TestAnswersByContent(t *testing.T) {
 	}
 }
 
-func fmtBools(b []bool) string {
-	out, _ := json.Marshal(b)
-	return strings.ReplaceAll(strings.ReplaceAll(strings.ReplaceAll(string(out), ",", " "), "[", "["), "]", "]")
-}
+func fmtBools(b []bool) string { return fmt.Sprint(b) }
 
-func fmtInt(n int) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+func fmtInt(n int) string { return fmt.Sprint(n) }
 
 func TestFaults(t *testing.T) {
 	req := judge.Request{Step: metrics.StepUseful, Input: metrics.UsefulInput{Question: "q", Context: "c", Answer: "a"}}

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"strings"
+
+	"github.com/raggate/raggate/internal/baseline"
+	"github.com/raggate/raggate/internal/ghcomment"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// baselineFlags are the flags of `gate baseline get|put`.
+type baselineFlags struct {
+	store, path, ref, repo, branch, sha, name, storeBranch, results, out string
+}
+
+func (b *baselineFlags) bind(fs *flag.FlagSet, put bool) {
+	fs.StringVar(&b.store, "store", "branch", "baseline `store`: branch (GitHub API), git (git show, read-only) or file")
+	fs.StringVar(&b.path, "path", "", "results `file` of the file store, or path in the repository for the git store")
+	fs.StringVar(&b.ref, "ref", "", "git store: the only `ref` to read (default: --sha, then origin/BRANCH, then BRANCH)")
+	fs.StringVar(&b.repo, "repo", "", "branch store: `owner/name` (default $GITHUB_REPOSITORY)")
+	fs.StringVar(&b.branch, "branch", "main", "the `branch` the baseline belongs to")
+	fs.StringVar(&b.sha, "sha", "", "the `commit` (get: start from it and walk its ancestors; put: the commit the results are for)")
+	fs.StringVar(&b.name, "name", "", "gate `name`, for several baseline series in one repository")
+	fs.StringVar(&b.storeBranch, "store-branch", baseline.DefaultBranch, "branch store: the `branch` holding baselines")
+	if put {
+		fs.StringVar(&b.results, "results", "", "results `file` to store (required)")
+	} else {
+		fs.StringVar(&b.out, "out", "", "write the baseline to this `file` (default stdout)")
+	}
+}
+
+// baselineCmd reads or writes a stored baseline: `gate baseline get` and
+// `gate baseline put`.
+func baselineCmd(ctx context.Context, env Env, args []string) error {
+	if len(args) == 0 || (args[0] != "get" && args[0] != "put") {
+		if len(args) > 0 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+			fmt.Fprintln(env.Stderr, "Usage: gate baseline get|put [flags]; see 'gate baseline get -h'")
+			return flag.ErrHelp
+		}
+		return usageErr("baseline: want a subcommand, get or put, e.g. gate baseline get --store branch --branch main --out base.json")
+	}
+	put := args[0] == "put"
+	var b baselineFlags
+	fs := newFlagSet("baseline "+args[0], env, "[--store branch|git|file] [flags]")
+	b.bind(fs, put)
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	store, err := b.open(env)
+	if err != nil {
+		return err
+	}
+	key := baseline.Key{Branch: b.branch, SHA: b.sha, Name: b.name}
+	if put {
+		if b.results == "" {
+			return usageErr("baseline put: --results is required")
+		}
+		f, err := results.Read(env.abs(b.results))
+		if err != nil {
+			return withCode(ExitUsage, err)
+		}
+		if key.SHA == "" && f.Git != nil {
+			key.SHA = f.Git.SHA
+		}
+		if err := store.Put(ctx, key, f); err != nil {
+			return storeErr("store the baseline", err)
+		}
+		fmt.Fprintf(env.Stderr, "stored the baseline of %s@%s\n", key.Branch, short(key.SHA))
+		return nil
+	}
+	f, src, err := store.Get(ctx, key)
+	if err != nil {
+		return storeErr("read the baseline", err)
+	}
+	fmt.Fprintf(env.Stderr, "baseline: %s\n", src.String())
+	data, err := results.Marshal(f)
+	if err != nil {
+		return err
+	}
+	if b.out == "" {
+		_, err = env.Stdout.Write(data)
+		return err
+	}
+	return results.WriteFileAtomic(env.abs(b.out), data, 0o644)
+}
+
+func (b *baselineFlags) open(env Env) (baseline.Store, error) {
+	switch b.store {
+	case "file":
+		if b.path == "" {
+			return nil, usageErr("--store file needs --path")
+		}
+		return &baseline.FileStore{Path: env.abs(b.path)}, nil
+	case "git":
+		if b.path == "" {
+			return nil, usageErr("--store git needs --path (the results file in the repository)")
+		}
+		return &baseline.GitStore{Dir: env.Dir, Path: b.path, Ref: b.ref}, nil
+	case "branch":
+		repo := b.repo
+		if repo == "" {
+			repo = env.getenv("GITHUB_REPOSITORY")
+		}
+		owner, name, ok := strings.Cut(repo, "/")
+		if !ok || owner == "" || name == "" {
+			return nil, usageErr("--store branch needs --repo owner/name (or $GITHUB_REPOSITORY)")
+		}
+		token := env.getenv("GITHUB_TOKEN")
+		if token == "" {
+			return nil, usageErr("--store branch needs a token in $GITHUB_TOKEN")
+		}
+		c, err := ghcomment.NewClient(token, env.getenv("GITHUB_API_URL"), nil)
+		if err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+		return &baseline.BranchStore{Client: c, Owner: owner, Repo: name, Branch: b.storeBranch}, nil
+	}
+	return nil, usageErr("--store %q: want branch, git or file", b.store)
+}
+
+// storeErr maps store errors to exit codes: nothing stored is a usage
+// problem (2), an unreachable store an operational one (3).
+func storeErr(what string, err error) error {
+	switch {
+	case errors.Is(err, baseline.ErrNotFound), errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrReadOnly):
+		return withCode(ExitUsage, fmt.Errorf("%s: %w", what, err))
+	case errors.Is(err, baseline.ErrNoPermission):
+		return withCode(ExitOperational, fmt.Errorf("%s: %w (the token needs contents: write)", what, err))
+	}
+	return withCode(ExitOperational, fmt.Errorf("%s: %w", what, err))
+}

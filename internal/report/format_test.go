@@ -1,0 +1,55 @@
+package report
+
+import (
+	"math"
+	"testing"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+func TestFormats(t *testing.T) {
+	nan, inf := results.NaN(), results.Score(math.Inf(1))
+	tests := []struct {
+		name string
+		got  string
+		want string
+	}{
+		{"score", fmtScore(0.8704), "0.870"},
+		{"score rounds", fmtScore(0.8705001), "0.871"},
+		{"score one", fmtScore(1), "1.000"},
+		{"score negative zero", fmtScore(-0.0001), "0.000"},
+		{"score negative", fmtScore(-0.25), "-0.250"},
+		{"score undefined", fmtScore(nan), "n/a"},
+		{"score infinite", fmtScore(inf), "n/a"},
+		{"delta positive", fmtDelta(0.0123), "+0.012"},
+		{"delta negative", fmtDelta(-0.0344), "-0.034"},
+		{"delta zero", fmtDelta(0), "0.000"},
+		{"delta rounds to zero", fmtDelta(-0.0004), "0.000"},
+		{"delta undefined", fmtDelta(nan), "n/a"},
+		{"ci", fmtCI(-0.05, 0.01), "[-0.050, +0.010]"},
+		{"ci zero", fmtCI(0, 0), "[0.000, 0.000]"},
+		{"ci undefined", fmtCI(nan, 0.01), "n/a"},
+		{"p small", fmtP(0.0003), "<0.001"},
+		{"p edge", fmtP(0.001), "0.001"},
+		{"p", fmtP(0.0031), "0.003"},
+		{"p one", fmtP(1), "1.000"},
+		{"p above one", fmtP(1.0000001), "1.000"},
+		{"p undefined", fmtP(nan), "n/a"},
+		{"bound", fmtBound(0.85), "0.85"},
+		{"bound pads", fmtBound(0.8), "0.80"},
+		{"bound integer", fmtBound(1), "1.00"},
+		{"bound long", fmtBound(0.025), "0.025"},
+		{"int", fmtInt(1234567), "1,234,567"},
+		{"int small", fmtInt(999), "999"},
+		{"int negative", fmtInt(-1234), "-1,234"},
+		{"cost cents", fmtCost(0.01234), "$0.0123"},
+		{"cost dollars", fmtCost(12.345), "$12.35"},
+		{"plural one", plural(1, "metric", "metrics"), "1 metric"},
+		{"plural many", plural(2, "metric", "metrics"), "2 metrics"},
+	}
+	for _, tt := range tests {
+		if tt.got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, tt.got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// hugeReport compares 5,000-sample files with long questions and judge
+// reasons full of characters that grow when escaped, over the default
+// metrics plus twenty custom ones with long names.
+var hugeReport = sync.OnceValue(func() *compare.Report {
+	specs := defaultSpecs()
+	specs = setSpec(specs, "faithfulness", func(s *metricSpec) { s.pHead, s.changed = 0.8, 0.5 })
+	specs = setSpec(specs, "context_recall", func(s *metricSpec) { s.pHead, s.changed = 0.75, 0.5 })
+	for i := range 20 {
+		specs = append(specs, metricSpec{name: fmt.Sprintf("custom_groundedness_check_with_a_long_descriptive_name_%02d", i),
+			pBase: 0.8, pHead: 0.7, changed: 0.3, statements: 4})
+	}
+	b, h := pairFiles(11, 4000, 1000, 1000, specs)
+	long := func(i int, what string) string {
+		return fmt.Sprintf("%s %d: ", what, i) + strings.Repeat("A <long> & winding | question about `refunds` @support [see](x) ", 20+i%20)
+	}
+	for _, f := range []*results.File{b, h} {
+		for i := range f.Samples {
+			s := &f.Samples[i]
+			s.Question = long(i, "question")
+			for m := range s.Reasons {
+				s.Reasons[m] = long(i, "reason")
+			}
+		}
+	}
+	for i := range h.Samples {
+		s := &h.Samples[i]
+		for m, v := range s.Scores {
+			if s.Reasons == nil {
+				s.Reasons = map[string]string{}
+			}
+			if v.Value() < 0.5 {
+				s.Reasons[m] = long(i, "reason for "+m)
+			}
+		}
+	}
+	th, err := compare.ParseThresholds("raggate.yaml", []byte(thresholdsYAML))
+	if err != nil {
+		panic(err)
+	}
+	return compare.Config{Bootstrap: 200, PermutationDraws: 1000}.Compare(b, h, th)
+})
+
+func TestHuge(t *testing.T) {
+	r := hugeReport()
+	if r.Counts.Paired != 4000 || r.Counts.New != 1000 || r.Counts.Removed != 1000 || len(r.Metrics) < 25 {
+		t.Fatalf("fixture: counts %+v, %d metrics", r.Counts, len(r.Metrics))
+	}
+	md := Markdown(r, opts)
+	golden(t, "huge.md", []byte(md))
+	if len(md)+len(markers(r, opts)) > MaxCommentBytes {
+		t.Errorf("comment is %d bytes (+%d for markers), limit %d", len(md), len(markers(r, opts)), MaxCommentBytes)
+	}
+	if !strings.Contains(md, commentNotice[:40]) || !strings.Contains(md, "[workflow run](") {
+		t.Error("the cut comment does not say so")
+	}
+	for _, want := range []string{Marker("") + "\n", "### ❌ raggate: ", "| Metric | Base | Head |", "**Failures**", "**Samples:** 4,000 paired · 1,000 new · 1,000 removed"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("the cut comment lost %q", want)
+		}
+	}
+	checkMarkdown(t, md)
+
+	sum := Summary(r, opts)
+	if len(sum) > MaxSummaryBytes {
+		t.Errorf("summary is %d bytes", len(sum))
+	}
+	if strings.Contains(sum, summaryNotice) || !strings.Contains(sum, "Most regressed samples (10)") {
+		t.Errorf("summary of the huge report was cut or lost its samples")
+	}
+	checkMarkdown(t, sum)
+}
+
+// TestLimits renders the huge report at many limits: the output always
+// fits, says when it was cut, and keeps the verdict as long as there is room.
+func TestLimits(t *testing.T) {
+	r := hugeReport()
+	full := Summary(r, Options{Limit: 1 << 30})
+	for _, limit := range []int{1, 40, 100, 500, 1000, 2000, 4000, 8000, 16000, 32000, 50000, 65536, 100000, 200000} {
+		for _, kind := range []string{"markdown", "summary"} {
+			var out string
+			if kind == "markdown" {
+				out = Markdown(r, Options{Limit: limit})
+			} else {
+				out = Summary(r, Options{Limit: limit})
+			}
+			if len(out) > limit {
+				t.Errorf("%s limit %d: %d bytes", kind, limit, len(out))
+			}
+			if limit >= 4000 {
+				if !strings.Contains(out, "### ❌ raggate: ") || !strings.Contains(out, "| faithfulness |") {
+					t.Errorf("%s limit %d: lost the title or the table", kind, limit)
+				}
+				if !strings.Contains(out, "Some details were left out") {
+					t.Errorf("%s limit %d: no notice", kind, limit)
+				}
+			}
+		}
+	}
+	if strings.Contains(full, "Some details were left out") {
+		t.Error("an unlimited summary was cut")
+	}
+}
+
+// TestPathological fits a report whose required parts alone are too big.
+func TestPathological(t *testing.T) {
+	r := &compare.Report{Verdict: compare.VerdictFail, HasBaseline: true, Base: &compare.Side{}}
+	for i := range 3000 {
+		name := fmt.Sprintf("metric_%04d_%s", i, strings.Repeat("<x>|", 100))
+		r.Metrics = append(r.Metrics, compare.MetricResult{Metric: name, Direction: "higher", Change: compare.VerdictRegression,
+			Status: compare.StatusFail, N: 20, PairedBaseMean: 0.9, PairedHeadMean: 0.8, RawDelta: -0.1,
+			RawDeltaCI: compare.Interval{Low: -0.2, High: -0.05}, PWorseAdj: 0.001, Delta: -0.1})
+		r.Failures = append(r.Failures, name+" regressed by 0.10 (p=0.001)")
+	}
+	for _, limit := range []int{0, 1000, 20000} {
+		md := Markdown(r, Options{Limit: limit})
+		if l := limit; l == 0 && len(md) > MaxCommentBytes || l > 0 && len(md) > l {
+			t.Errorf("limit %d: %d bytes", limit, len(md))
+		}
+		if !strings.Contains(md, "Some details were left out") {
+			t.Errorf("limit %d: no notice", limit)
+		}
+		checkMarkdown(t, md)
+	}
+	if md := Markdown(r, Options{}); !strings.Contains(md, "more metrics not shown") {
+		t.Error("the row cap does not say how many rows are hidden")
+	}
+}
+
+var (
+	allowedTag = regexp.MustCompile(`^<(!-- raggate:(gate|head)=[^\n]* -->|/?details( open)?>|/?summary>|/?sub>|br>|0\.001)`)
+	mention    = regexp.MustCompile(`@[\p{L}\p{N}_-]`)
+)
+
+// checkMarkdown checks a rendered report: the only HTML is ours, nothing
+// pings, and every table row has the cells of its header.
+func checkMarkdown(t *testing.T, md string) {
+	t.Helper()
+	for i := 0; i < len(md); i++ {
+		if md[i] == '<' && !allowedTag.MatchString(md[i:]) {
+			t.Errorf("raw HTML at byte %d: %q", i, md[i:min(len(md), i+40)])
+			return
+		}
+	}
+	if m := mention.FindStringIndex(md); m != nil {
+		t.Errorf("mention at byte %d: %q", m[0], md[m[0]:min(len(md), m[0]+30)])
+	}
+	cells := -1
+	for line := range strings.SplitSeq(md, "\n") {
+		if !strings.HasPrefix(line, "|") {
+			cells = -1
+			continue
+		}
+		n := countCells(line)
+		if cells == -1 {
+			cells = n
+		} else if n != cells {
+			t.Errorf("table row with %d cells, header has %d: %q", n, cells, line[:min(len(line), 200)])
+			return
+		}
+	}
+}
+
+func TestGoldenMarkdownIsWellFormed(t *testing.T) {
+	for _, c := range cases {
+		r := c.make(t)
+		checkMarkdown(t, Markdown(r, opts))
+		checkMarkdown(t, Summary(r, opts))
+	}
+}
