@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"math"
 	"context"
 	"os"
 	"path/filepath"
@@ -216,5 +217,53 @@ func TestBaselineGetPut(t *testing.T) {
 	}
 	if r := gate(t, nil, "baseline", "put", "--store", "git", "--path", "x.json", "--results", out); r.code != 2 || !strings.Contains(r.stderr, "read-only") {
 		t.Errorf("git put: %d %s", r.code, r.stderr)
+	}
+}
+
+func TestShardAndMerge(t *testing.T) {
+	dir := t.TempDir()
+	whole := filepath.Join(dir, "whole.json")
+	if r := gate(t, nil, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--judge", "offline", "--out", whole); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	var shards []string
+	total := 0
+	for i := 1; i <= 3; i++ {
+		p := filepath.Join(dir, "shard"+string(rune('0'+i))+".json")
+		r := gate(t, nil, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--judge", "offline", "--shard", string(rune('0'+i))+"/3", "--out", p)
+		if r.code != 0 {
+			t.Fatal(r.stderr)
+		}
+		f, _ := results.Read(p)
+		if f.Shard != string(rune('0'+i))+"/3" {
+			t.Errorf("shard field %q", f.Shard)
+		}
+		total += len(f.Samples)
+		shards = append(shards, p)
+	}
+	if total != 20 {
+		t.Fatalf("shards hold %d samples, want 20 in all", total)
+	}
+	merged := filepath.Join(dir, "merged.json")
+	if r := gate(t, nil, append([]string{"merge", "--quiet", "--out", merged}, shards...)...); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	a, _ := results.Read(whole)
+	b, _ := results.Read(merged)
+	if len(b.Samples) != 20 || b.Shard != "" {
+		t.Fatalf("merged: %d samples, shard %q", len(b.Samples), b.Shard)
+	}
+	for m, s := range a.Summary {
+		if got := b.Summary[m]; got.N != s.N || math.Abs(got.Mean.Value()-s.Mean.Value()) > 1e-12 {
+			t.Errorf("%s: merged summary %+v, whole run %+v", m, got, s)
+		}
+	}
+	// A missing shard is an error naming it.
+	r := gate(t, nil, "merge", "--out", merged, shards[0], shards[2])
+	if r.code != 2 || !strings.Contains(r.stderr, "2/3 are missing") {
+		t.Errorf("missing shard: %d %s", r.code, r.stderr)
+	}
+	if r := gate(t, nil, "run", "--dataset", repo+"/testdata/demo/golden.jsonl", "--shard", "4/3"); r.code != 2 {
+		t.Errorf("bad shard: exit %d", r.code)
 	}
 }

@@ -32,6 +32,7 @@ type Options struct {
 	// Output.
 	Out    string
 	Quiet  bool
+	Shard  string // i/n: judge only this shard of the dataset
 	Format string // markdown | text | json (compare, check)
 	Report string // where compare/check write the report
 

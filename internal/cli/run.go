@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"time"
 
@@ -25,6 +26,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
+	fs.StringVar(&o.Shard, "shard", o.Shard, "judge only shard `i/n` of the dataset (by a hash of the sample id); combine the shards with gate merge")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -59,6 +61,17 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	for _, w := range ds.Warnings {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
+	samples := ds.Samples
+	if o.Shard != "" {
+		i, n, err := results.ParseShard(o.Shard)
+		if err != nil {
+			return nil, withCode(ExitUsage, fmt.Errorf("--shard: %w", err))
+		}
+		samples = shardOf(ds.Samples, i, n)
+		if !o.Quiet {
+			fmt.Fprintf(env.Stderr, "shard %s: %d of %d samples\n", o.Shard, len(samples), len(ds.Samples))
+		}
+	}
 	var ms []metrics.Metric
 	if names := o.metricNames(); len(names) > 0 {
 		if ms, err = eval.Resolve(names); err != nil {
@@ -82,7 +95,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	}
 	progress := newProgress(env.Stderr, o.Quiet)
 	start := time.Now()
-	res, runErr := eval.Run(runCtx, memo, ds.Samples, eval.Options{
+	res, runErr := eval.Run(runCtx, memo, samples, eval.Options{
 		Metrics:     ms,
 		Concurrency: max(4, 2*o.Concurrency),
 		Strictness:  o.Strictness,
@@ -98,13 +111,13 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if runErr != nil {
 		switch {
 		case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
-			f.Incomplete = fmt.Sprintf("time budget --max-duration=%s reached: %d of %d samples judged", o.MaxDuration, len(res.Samples), len(ds.Samples))
+			f.Incomplete = fmt.Sprintf("time budget --max-duration=%s reached: %d of %d samples judged", o.MaxDuration, len(res.Samples), len(samples))
 			runErr = withCode(ExitOperational, fmt.Errorf("%s; results so far saved to %s", f.Incomplete, o.Out))
 		case ctx.Err() != nil:
-			f.Incomplete = fmt.Sprintf("cancelled: %d of %d samples judged", len(res.Samples), len(ds.Samples))
+			f.Incomplete = fmt.Sprintf("cancelled: %d of %d samples judged", len(res.Samples), len(samples))
 			runErr = fmt.Errorf("%s; results so far saved to %s: %w", f.Incomplete, o.Out, ctx.Err())
 		default:
-			f.Incomplete = fmt.Sprintf("judge failed: %d of %d samples judged: %v", len(res.Samples), len(ds.Samples), runErr)
+			f.Incomplete = fmt.Sprintf("judge failed: %d of %d samples judged: %v", len(res.Samples), len(samples), runErr)
 			runErr = withCode(ExitOperational, fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, len(res.Samples), o.Out))
 		}
 	}
@@ -166,14 +179,11 @@ func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, res
 			Provider: info.Provider, Model: info.Model, EmbeddingModel: info.EmbeddingModel,
 			Temperature: info.Temperature, Prompts: info.Prompts, Fingerprint: Fingerprint(info),
 		},
-		Config:  results.Config{Metrics: res.Metrics, Repeats: 1},
-		Summary: map[string]results.Sum{},
+		Config: results.Config{Metrics: res.Metrics, Repeats: 1},
+		Shard:  o.Shard,
 	}
 	if sha := env.getenv("GITHUB_SHA"); sha != "" {
 		f.Git = &results.Git{SHA: sha, Ref: env.getenv("GITHUB_REF")}
-	}
-	for name, s := range res.Summary {
-		f.Summary[name] = toSum(s)
 	}
 	byID := map[string]*metrics.Sample{}
 	for i := range ds.Samples {
@@ -196,6 +206,7 @@ func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, res
 		}
 		f.Samples = append(f.Samples, rs)
 	}
+	f.Summary = results.Summarize(f.Config.Metrics, f.Samples)
 	return f
 }
 
@@ -205,11 +216,6 @@ func inputHash(s *metrics.Sample) string {
 	b, _ := json.Marshal(s)
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
-}
-
-func toSum(s metrics.Summary) results.Sum {
-	return results.Sum{Mean: results.Score(s.Mean), N: s.N, Undefined: s.Undefined, Std: results.Score(s.Std),
-		P10: results.Score(s.P10), P50: results.Score(s.P50), P90: results.Score(s.P90)}
 }
 
 func toResultsUsage(total judge.Usage, per map[string]judge.Usage) results.Usage {
@@ -239,4 +245,18 @@ func newProgress(w io.Writer, quiet bool) func(done, total int) {
 			fmt.Fprintf(w, "judged %d/%d samples\n", done, total)
 		}
 	}
+}
+
+// shardOf selects the samples of shard i of n by a hash of their id, so a
+// sample stays in its shard when others are added or removed.
+func shardOf(samples []metrics.Sample, i, n int) []metrics.Sample {
+	var out []metrics.Sample
+	for _, s := range samples {
+		h := fnv.New32a()
+		h.Write([]byte(s.ID))
+		if int(h.Sum32()%uint32(n)) == i-1 {
+			out = append(out, s)
+		}
+	}
+	return out
 }

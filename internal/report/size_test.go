@@ -13,14 +13,14 @@ import (
 
 // hugeReport compares 5,000-sample files with long questions and judge
 // reasons full of characters that grow when escaped, over the default
-// metrics plus twenty custom ones with long names.
+// metrics plus forty custom ones with long names.
 var hugeReport = sync.OnceValue(func() *compare.Report {
 	specs := defaultSpecs()
 	specs = setSpec(specs, "faithfulness", func(s *metricSpec) { s.pHead, s.changed = 0.8, 0.5 })
 	specs = setSpec(specs, "context_recall", func(s *metricSpec) { s.pHead, s.changed = 0.75, 0.5 })
-	for i := range 20 {
+	for i := range 40 {
 		specs = append(specs, metricSpec{name: fmt.Sprintf("custom_groundedness_check_with_a_long_descriptive_name_%02d", i),
-			pBase: 0.8, pHead: 0.7, changed: 0.3, statements: 4})
+			pBase: 0.8, pHead: 0.7, changed: 0.6, statements: 4})
 	}
 	b, h := pairFiles(11, 4000, 1000, 1000, specs)
 	long := func(i int, what string) string {
@@ -35,15 +35,14 @@ var hugeReport = sync.OnceValue(func() *compare.Report {
 			}
 		}
 	}
+	// Judge reasons quoting code are dense with characters that grow
+	// when escaped.
+	dense := strings.Repeat("if a<b && c>d { return x|y } ", 12)
 	for i := range h.Samples {
 		s := &h.Samples[i]
-		for m, v := range s.Scores {
-			if s.Reasons == nil {
-				s.Reasons = map[string]string{}
-			}
-			if v.Value() < 0.5 {
-				s.Reasons[m] = long(i, "reason for "+m)
-			}
+		s.Reasons = map[string]string{}
+		for m := range s.Scores {
+			s.Reasons[m] = fmt.Sprintf("%s on sample %d: %s", m, i, dense)
 		}
 	}
 	th, err := compare.ParseThresholds("raggate.yaml", []byte(thresholdsYAML))
@@ -87,30 +86,31 @@ func TestHuge(t *testing.T) {
 // fits, says when it was cut, and keeps the verdict as long as there is room.
 func TestLimits(t *testing.T) {
 	r := hugeReport()
-	full := Summary(r, Options{Limit: 1 << 30})
+	fullMD, fullSum := Markdown(r, Options{Limit: 1 << 30}), Summary(r, Options{Limit: 1 << 30})
+	if strings.Contains(fullMD+fullSum, "Some details were left out") {
+		t.Fatal("an unlimited report was cut")
+	}
 	for _, limit := range []int{1, 40, 100, 500, 1000, 2000, 4000, 8000, 16000, 32000, 50000, 65536, 100000, 200000} {
 		for _, kind := range []string{"markdown", "summary"} {
-			var out string
+			out, full, reserve := Summary(r, Options{Limit: limit}), fullSum, 0
 			if kind == "markdown" {
-				out = Markdown(r, Options{Limit: limit})
-			} else {
-				out = Summary(r, Options{Limit: limit})
+				out, full, reserve = Markdown(r, Options{Limit: limit}), fullMD, len(markers(r, Options{}))
 			}
 			if len(out) > limit {
 				t.Errorf("%s limit %d: %d bytes", kind, limit, len(out))
 			}
-			if limit >= 4000 {
-				if !strings.Contains(out, "### ❌ raggate: ") || !strings.Contains(out, "| faithfulness |") {
-					t.Errorf("%s limit %d: lost the title or the table", kind, limit)
+			switch {
+			case len(full)+reserve <= limit:
+				if out != full {
+					t.Errorf("%s limit %d: cut although the whole report fits", kind, limit)
 				}
-				if !strings.Contains(out, "Some details were left out") {
-					t.Errorf("%s limit %d: no notice", kind, limit)
-				}
+			case limit >= 500 && !strings.Contains(out, "Some details were left out"):
+				t.Errorf("%s limit %d: cut without a notice", kind, limit)
+			}
+			if limit >= 4000 && (!strings.Contains(out, "### ❌ raggate: ") || !strings.Contains(out, "| faithfulness |")) {
+				t.Errorf("%s limit %d: lost the title or the table", kind, limit)
 			}
 		}
-	}
-	if strings.Contains(full, "Some details were left out") {
-		t.Error("an unlimited summary was cut")
 	}
 }
 

@@ -3,6 +3,7 @@ package openaicompat
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -184,14 +185,18 @@ var tryAgainIn = regexp.MustCompile(`(?i)try again in ([0-9]+(?:\.[0-9]+)?)\s*(m
 func rateLimitWait(h http.Header, msg string, now time.Time) (time.Duration, bool) {
 	for _, k := range []string{"retry-after-ms", "x-ms-retry-after-ms"} {
 		if v := strings.TrimSpace(h.Get(k)); v != "" {
-			if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-				return time.Duration(ms * float64(time.Millisecond)), true
+			if ms, err := strconv.ParseFloat(v, 64); err == nil {
+				if d, ok := duration(ms, time.Millisecond); ok {
+					return d, true
+				}
 			}
 		}
 	}
 	if v := strings.TrimSpace(h.Get("retry-after")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-			return time.Duration(s * float64(time.Second)), true
+		if s, err := strconv.ParseFloat(v, 64); err == nil {
+			if d, ok := duration(s, time.Second); ok {
+				return d, true
+			}
 		}
 		if t, err := http.ParseTime(v); err == nil {
 			return max(0, t.Sub(now)), true
@@ -224,7 +229,7 @@ func rateLimitWait(h http.Header, msg string, now time.Time) (time.Duration, boo
 		if strings.HasPrefix(strings.ToLower(m[2]), "m") {
 			unit = time.Millisecond
 		}
-		return time.Duration(x * float64(unit)), true
+		return duration(x, unit)
 	}
 	return 0, false
 }
@@ -236,10 +241,24 @@ func parseReset(v string) (time.Duration, error) {
 		return max(0, d), nil
 	}
 	s, err := strconv.ParseFloat(v, 64)
-	if err != nil || s < 0 {
+	d, ok := duration(s, time.Second)
+	if err != nil || !ok {
 		return 0, fmt.Errorf("bad reset %q", v)
 	}
-	return time.Duration(s * float64(time.Second)), nil
+	return d, nil
+}
+
+// duration converts x units into a duration: false for negative, NaN or
+// infinite values; a day at most.
+func duration(x float64, unit time.Duration) (time.Duration, bool) {
+	if math.IsNaN(x) || x < 0 {
+		return 0, false
+	}
+	const most = 24 * time.Hour
+	if x*float64(unit) >= float64(most) {
+		return most, true
+	}
+	return time.Duration(x * float64(unit)), true
 }
 
 func maxOf(ds []time.Duration) time.Duration {

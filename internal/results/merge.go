@@ -1,0 +1,142 @@
+package results
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// ParseShard parses "i/n" (1 <= i <= n).
+func ParseShard(s string) (i, n int, err error) {
+	a, b, ok := strings.Cut(s, "/")
+	i, err1 := strconv.Atoi(strings.TrimSpace(a))
+	n, err2 := strconv.Atoi(strings.TrimSpace(b))
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
+		return 0, 0, fmt.Errorf("shard %q: want i/n with 1 <= i <= n, e.g. 2/8", s)
+	}
+	return i, n, nil
+}
+
+// Merge combines the results of the shards of one run (`gate run --shard
+// i/n` for every i) into one results file. The shards must come from the
+// same dataset, judge and metric list, cover 1..n exactly once and hold
+// disjoint samples. The summary and usage are recomputed; samples are in
+// shard order.
+func Merge(files []*File) (*File, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("merge: no results files given")
+	}
+	// Shard order, not argument order, decides the sample order.
+	files = append([]*File(nil), files...)
+	sort.SliceStable(files, func(a, b int) bool {
+		i, _, _ := ParseShard(files[a].Shard)
+		j, _, _ := ParseShard(files[b].Shard)
+		return i < j
+	})
+	first := files[0]
+	_, n, err := ParseShard(first.Shard)
+	if err != nil {
+		return nil, fmt.Errorf("merge: file 1 is not a shard (%q); merge takes the files of `gate run --shard i/n`", first.Shard)
+	}
+	seenShard := make(map[int]bool, n)
+	seenID := map[string]int{}
+	out := *first
+	out.Shard = ""
+	out.Samples = nil
+	out.Warnings = nil
+	out.Usage = Usage{}
+	var incomplete []string
+	for k, f := range files {
+		i, m, err := ParseShard(f.Shard)
+		if err != nil {
+			return nil, fmt.Errorf("merge: file %d is not a shard: %w", k+1, err)
+		}
+		switch {
+		case m != n:
+			return nil, fmt.Errorf("merge: file %d is shard %s but file 1 is of %d shards", k+1, f.Shard, n)
+		case seenShard[i]:
+			return nil, fmt.Errorf("merge: shard %d/%d given twice", i, n)
+		case f.Judge.Fingerprint != first.Judge.Fingerprint:
+			return nil, fmt.Errorf("merge: shard %s was judged by another judge (fingerprint %s, shard %s has %s): re-run it with the same judge settings", f.Shard, f.Judge.Fingerprint, first.Shard, first.Judge.Fingerprint)
+		case f.Dataset.SHA256 != first.Dataset.SHA256:
+			return nil, fmt.Errorf("merge: shard %s is of another dataset (sha256 %.12s, shard %s has %.12s)", f.Shard, f.Dataset.SHA256, first.Shard, first.Dataset.SHA256)
+		case strings.Join(f.Config.Metrics, ",") != strings.Join(first.Config.Metrics, ","):
+			return nil, fmt.Errorf("merge: shard %s computed other metrics (%v vs %v)", f.Shard, f.Config.Metrics, first.Config.Metrics)
+		}
+		seenShard[i] = true
+		for _, s := range f.Samples {
+			if j, dup := seenID[s.ID]; dup {
+				return nil, fmt.Errorf("merge: sample %q is in shard %s and in file %d", s.ID, f.Shard, j)
+			}
+			seenID[s.ID] = k + 1
+			out.Samples = append(out.Samples, s)
+		}
+		out.Usage = addUsage(out.Usage, f.Usage)
+		out.Warnings = append(out.Warnings, f.Warnings...)
+		if f.Incomplete != "" {
+			incomplete = append(incomplete, "shard "+f.Shard+": "+f.Incomplete)
+		}
+		if f.CreatedAt.After(out.CreatedAt) {
+			out.CreatedAt = f.CreatedAt
+		}
+	}
+	var missing []string
+	for i := 1; i <= n; i++ {
+		if !seenShard[i] {
+			missing = append(missing, fmt.Sprintf("%d/%d", i, n))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("merge: shards %s are missing; give every shard's results file", strings.Join(missing, ", "))
+	}
+	out.Incomplete = strings.Join(incomplete, "; ")
+	out.Summary = Summarize(out.Config.Metrics, out.Samples)
+	return &out, nil
+}
+
+// Summarize recomputes the per-metric summary from the samples.
+func Summarize(names []string, samples []Sample) map[string]Sum {
+	sum := make(map[string]Sum, len(names))
+	for _, n := range names {
+		xs := make([]float64, 0, len(samples))
+		for _, s := range samples {
+			if v, ok := s.Scores[n]; ok {
+				xs = append(xs, float64(v))
+			}
+		}
+		m := metrics.Summarize(xs)
+		sum[n] = Sum{Mean: Score(m.Mean), N: m.N, Undefined: m.Undefined, Std: Score(m.Std), P10: Score(m.P10), P50: Score(m.P50), P90: Score(m.P90)}
+	}
+	return sum
+}
+
+func addUsage(a, b Usage) Usage {
+	out := Usage{
+		ChatCalls: a.ChatCalls + b.ChatCalls, CachedCalls: a.CachedCalls + b.CachedCalls,
+		PromptTokens: a.PromptTokens + b.PromptTokens, CompletionTokens: a.CompletionTokens + b.CompletionTokens,
+		EmbeddingTokens: a.EmbeddingTokens + b.EmbeddingTokens, EmbeddingCalls: a.EmbeddingCalls + b.EmbeddingCalls,
+		EstimatedCostUSD: a.EstimatedCostUSD + b.EstimatedCostUSD,
+	}
+	if len(a.PerMetric)+len(b.PerMetric) > 0 {
+		out.PerMetric = map[string]Usage{}
+		keys := map[string]bool{}
+		for k := range a.PerMetric {
+			keys[k] = true
+		}
+		for k := range b.PerMetric {
+			keys[k] = true
+		}
+		ks := make([]string, 0, len(keys))
+		for k := range keys {
+			ks = append(ks, k)
+		}
+		sort.Strings(ks)
+		for _, k := range ks {
+			out.PerMetric[k] = addUsage(a.PerMetric[k], b.PerMetric[k])
+		}
+	}
+	return out
+}
