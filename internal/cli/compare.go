@@ -93,7 +93,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	head, err := execRun(ctx, env, &o)
-	if err != nil {
+	if err != nil || head == nil { // head is nil after --dry-run
 		return err
 	}
 	rep := compare.Compare(base, head, th)

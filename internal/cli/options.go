@@ -27,7 +27,19 @@ type Options struct {
 	Concurrency    int
 	Strictness     int
 	CacheDir       string
+	NoCache        bool
 	MaxDuration    time.Duration
+	Azure          struct{ Endpoint, APIVersion, Deployment, EmbeddingDeployment string }
+	Headers        []string // K=V
+	RPM, TPM       int
+	RequestTimeout time.Duration
+	MaxRetries     int
+	Seed           int
+	NoSeed         bool
+	MaxTokens      int
+	ResponseFormat string
+	Prices         string
+	DryRun         bool
 
 	// Output.
 	Out    string
@@ -53,6 +65,8 @@ func defaultOptions() Options {
 		Out:         "results.json",
 		Format:      "text",
 		CacheDir:    ".raggate-cache",
+		Seed:        42,
+		MaxRetries:  5,
 	}
 }
 
@@ -72,6 +86,23 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "judge calls in flight at once")
 	fs.IntVar(&o.Strictness, "strictness", o.Strictness, "questions generated per sample for answer_relevancy")
 	fs.DurationVar(&o.MaxDuration, "max-duration", o.MaxDuration, "stop judging after this `duration` and save what finished (0 = no limit)")
+	fs.StringVar(&o.CacheDir, "cache-dir", o.CacheDir, "judge cache `directory` (LLM judge); persist it between CI runs")
+	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "do not read or write the judge cache")
+	fs.StringVar(&o.Azure.Endpoint, "azure-endpoint", "", "Azure OpenAI `endpoint`, e.g. https://NAME.openai.azure.com (selects Azure)")
+	fs.StringVar(&o.Azure.APIVersion, "azure-api-version", "", "Azure OpenAI api-`version` (default 2024-10-21)")
+	fs.StringVar(&o.Azure.Deployment, "azure-deployment", "", "Azure chat `deployment` name")
+	fs.StringVar(&o.Azure.EmbeddingDeployment, "azure-embedding-deployment", "", "Azure embedding `deployment` name")
+	fs.Var((*listFlag)(&o.Headers), "header", "extra HTTP header `K=V` sent to the judge API (repeatable)")
+	fs.IntVar(&o.RPM, "rpm", 0, "requests-per-minute limit of the chat model (0 = none)")
+	fs.IntVar(&o.TPM, "tpm", 0, "tokens-per-minute limit of the chat model (0 = none)")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", 0, "timeout of one judge HTTP request (default 60s)")
+	fs.IntVar(&o.MaxRetries, "max-retries", o.MaxRetries, "retries of a transient judge failure (5xx, timeouts, resets)")
+	fs.IntVar(&o.Seed, "seed", o.Seed, "seed sent to the judge where supported")
+	fs.BoolVar(&o.NoSeed, "no-seed", false, "send no seed")
+	fs.IntVar(&o.MaxTokens, "max-completion-tokens", 0, "completion token limit of a judge call (default 4096)")
+	fs.StringVar(&o.ResponseFormat, "response-format", "", "force the `format`: json_schema, json_object or none (default: json_schema, falling back when refused)")
+	fs.StringVar(&o.Prices, "prices", "", "price table `file` (JSON or YAML: model -> {input_per_mtok, output_per_mtok}) for cost estimates")
+	fs.BoolVar(&o.DryRun, "dry-run", false, "print the number of judge calls, estimated tokens and cost, and exit without judging")
 }
 
 func (o *Options) bindOut(fs *flag.FlagSet) {

@@ -7,8 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/raggate/raggate/internal/judge/openaicompat"
 	"hash/fnv"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/raggate/raggate/internal/dataset"
@@ -81,6 +83,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		ms = metrics.DefaultSuite(func(f metrics.Field) bool { return ds.Fields[f] })
 	}
 
+	if o.DryRun {
+		return nil, dryRun(env, o, samples, ms)
+	}
 	j, info, err := newJudge(env, o)
 	if err != nil {
 		return nil, err
@@ -108,6 +113,11 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	f := buildResults(env, o, ds, info, res)
 	total, perMetric := memo.Usage()
 	f.Usage = toResultsUsage(total, perMetric)
+	if info.Provider != offline.Provider {
+		if p, err := prices(env, o); err == nil {
+			f.Usage.EstimatedCostUSD = openaicompat.EstimateCost(info.Model, info.EmbeddingModel, total, p)
+		}
+	}
 	if runErr != nil {
 		switch {
 		case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
@@ -140,7 +150,7 @@ func newJudge(env Env, o *Options) (judge.Judge, judge.Info, error) {
 		key = env.getenv(o.APIKeyEnv)
 	}
 	if provider == "auto" || provider == "" {
-		if key != "" || o.BaseURL != "" {
+		if key != "" || o.BaseURL != "" || o.Azure.Endpoint != "" {
 			provider = "openai"
 		} else {
 			provider = "offline"
@@ -152,14 +162,70 @@ func newJudge(env Env, o *Options) (judge.Judge, judge.Info, error) {
 		j := offline.New(offline.Options{})
 		info := j.Info()
 		return j, info, nil
-	case "openai":
+	case "openai", "azure":
 		return newOpenAIJudge(env, o, key)
 	}
 	return nil, judge.Info{}, usageErr("--judge %q: want auto, offline or openai", o.Judge)
 }
 
-func newOpenAIJudge(Env, *Options, string) (judge.Judge, judge.Info, error) {
-	return nil, judge.Info{}, usageErr("--judge openai is not available yet in this build; use --judge offline")
+// newOpenAIJudge builds the LLM judge over an OpenAI-compatible API.
+func newOpenAIJudge(env Env, o *Options, key string) (judge.Judge, judge.Info, error) {
+	headers := map[string]string{}
+	for _, kv := range o.Headers {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" {
+			return nil, judge.Info{}, usageErr("--header %q: want NAME=VALUE", kv)
+		}
+		headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	cfg := openaicompat.Config{
+		BaseURL:        o.BaseURL,
+		APIKey:         key,
+		APIKeyEnv:      o.APIKeyEnv,
+		Model:          o.Model,
+		EmbeddingModel: o.EmbeddingModel,
+		Azure: openaicompat.AzureConfig{Endpoint: o.Azure.Endpoint, APIVersion: o.Azure.APIVersion,
+			ChatDeployment: o.Azure.Deployment, EmbeddingDeployment: o.Azure.EmbeddingDeployment},
+		ExtraHeaders:        headers,
+		Concurrency:         o.Concurrency,
+		RPM:                 o.RPM,
+		TPM:                 o.TPM,
+		RequestTimeout:      o.RequestTimeout,
+		MaxRetries:          o.MaxRetries,
+		NoSeed:              o.NoSeed,
+		MaxCompletionTokens: o.MaxTokens,
+		ResponseFormat:      o.ResponseFormat,
+		CacheDir:            env.abs(o.CacheDir),
+		NoCache:             o.NoCache,
+		Logf: func(format string, args ...any) {
+			fmt.Fprintf(env.Stderr, "judge: "+format+"\n", args...)
+		},
+	}
+	if o.MaxRetries == 0 {
+		cfg.MaxRetries = -1
+	}
+	seed := o.Seed
+	cfg.Seed = &seed
+	if o.CacheDir == "" {
+		cfg.NoCache = true
+	}
+	j, err := openaicompat.New(cfg)
+	if err != nil {
+		return nil, judge.Info{}, withCode(ExitUsage, fmt.Errorf("judge: %w", err))
+	}
+	return j, j.Info(), nil
+}
+
+// prices loads the price table for cost estimates.
+func prices(env Env, o *Options) (openaicompat.Prices, error) {
+	if o.Prices == "" {
+		return openaicompat.DefaultPrices(), nil
+	}
+	p, err := openaicompat.LoadPrices(env.abs(o.Prices))
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("--prices: %w", err))
+	}
+	return p, nil
 }
 
 // Fingerprint hashes everything that makes a judge answer differently.
@@ -259,4 +325,34 @@ func shardOf(samples []metrics.Sample, i, n int) []metrics.Sample {
 		}
 	}
 	return out
+}
+
+// dryRun prints what a run would cost without calling the judge.
+func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) error {
+	est := openaicompat.EstimateCalls(samples, ms, o.Strictness)
+	p, err := prices(env, o)
+	if err != nil {
+		return err
+	}
+	model, emb := o.Model, o.EmbeddingModel
+	if model == "" && o.BaseURL == "" {
+		model = openaicompat.DefaultModel
+	}
+	if emb == "" && o.BaseURL == "" {
+		emb = openaicompat.DefaultEmbeddingModel
+	}
+	cost := openaicompat.EstimateCost(model, emb, est.Usage(), p)
+	w := env.Stdout
+	fmt.Fprintf(w, "dry run: %d samples x %d metrics, judge model %q, embeddings %q\n", est.Samples, len(ms), model, emb)
+	fmt.Fprintf(w, "  chat calls         %d (%.1f per sample; before cache hits)\n", est.ChatCalls, float64(est.ChatCalls)/float64(max(1, est.Samples)))
+	fmt.Fprintf(w, "  embedding calls    %d (%d texts)\n", est.EmbeddingCalls, est.EmbeddingTexts)
+	fmt.Fprintf(w, "  prompt tokens      ~%d\n", est.PromptTokens)
+	fmt.Fprintf(w, "  completion tokens  ~%d\n", est.CompletionTokens)
+	fmt.Fprintf(w, "  embedding tokens   ~%d\n", est.EmbeddingTokens)
+	if _, ok := p.Lookup(model); ok {
+		fmt.Fprintf(w, "  estimated cost     $%.4f (prices as of %s; override with --prices)\n", cost, openaicompat.PricesAsOf)
+	} else {
+		fmt.Fprintf(w, "  estimated cost     unknown: no price for %q (give one with --prices)\n", model)
+	}
+	return nil
 }

@@ -76,6 +76,21 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
+	// Ask for the embeddings every sample will need up front, in a few
+	// large batches across samples; a memoizing judge then serves (or
+	// coalesces with) the per-sample requests.
+	var pre sync.WaitGroup
+	defer pre.Wait()
+	texts := embedTexts(samples, ms)
+	for start := 0; start < len(texts); start += embedChunk {
+		chunk := texts[start:min(start+embedChunk, len(texts))]
+		pre.Add(1)
+		go func() {
+			defer pre.Done()
+			_, _ = j.Embed(ctx, chunk) // failures resurface in the sample that needs the vector
+		}()
+	}
+
 	out := make([]*SampleResult, len(samples))
 	var (
 		mu   sync.Mutex
@@ -125,6 +140,46 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		return res, err
 	}
 	return res, nil
+}
+
+// embedChunk is the number of texts pre-embedded per call.
+const embedChunk = 256
+
+// embedTexts lists, without duplicates, the texts the metrics embed that are
+// known before judging: the question (answer relevancy), the reference and
+// the response (semantic similarity, answer correctness).
+func embedTexts(samples []metrics.Sample, ms []metrics.Metric) []string {
+	var question, pair bool
+	for _, m := range ms {
+		switch m.Name {
+		case metrics.AnswerRelevancyName:
+			question = true
+		case metrics.SemanticSimilarityName, metrics.AnswerCorrectnessName:
+			pair = true
+		}
+	}
+	if !question && !pair {
+		return nil
+	}
+	seen := map[string]bool{}
+	var out []string
+	add := func(s *metrics.Sample, f metrics.Field) {
+		if t := s.String(f); s.Has(f) && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for i := range samples {
+		s := &samples[i]
+		if question && s.Has(metrics.Response) {
+			add(s, metrics.UserInput)
+		}
+		if pair && s.Has(metrics.Reference) && s.Has(metrics.Response) {
+			add(s, metrics.Reference)
+			add(s, metrics.Response)
+		}
+	}
+	return out
 }
 
 // Summarize computes the per-metric summary of the samples.

@@ -75,7 +75,7 @@ var patterns = []pattern{
 		cause: "answers come from the model's memory, ignoring the context",
 		try:   "the generation prompt"},
 	{bad: []string{metrics.FaithfulnessName, metrics.FactualCorrectnessName}, anyBad: true, fine: []string{metrics.AnswerRelevancyName},
-		cause: "plausible-sounding but wrong answers: hallucination, the most important failure to catch",
+		cause: "answers that sound plausible but are wrong (hallucination: the most important failure to catch)",
 		try:   "read the most regressed samples below before merging"},
 	{bad: []string{metrics.NoiseSensitivityIrrelevantName},
 		cause: "irrelevant chunks leak into answers",

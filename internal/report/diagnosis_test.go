@@ -44,7 +44,7 @@ func TestDiagnose(t *testing.T) {
 		retrieve = "retrieval fails and the generator invents"
 		wrongDoc = "answers are faithful to the wrong document"
 		memory   = "answers come from the model's memory, ignoring the context"
-		halluc   = "plausible-sounding but wrong answers: hallucination, the most important failure to catch"
+		halluc   = "answers that sound plausible but are wrong (hallucination: the most important failure to catch)"
 		leak     = "irrelevant chunks leak into answers"
 		overgen  = "the generator over-generalises details of relevant chunks"
 	)

@@ -1,4 +1,40 @@
-// Package report holds raggate's pure renderers: the markdown PR comment,
-// the job-summary variant, console tables (tablewriter) and JSON. Renderers
-// take values and return text; they do no I/O beyond the writer given.
+// Package report holds raggate's pure renderers. They take values and
+// return text (or write to the writer given); they do no other I/O and
+// never touch the network.
+//
+//   - Markdown: the sticky pull request comment for a *compare.Report,
+//     starting with the hidden Marker and HeadMarker lines that package
+//     ghcomment finds the comment by.
+//   - Summary: the same report for the job summary (no markers, more
+//     detail, up to 1 MiB).
+//   - Console: the comparison as a terminal table (tablewriter).
+//   - JSON: the comparison as indented JSON (raggate.compare/v1).
+//   - RunTable: the per-metric table of one results file (`gate run`).
+//
+// # Numbers
+//
+// Scores have three decimals ("0.870"), differences a sign ("+0.012",
+// "-0.034", ASCII minus everywhere), intervals look like "[-0.050, +0.010]",
+// p-values "0.003", "<0.001" or "1.000", and anything undefined is "n/a".
+// The diff table shows the paired means, so that Head - Base = Δ; a floor
+// verdict quotes the all-sample head mean it was checked against when that
+// differs.
+//
+// # Untrusted text
+//
+// Questions, judge reasons, sample ids, metric and model names come from
+// files that a pull request can change. Escape makes them one inert line of
+// markdown (no HTML, no mentions or issue references, no links, images or
+// code, no broken table cells); terminal output drops control characters.
+// Snippets are cut to about 80 runes.
+//
+// # Size
+//
+// A comment may not exceed 65,536 characters and a job summary 1 MiB.
+// Markdown and Summary count bytes (never fewer than characters) and drop
+// detail in steps until the text fits Options.Limit: fewer regressed
+// samples and shorter reasons; no distributions; no lists of new and
+// removed samples; no other details; at most 40 table rows. Whenever
+// something was left out the text says so. As a last resort the text is cut
+// at a line boundary, still with the notice.
 package report

@@ -3,7 +3,6 @@ package report
 import (
 	"strings"
 	"unicode"
-	"unicode/utf8"
 )
 
 // Untrusted text (questions, judge reasons, sample ids, metric and model
@@ -37,14 +36,17 @@ func Escape(s string) string {
 	return escapeFlat(flatten(s))
 }
 
-// snippet flattens s and shortens it to at most n runes (ending in "…").
+// snippet flattens s and shortens it to at most n runes (ending in "…");
+// n <= 0 keeps everything. It reads only as much of s as it needs.
 func snippet(s string, n int) string {
-	s = flatten(s)
-	if n <= 0 || utf8.RuneCountInString(s) <= n {
-		return s
+	if n <= 0 {
+		return flatten(s)
 	}
-	r := []rune(s)
-	return strings.TrimRight(string(r[:max(n-1, 0)]), " ") + "…"
+	r := []rune(flattenN(s, n+1))
+	if len(r) <= n {
+		return string(r)
+	}
+	return strings.TrimRight(string(r[:n-1]), " ") + "…"
 }
 
 // escapeSnippet is Escape of the first n runes of s.
@@ -52,12 +54,18 @@ func escapeSnippet(s string, n int) string { return escapeFlat(snippet(s, n)) }
 
 // flatten turns s into one trimmed line of valid UTF-8 without control or
 // bidirectional formatting characters.
-func flatten(s string) string {
-	s = strings.ToValidUTF8(s, "\uFFFD")
+func flatten(s string) string { return flattenN(s, -1) }
+
+// flattenN is flatten that stops after limit runes (limit < 0: no limit).
+func flattenN(s string, limit int) string {
 	var b strings.Builder
-	b.Grow(len(s))
+	b.Grow(min(len(s), 4*limit+4))
 	space := false
-	for _, r := range s {
+	n := 0
+	for _, r := range s { // invalid UTF-8 decodes as U+FFFD
+		if n == limit {
+			break
+		}
 		switch {
 		case isBidi(r):
 			continue
@@ -67,9 +75,14 @@ func flatten(s string) string {
 		}
 		if space && b.Len() > 0 {
 			b.WriteByte(' ')
+			n++
+			if n == limit {
+				break
+			}
 		}
 		space = false
 		b.WriteRune(r)
+		n++
 	}
 	return b.String()
 }

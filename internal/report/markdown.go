@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -729,7 +730,7 @@ func writeJudgeDataset(b *strings.Builder, r *compare.Report) {
 			return text(strings.TrimSpace(s.Judge.Provider + " " + s.Judge.Model))
 		}},
 		{"embedding model", func(s *compare.Side) string { return text(s.Judge.EmbeddingModel) }},
-		{"temperature", func(s *compare.Side) string { return fmtBound(s.Judge.Temperature) }},
+		{"temperature", func(s *compare.Side) string { return strconv.FormatFloat(s.Judge.Temperature, 'f', -1, 64) }},
 		{"prompts", func(s *compare.Side) string { return code(s.Judge.Prompts, 12) }},
 		{"judge fingerprint", func(s *compare.Side) string { return code(s.Judge.Fingerprint, 12) }},
 		{"dataset", func(s *compare.Side) string { return text(s.Dataset.Path) }},

@@ -55,10 +55,10 @@ func golden(t *testing.T, name string, got []byte) {
 }
 
 var (
-	created = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	created  = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	testHead = "9f3c2e1b7a6d5c4b3a29180706f5e4d3c2b1a090"
 	testBase = "abc1234def5678901234567890abcdef12345678"
-	opts    = Options{
+	opts     = Options{
 		HeadSHA:        testHead,
 		BaselineSource: "baseline from abc1234 (nearest ancestor of main with a stored baseline)",
 		RunURL:         "https://github.com/acme/rag-service/actions/runs/987654321",
@@ -264,6 +264,13 @@ var cases = []reportCase{
 		h.Config.Metrics = append(h.Config.Metrics, "semantic_similarity")
 		return compare.Compare(b, h, thresholds(t))
 	}},
+	{"warnings", func(t testing.TB) *compare.Report {
+		specs := defaultSpecs()
+		specs = setSpec(specs, "answer_relevancy", func(s *metricSpec) { s.pBase, s.pHead, s.changed = 0.85, 0.6, 0.7 })
+		b, h := pairFiles(8, 45, 0, 0, specs)
+		h.Incomplete = "time budget of 10m0s exceeded"
+		return compare.Compare(b, h, thresholds(t))
+	}},
 	{"untrusted", func(t testing.TB) *compare.Report {
 		specs := defaultSpecs()
 		specs = setSpec(specs, "faithfulness", func(s *metricSpec) { s.pHead, s.changed = 0.6, 0.8 })
@@ -279,6 +286,10 @@ var cases = []reportCase{
 			for m := range s.Reasons {
 				s.Reasons[m] = "judge says: " + evil[(i+1)%len(evil)]
 			}
+		}
+		for i := range h.Samples {
+			h.Samples[i].Scores["x|<b>@team\x1b[2J_metric"] = results.Score(0.5)
+			b.Samples[i].Scores["x|<b>@team\x1b[2J_metric"] = results.Score(0.5)
 		}
 		h.Samples[0].ID = "id|with|pipes @admin"
 		h.Samples[len(h.Samples)-1].Question = "new: <img src=x onerror=alert(1)> @everyone"
@@ -350,6 +361,7 @@ func TestGoldenCasesSayWhatTheyShould(t *testing.T) {
 		"no_baseline":   {"no baseline yet: floors only", "❌ below floor 0.8", "✅ meets floor 0.85", "| Metric | Head | n | Verdict |"},
 		"judge_changed": {"### ❌ raggate: judge changed", "(changed)", "<summary>Judge noise</summary>"},
 		"insufficient":  {"too few paired samples", "⚠️ too few pairs (n=6)", "new metric"},
+		"warnings":      {"### ⚠️ raggate: passed with 3 warnings", "⚠️ regression, below floor 0.80 (warn level)", "**Warnings**"},
 		"untrusted":     {"@\u200bocto", "&lt;script&gt;", `\|`},
 	}
 	for _, c := range cases {

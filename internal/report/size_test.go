@@ -117,7 +117,7 @@ func TestLimits(t *testing.T) {
 // TestPathological fits a report whose required parts alone are too big.
 func TestPathological(t *testing.T) {
 	r := &compare.Report{Verdict: compare.VerdictFail, HasBaseline: true, Base: &compare.Side{}}
-	for i := range 3000 {
+	for i := range 1500 {
 		name := fmt.Sprintf("metric_%04d_%s", i, strings.Repeat("<x>|", 100))
 		r.Metrics = append(r.Metrics, compare.MetricResult{Metric: name, Direction: "higher", Change: compare.VerdictRegression,
 			Status: compare.StatusFail, N: 20, PairedBaseMean: 0.9, PairedHeadMean: 0.8, RawDelta: -0.1,

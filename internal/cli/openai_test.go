@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/raggate/raggate/internal/judge/openaitest"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// The LLM judge end to end through the CLI, against the OpenAI-compatible
+// fake: results carry usage, a re-run is served by the cache.
+func TestRunOpenAIJudge(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.WithAPIKey("sk-test"))
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	cache := filepath.Join(dir, "cache")
+	env := map[string]string{"OPENAI_API_KEY": "sk-test"}
+	args := []string{"run", "--quiet", "--dataset", repo + "/testdata/demo/golden.jsonl", "--base-url", srv.URL,
+		"--model", "judge-model", "--embedding-model", "embed-model", "--cache-dir", cache, "--out", out}
+	r := gate(t, env, args...)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Judge.Provider != "openai" || f.Judge.Model != "judge-model" || len(f.Samples) != 20 {
+		t.Fatalf("judge %+v, %d samples", f.Judge, len(f.Samples))
+	}
+	// 3 contexts per sample: at most 2N+7 = 13 chat calls per sample.
+	if f.Usage.ChatCalls == 0 || f.Usage.ChatCalls > 20*13 || f.Usage.ChatCalls != srv.ChatCalls() {
+		t.Errorf("usage chat calls %d, server saw %d, budget %d", f.Usage.ChatCalls, srv.ChatCalls(), 20*13)
+	}
+	if f.Usage.PromptTokens == 0 || f.Usage.EmbeddingTokens == 0 || len(f.Usage.PerMetric) == 0 {
+		t.Errorf("usage not recorded: %+v", f.Usage)
+	}
+	if s := f.Summary["faithfulness"]; s.N != 20 {
+		t.Errorf("faithfulness summary %+v", s)
+	}
+
+	// The same run again: every call is a cache hit, the scores identical.
+	calls := srv.ChatCalls()
+	out2 := filepath.Join(dir, "r2.json")
+	args[len(args)-1] = out2
+	if r := gate(t, env, args...); r.code != 0 {
+		t.Fatalf("re-run: exit %d\n%s", r.code, r.stderr)
+	}
+	g, _ := results.Read(out2)
+	if srv.ChatCalls() != calls {
+		t.Errorf("re-run made %d chat calls, want 0 (cache)", srv.ChatCalls()-calls)
+	}
+	if g.Usage.CachedCalls == 0 || g.Usage.ChatCalls != 0 {
+		t.Errorf("re-run usage %+v, want only cached calls", g.Usage)
+	}
+	for i := range f.Samples {
+		for m, v := range f.Samples[i].Scores {
+			w := g.Samples[i].Scores[m]
+			if v != w && !(v.IsNaN() && w.IsNaN()) {
+				t.Errorf("%s %s: %v then %v", f.Samples[i].ID, m, v, w)
+			}
+		}
+	}
+}
+
+// A bad key stops the run with exit 3 and says what to fix; nothing is
+// judged, and the (empty) results are saved as incomplete.
+func TestRunOpenAIBadKey(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.WithAPIKey("sk-right"))
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := gate(t, map[string]string{"OPENAI_API_KEY": "sk-wrong"}, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl",
+		"--base-url", srv.URL, "--model", "m", "--embedding-model", "e", "--no-cache", "--out", out)
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "OPENAI_API_KEY") {
+		t.Errorf("the message does not say which key to fix:\n%s", r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatalf("results not saved: %v", err)
+	}
+	if f.Incomplete == "" {
+		t.Error("results not marked incomplete")
+	}
+}
+
+func TestDryRunMakesNoCalls(t *testing.T) {
+	srv := openaitest.NewServer(t)
+	r := gate(t, map[string]string{"OPENAI_API_KEY": "k"}, "run", "--dataset", repo+"/testdata/demo/golden.jsonl",
+		"--base-url", srv.URL, "--model", "gpt-4o-mini", "--embedding-model", "text-embedding-3-small", "--dry-run")
+	if r.code != 0 {
+		t.Fatalf("exit %d %s", r.code, r.stderr)
+	}
+	if srv.ChatCalls() != 0 || srv.EmbeddingCalls() != 0 {
+		t.Error("dry run called the API")
+	}
+	for _, want := range []string{"chat calls         260", "estimated cost     $"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("dry run output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
