@@ -2,8 +2,8 @@ package cli
 
 import (
 	"bytes"
-	"math"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
