@@ -103,3 +103,41 @@ func TestDryRunMakesNoCalls(t *testing.T) {
 		}
 	}
 }
+
+// Repeats ask the judge afresh (not from the cache), record every run and
+// average them; calibrate reports the noise.
+func TestRepeatsAndCalibrate(t *testing.T) {
+	srv := openaitest.NewServer(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "cal.json")
+	env := map[string]string{"OPENAI_API_KEY": "k"}
+	r := gate(t, env, "calibrate", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--metrics", "faithfulness,context_recall",
+		"--base-url", srv.URL, "--model", "m", "--embedding-model", "e", "--cache-dir", filepath.Join(dir, "c"), "--repeats", "2", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Config.Repeats != 2 {
+		t.Errorf("repeats %d", f.Config.Repeats)
+	}
+	for _, s := range f.Samples {
+		if len(s.Runs["faithfulness"]) != 2 {
+			t.Fatalf("sample %s runs %v, want 2", s.ID, s.Runs)
+		}
+	}
+	// Each repeat asked the judge: twice the calls of one run (no cache reuse).
+	if f.Usage.ChatCalls != srv.ChatCalls() || f.Usage.CachedCalls != 0 {
+		t.Errorf("usage %+v, server %d", f.Usage, srv.ChatCalls())
+	}
+	for _, want := range []string{"suggested tolerance", "faithfulness: {tolerance: 0.010}"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("calibrate output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	if r := gate(t, env, "calibrate", "--dataset", "x.jsonl", "--repeats", "1"); r.code != 2 || !strings.Contains(r.stderr, "at least 2") {
+		t.Errorf("--repeats 1: exit %d %s", r.code, r.stderr)
+	}
+}

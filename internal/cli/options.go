@@ -26,6 +26,7 @@ type Options struct {
 	APIKey         string // from the action input; never logged
 	Concurrency    int
 	Strictness     int
+	Repeats        int
 	CacheDir       string
 	NoCache        bool
 	MaxDuration    time.Duration
@@ -85,6 +86,7 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", o.APIKeyEnv, "environment `variable` holding the API key")
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "judge calls in flight at once")
 	fs.IntVar(&o.Strictness, "strictness", o.Strictness, "questions generated per sample for answer_relevancy")
+	fs.IntVar(&o.Repeats, "repeats", 1, "judge every sample this many `times` and average (the spread is reported as judge noise)")
 	fs.DurationVar(&o.MaxDuration, "max-duration", o.MaxDuration, "stop judging after this `duration` and save what finished (0 = no limit)")
 	fs.StringVar(&o.CacheDir, "cache-dir", o.CacheDir, "judge cache `directory` (LLM judge); persist it between CI runs")
 	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "do not read or write the judge cache")

@@ -10,6 +10,7 @@ import (
 	"github.com/raggate/raggate/internal/judge/openaicompat"
 	"hash/fnv"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -86,32 +87,50 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if o.DryRun {
 		return nil, dryRun(env, o, samples, ms)
 	}
-	j, info, err := newJudge(env, o)
-	if err != nil {
-		return nil, err
-	}
-	memo := judge.Memo(j)
-
 	runCtx := ctx
 	if o.MaxDuration > 0 {
 		var cancel context.CancelFunc
 		runCtx, cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errTimeBudget)
 		defer cancel()
 	}
-	progress := newProgress(env.Stderr, o.Quiet)
-	start := time.Now()
-	res, runErr := eval.Run(runCtx, memo, samples, eval.Options{
-		Metrics:     ms,
-		Concurrency: max(4, 2*o.Concurrency),
-		Strictness:  o.Strictness,
-		Progress:    progress,
-	})
-	if res == nil {
-		return nil, withCode(ExitOperational, runErr)
+	repeats := max(1, o.Repeats)
+	var (
+		runs      []*eval.Result
+		info      judge.Info
+		total     judge.Usage
+		perMetric = map[string]judge.Usage{}
+		runErr    error
+		start     = time.Now()
+	)
+	for r := 0; r < repeats && runErr == nil; r++ {
+		j, inf, err := newJudge(env, o, r)
+		if err != nil {
+			return nil, err
+		}
+		info = inf
+		if repeats > 1 && !o.Quiet {
+			fmt.Fprintf(env.Stderr, "repeat %d of %d\n", r+1, repeats)
+		}
+		memo := judge.Memo(j)
+		res, err := eval.Run(runCtx, memo, samples, eval.Options{
+			Metrics:     ms,
+			Concurrency: max(4, 2*o.Concurrency),
+			Strictness:  o.Strictness,
+			Progress:    newProgress(env.Stderr, o.Quiet),
+		})
+		if res == nil {
+			return nil, withCode(ExitOperational, err)
+		}
+		runs, runErr = append(runs, res), err
+		u, pm := memo.Usage()
+		total = total.Add(u)
+		for k, v := range pm {
+			perMetric[k] = perMetric[k].Add(v)
+		}
 	}
+	res := runs[len(runs)-1]
 
-	f := buildResults(env, o, ds, info, res)
-	total, perMetric := memo.Usage()
+	f := buildResults(env, o, ds, info, runs)
 	f.Usage = toResultsUsage(total, perMetric)
 	if info.Provider != offline.Provider {
 		if p, err := prices(env, o); err == nil {
@@ -142,8 +161,10 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 
 var errTimeBudget = errors.New("time budget reached")
 
-// newJudge builds the judge the options ask for.
-func newJudge(env Env, o *Options) (judge.Judge, judge.Info, error) {
+// newJudge builds the judge the options ask for; repeat > 0 makes an LLM
+// judge ask afresh instead of reading the answers of earlier repeats from
+// the cache.
+func newJudge(env Env, o *Options, repeat int) (judge.Judge, judge.Info, error) {
 	provider := o.Judge
 	key := o.APIKey
 	if key == "" && o.APIKeyEnv != "" {
@@ -154,6 +175,9 @@ func newJudge(env Env, o *Options) (judge.Judge, judge.Info, error) {
 			provider = "openai"
 		} else {
 			provider = "offline"
+			if repeat > 0 {
+				return offline.New(offline.Options{}), offline.New(offline.Options{}).Info(), nil
+			}
 			fmt.Fprintf(env.Stderr, "note: no API key in $%s: using the offline judge (a lexical heuristic for demos and smoke runs, not an LLM)\n", o.APIKeyEnv)
 		}
 	}
@@ -163,13 +187,13 @@ func newJudge(env Env, o *Options) (judge.Judge, judge.Info, error) {
 		info := j.Info()
 		return j, info, nil
 	case "openai", "azure":
-		return newOpenAIJudge(env, o, key)
+		return newOpenAIJudge(env, o, key, repeat)
 	}
 	return nil, judge.Info{}, usageErr("--judge %q: want auto, offline or openai", o.Judge)
 }
 
 // newOpenAIJudge builds the LLM judge over an OpenAI-compatible API.
-func newOpenAIJudge(env Env, o *Options, key string) (judge.Judge, judge.Info, error) {
+func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, judge.Info, error) {
 	headers := map[string]string{}
 	for _, kv := range o.Headers {
 		k, v, ok := strings.Cut(kv, "=")
@@ -204,6 +228,9 @@ func newOpenAIJudge(env Env, o *Options, key string) (judge.Judge, judge.Info, e
 	if o.MaxRetries == 0 {
 		cfg.MaxRetries = -1
 	}
+	if repeat > 0 {
+		cfg.CacheSalt = fmt.Sprintf("repeat-%d", repeat)
+	}
 	seed := o.Seed
 	cfg.Seed = &seed
 	if o.CacheDir == "" {
@@ -235,7 +262,8 @@ func Fingerprint(info judge.Info) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, res *eval.Result) *results.File {
+func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, runs []*eval.Result) *results.File {
+	first := runs[0]
 	f := &results.File{
 		Schema:    results.Schema,
 		Tool:      results.Tool{Name: "raggate", Version: version()},
@@ -245,7 +273,7 @@ func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, res
 			Provider: info.Provider, Model: info.Model, EmbeddingModel: info.EmbeddingModel,
 			Temperature: info.Temperature, Prompts: info.Prompts, Fingerprint: Fingerprint(info),
 		},
-		Config: results.Config{Metrics: res.Metrics, Repeats: 1},
+		Config: results.Config{Metrics: first.Metrics, Repeats: max(1, o.Repeats)},
 		Shard:  o.Shard,
 	}
 	if sha := env.getenv("GITHUB_SHA"); sha != "" {
@@ -255,14 +283,43 @@ func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, res
 	for i := range ds.Samples {
 		byID[ds.Samples[i].ID] = &ds.Samples[i]
 	}
-	f.Samples = make([]results.Sample, 0, len(res.Samples))
-	for _, s := range res.Samples {
-		rs := results.Sample{ID: s.ID, Question: s.Question, Scores: make(map[string]results.Score, len(s.Scores))}
-		for k, v := range s.Scores {
-			rs.Scores[k] = results.Score(v)
+	// A sample is kept when every repeat judged it (a stopped run keeps
+	// the samples it finished in all repeats).
+	perRun := make([]map[string]*eval.SampleResult, len(runs))
+	for r, run := range runs {
+		perRun[r] = make(map[string]*eval.SampleResult, len(run.Samples))
+		for i := range run.Samples {
+			perRun[r][run.Samples[i].ID] = &run.Samples[i]
 		}
-		if len(s.Undefined) > 0 {
-			rs.Undefined = s.Undefined
+	}
+	last := perRun[len(runs)-1]
+	f.Samples = make([]results.Sample, 0, len(first.Samples))
+	for _, s := range first.Samples {
+		if last[s.ID] == nil {
+			continue
+		}
+		rs := results.Sample{ID: s.ID, Question: s.Question, Scores: make(map[string]results.Score, len(s.Scores))}
+		for k := range s.Scores {
+			var xs []float64
+			for _, run := range perRun {
+				xs = append(xs, run[s.ID].Scores[k])
+			}
+			v := metrics.NanMean(xs)
+			rs.Scores[k] = results.Score(v)
+			if len(runs) > 1 {
+				if rs.Runs == nil {
+					rs.Runs = map[string][]results.Score{}
+				}
+				for _, x := range xs {
+					rs.Runs[k] = append(rs.Runs[k], results.Score(x))
+				}
+			}
+			if math.IsNaN(v) {
+				if rs.Undefined == nil {
+					rs.Undefined = map[string]string{}
+				}
+				rs.Undefined[k] = s.Undefined[k]
+			}
 		}
 		if len(s.Reasons) > 0 {
 			rs.Reasons = s.Reasons

@@ -574,7 +574,8 @@ func writeDistributions(b *strings.Builder, r *compare.Report, p profile) {
 	b.WriteString("Over every sample scored on each side:\n\n")
 	b.WriteString("| Metric | Base p10 / median / p90 | Head p10 / median / p90 | Undefined (base / head) |\n|:---|:---:|:---:|---:|\n")
 	for _, m := range shown {
-		fmt.Fprintf(b, "| %s | %s | %s | %d / %d |\n", metricLabel(m), fmtDist(m.BaseDist), fmtDist(m.HeadDist), m.BaseUndefined, m.HeadUndefined)
+		fmt.Fprintf(b, "| %s | %s | %s | %s / %s |\n", metricLabel(m), fmtDist(m.BaseDist), fmtDist(m.HeadDist),
+			undefinedCount(m.BaseN, m.BaseUndefined), undefinedCount(m.HeadN, m.HeadUndefined))
 	}
 	b.WriteString("\nOver the pairs (samples scored on both sides):\n\n")
 	b.WriteString("| Metric | Pairs | Worse / same / better | SD of Δ | MDE | Tolerance |\n|:---|---:|:---:|---:|---:|---:|\n")
@@ -588,6 +589,15 @@ func writeDistributions(b *strings.Builder, r *compare.Report, p profile) {
 	b.WriteString("\n<sub>MDE: the smallest change these pairs detect 80% of the time (before the Holm adjustment). " +
 		"A tolerance below it lets real changes of that size show as ~; add samples to lower it.</sub>\n\n")
 	endDetails(b)
+}
+
+// undefinedCount is the number of undefined scores, "n/a" when the side
+// did not score the metric at all.
+func undefinedCount(n, undef int) string {
+	if n == 0 && undef == 0 {
+		return undefined
+	}
+	return fmt.Sprint(undef)
 }
 
 func writeNoise(b *strings.Builder, r *compare.Report) {
@@ -685,7 +695,7 @@ func writeUsage(b *strings.Builder, r *compare.Report) {
 	for _, l := range lines {
 		b.WriteString(l)
 	}
-	b.WriteString("\n<sub>Cached calls were answered from the judge cache and cost nothing.</sub>\n\n")
+	b.WriteString("\n<sub>Cached calls were answered from the judge cache.</sub>\n\n")
 	endDetails(b)
 }
 

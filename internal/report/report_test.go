@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -214,8 +215,26 @@ func setSpec(specs []metricSpec, name string, f func(*metricSpec)) []metricSpec 
 }
 
 type reportCase struct {
-	name string
-	make func(t testing.TB) *compare.Report
+	name  string
+	build func(t testing.TB) *compare.Report
+}
+
+var (
+	builtMu sync.Mutex
+	built   = map[string]*compare.Report{}
+)
+
+// make returns a shallow copy of the case's report, built once.
+func (c reportCase) make(t testing.TB) *compare.Report {
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	r, ok := built[c.name]
+	if !ok {
+		r = c.build(t)
+		built[c.name] = r
+	}
+	cp := *r
+	return &cp
 }
 
 var cases = []reportCase{
@@ -437,5 +456,33 @@ func TestNilReport(t *testing.T) {
 	}
 	if b, err := JSON(nil); err != nil || string(b) != "null\n" {
 		t.Errorf("JSON(nil) = %q, %v", b, err)
+	}
+}
+
+func TestHeadline(t *testing.T) {
+	floorOK := compare.MetricResult{Metric: "faithfulness", Change: compare.VerdictNoBaseline, Floor: compare.FloorOK}
+	noFloor := compare.MetricResult{Metric: "faithfulness", Change: compare.VerdictNoBaseline}
+	failBaseline := compare.Defaults{OnMissingBaseline: compare.ActionFail}
+	tests := []struct {
+		name string
+		r    compare.Report
+		want string
+	}{
+		{"no baseline, floors met", compare.Report{Passed: true, Verdict: compare.VerdictPass,
+			Metrics: []compare.MetricResult{floorOK, floorOK}}, "✅ no baseline yet: floors only; all 2 floors met"},
+		{"no baseline, one floor", compare.Report{Passed: true, Verdict: compare.VerdictPass,
+			Metrics: []compare.MetricResult{floorOK, noFloor}}, "✅ no baseline yet: floors only; 1 floor met"},
+		{"no baseline, no floors", compare.Report{Passed: true, Verdict: compare.VerdictPass,
+			Metrics: []compare.MetricResult{noFloor}}, "✅ no baseline yet: floors only (no floors set)"},
+		{"no baseline fails", compare.Report{Verdict: compare.VerdictFail, Failures: []string{"no baseline"},
+			Settings: compare.Settings{Defaults: failBaseline}}, "❌ no baseline"},
+		{"no baseline with warnings", compare.Report{Passed: true, Verdict: compare.VerdictPassWithWarnings, Warnings: []string{"w"}},
+			"⚠️ passed with 1 warning (no baseline yet: floors only)"},
+		{"unexplained failure", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Failures: []string{"x"}}, "❌ failed"},
+	}
+	for _, tt := range tests {
+		if got := headline(&tt.r).markdown(); got != tt.want {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
 	}
 }

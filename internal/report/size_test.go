@@ -90,7 +90,7 @@ func TestLimits(t *testing.T) {
 	if strings.Contains(fullMD+fullSum, "Some details were left out") {
 		t.Fatal("an unlimited report was cut")
 	}
-	for _, limit := range []int{1, 40, 100, 500, 1000, 2000, 4000, 8000, 16000, 32000, 50000, 65536, 100000, 200000} {
+	for _, limit := range []int{1, 100, 500, 2000, 4000, 16000, 40000, 65536, 200000} {
 		for _, kind := range []string{"markdown", "summary"} {
 			out, full, reserve := Summary(r, Options{Limit: limit}), fullSum, 0
 			if kind == "markdown" {
@@ -117,8 +117,8 @@ func TestLimits(t *testing.T) {
 // TestPathological fits a report whose required parts alone are too big.
 func TestPathological(t *testing.T) {
 	r := &compare.Report{Verdict: compare.VerdictFail, HasBaseline: true, Base: &compare.Side{}}
-	for i := range 1500 {
-		name := fmt.Sprintf("metric_%04d_%s", i, strings.Repeat("<x>|", 100))
+	for i := range 800 {
+		name := fmt.Sprintf("metric_%04d_%s", i, strings.Repeat("<x>|", 50))
 		r.Metrics = append(r.Metrics, compare.MetricResult{Metric: name, Direction: "higher", Change: compare.VerdictRegression,
 			Status: compare.StatusFail, N: 20, PairedBaseMean: 0.9, PairedHeadMean: 0.8, RawDelta: -0.1,
 			RawDeltaCI: compare.Interval{Low: -0.2, High: -0.05}, PWorseAdj: 0.001, Delta: -0.1})

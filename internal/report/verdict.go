@@ -227,11 +227,11 @@ func headline(r *compare.Report) cell {
 		if checked == 0 {
 			return cell{kindGood, "no baseline yet: floors only (no floors set)"}
 		}
-		all := "all "
-		if checked == 1 {
-			all = "the "
+		met := plural(checked, "floor", "floors") + " met"
+		if checked > 1 {
+			met = "all " + met
 		}
-		return cell{kindGood, "no baseline yet: floors only; " + all + plural(checked, "floor", "floors") + " met"}
+		return cell{kindGood, "no baseline yet: floors only; " + met}
 	}
 	if tested == 0 && few > 0 {
 		return cell{kindWarn, fmt.Sprintf("passed, but too few paired samples to test (%d; the thresholds need %d)", r.Counts.Paired, def.MinSamples)}

@@ -165,6 +165,10 @@ type Config struct {
 	CacheDir string
 	NoCache  bool
 	Cache    *judge.Cache
+	// CacheSalt, when set, is part of every chat cache key: the repeats of
+	// a run use different salts so that each asks the judge afresh (and is
+	// cached on its own). Embeddings are deterministic and not salted.
+	CacheSalt string
 
 	// BatchWindow and BatchMaxTexts tune embedding batching (defaults 20ms,
 	// 256 texts).
@@ -225,6 +229,7 @@ type Judge struct {
 	maxRetries   int
 	maxRetryWait time.Duration
 	maxTokens    int
+	salt         string
 	seed         *int
 	format0      formatMode
 
@@ -258,6 +263,7 @@ func New(cfg Config) (*Judge, error) {
 		maxRetries:   cfg.MaxRetries,
 		maxRetryWait: cfg.MaxRetryWait,
 		maxTokens:    cfg.MaxCompletionTokens,
+		salt:         cfg.CacheSalt,
 		now:          cfg.Now,
 		sleep:        cfg.Sleep,
 		rand:         cfg.Rand,
@@ -503,11 +509,17 @@ func (j *Judge) chatKey(req judge.Request, r judge.Rendered) string {
 	if j.seed != nil {
 		seed = strconv.Itoa(*j.seed)
 	}
-	return judge.CacheKey("chat", j.provider, j.endpoint, j.chatModel,
+	parts := []string{"chat", j.provider, j.endpoint, j.chatModel}
+	if j.salt != "" {
+		// Repeats of a run (gate run --repeats) must ask the judge again,
+		// not read each other's answers.
+		parts = append(parts, "salt="+j.salt)
+	}
+	return judge.CacheKey(append(parts,
 		"temperature=0", "n="+strconv.Itoa(req.Count()), "seed="+seed,
 		"response_format="+j.format0.String()+":"+r.SchemaName+":strict",
 		"max_completion_tokens="+strconv.Itoa(j.maxTokens),
-		r.System, r.User, string(r.Schema))
+		r.System, r.User, string(r.Schema))...)
 }
 
 func (j *Judge) embedKey(text string) string {

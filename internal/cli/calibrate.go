@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/raggate/raggate/internal/compare"
+)
+
+// calibrateCmd is an A/A run: it judges the same data k times and reports
+// the judge noise per metric with a suggested tolerance.
+func calibrateCmd(ctx context.Context, env Env, args []string) error {
+	o := defaultOptions()
+	o.Out = "calibration.json"
+	fs := newFlagSet("calibrate", env, "--dataset FILE [--repeats 3] [judge flags] [--out calibration.json]")
+	o.bindDataset(fs)
+	o.bindJudge(fs)
+	o.bindOut(fs)
+	alpha := fs.Float64("alpha", 0.05, "significance level used for the minimum detectable effect")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "repeats" })
+	if !set {
+		o.Repeats = 3
+	}
+	if o.Repeats < 2 {
+		return usageErr("calibrate: --repeats must be at least 2 (default 3)")
+	}
+	f, err := execRun(ctx, env, &o)
+	if err != nil || f == nil {
+		return err
+	}
+	cs := compare.Calibrate(f, *alpha)
+	w := env.Stdout
+	fmt.Fprintf(w, "Judge noise over %d samples, %d runs each (judge %s %s):\n\n", len(f.Samples), f.Config.Repeats, f.Judge.Provider, f.Judge.Model)
+	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
+	t.Header("metric", "samples", "noise per sample (sd)", "A/A noise of the mean (sd)", "MDE from judge noise", "suggested tolerance")
+	for _, c := range cs {
+		if err := t.Append(c.Metric, fmt.Sprint(c.N), fmtNoise(c.SampleNoise.Value()), fmtNoise(c.MeanNoise.Value()), fmtNoise(c.MDE.Value()), fmt.Sprintf("%.3f", c.Tolerance)); err != nil {
+			return err
+		}
+	}
+	if err := t.Render(); err != nil {
+		return err
+	}
+	fmt.Fprint(w, "\nA/A noise of the mean: how far two runs of an unchanged pipeline drift apart on average.\n")
+	fmt.Fprint(w, "Suggested tolerance: the 95% band of that drift (at least 0.01). For your thresholds file:\n\nmetrics:\n")
+	for _, c := range cs {
+		fmt.Fprintf(w, "  %s: {tolerance: %.3f}\n", c.Metric, c.Tolerance)
+	}
+	if f.Judge.Provider == "offline" {
+		fmt.Fprint(w, "\nThe offline judge is deterministic: it has no judge noise to measure. Calibrate with the LLM judge you gate with.\n")
+	}
+	return nil
+}
+
+func fmtNoise(x float64) string {
+	if x != x {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4f", x)
+}
