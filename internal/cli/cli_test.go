@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -265,5 +266,86 @@ func TestShardAndMerge(t *testing.T) {
 	}
 	if r := gate(t, nil, "run", "--dataset", repo+"/testdata/demo/golden.jsonl", "--shard", "4/3"); r.code != 2 {
 		t.Errorf("bad shard: exit %d", r.code)
+	}
+}
+
+// The acceptance of the comparison: the demo passes against its own
+// baseline and fails, naming the regressed metrics, with the degraded
+// responses.
+func TestCheckDemo(t *testing.T) {
+	dir := t.TempDir()
+	base := repo + "/testdata/demo/baseline.json"
+	r := gate(t, nil, "check", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--baseline", base, "--judge", "offline",
+		"--out", filepath.Join(dir, "head.json"), "--report", filepath.Join(dir, "report.md"))
+	if r.code != 0 {
+		t.Fatalf("check against its own baseline: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "PASS") {
+		t.Errorf("no pass verdict:\n%s", r.stdout)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "report.md"))
+	if err != nil || !strings.Contains(string(md), "| Metric | Base | Head |") {
+		t.Errorf("markdown report: %v\n%s", err, md)
+	}
+
+	r = gate(t, nil, "check", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--responses", repo+"/testdata/demo/responses-degraded.jsonl",
+		"--baseline", base, "--judge", "offline", "--out", filepath.Join(dir, "worse.json"))
+	if r.code != 1 {
+		t.Fatalf("degraded: exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "faithfulness regressed by") {
+		t.Errorf("the regressed metric is not named:\n%s", r.stdout)
+	}
+
+	// No baseline yet: floors only, said plainly, exit 0.
+	r = gate(t, nil, "check", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--baseline", filepath.Join(dir, "none.json"),
+		"--judge", "offline", "--out", filepath.Join(dir, "h2.json"))
+	if r.code != 0 || !strings.Contains(r.stderr, "no baseline yet") {
+		t.Errorf("no baseline: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestCompareCommand(t *testing.T) {
+	dir := t.TempDir()
+	worse := filepath.Join(dir, "worse.json")
+	if r := gate(t, nil, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--responses", repo+"/testdata/demo/responses-degraded.jsonl", "--judge", "offline", "--out", worse); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	base := repo + "/testdata/demo/baseline.json"
+	r := gate(t, nil, "compare", "--base", base, "--head", worse, "--format", "json")
+	if r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	var rep struct {
+		Passed   bool     `json:"passed"`
+		Failures []string `json:"failures"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil || rep.Passed || len(rep.Failures) == 0 {
+		t.Fatalf("json report: %v %+v\n%s", err, rep, r.stdout)
+	}
+	out := filepath.Join(dir, "c.md")
+	if r := gate(t, nil, "compare", "--base", base, "--head", base, "--format", "markdown", "--out", out); r.code != 0 || r.stdout != "" {
+		t.Fatalf("identical: exit %d, stdout %q", r.code, r.stdout)
+	}
+	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "<!-- raggate:gate=raggate -->") {
+		t.Errorf("markdown:\n%s", b)
+	}
+	// Floors only without a base.
+	th := filepath.Join(dir, "t.yaml")
+	os.WriteFile(th, []byte("version: 1\nmetrics:\n  faithfulness: {min: 0.9}\n"), 0o644)
+	if r := gate(t, nil, "compare", "--head", worse, "--thresholds", th); r.code != 1 || !strings.Contains(r.stdout, "below floor") {
+		t.Errorf("floor: exit %d\n%s", r.code, r.stdout)
+	}
+	// Bad inputs: exit 2 with the place.
+	os.WriteFile(th, []byte("version: 1\ndefaults:\n  tolerence: 0.1\n"), 0o644)
+	if r := gate(t, nil, "compare", "--head", worse, "--thresholds", th); r.code != 2 || !strings.Contains(r.stderr, `t.yaml:3:3: unknown key "tolerence"`) {
+		t.Errorf("thresholds typo: exit %d\n%s", r.code, r.stderr)
+	}
+	os.WriteFile(filepath.Join(dir, "v2.json"), []byte(`{"schema":"raggate.results/v2"}`), 0o644)
+	if r := gate(t, nil, "compare", "--head", filepath.Join(dir, "v2.json")); r.code != 2 || !strings.Contains(r.stderr, "raggate.results/v2") {
+		t.Errorf("schema: exit %d\n%s", r.code, r.stderr)
+	}
+	if r := gate(t, nil, "compare", "--head", worse, "--format", "html"); r.code != 2 {
+		t.Errorf("format: exit %d", r.code)
 	}
 }
