@@ -8,6 +8,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/raggate/raggate/internal/suggest"
 	"io"
 	"runtime/debug"
 	"strings"
@@ -117,7 +118,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 		}
 	}
 	fmt.Fprintf(env.Stderr, "gate: unknown command %q\n", name)
-	if s := suggest(name, commandNames()); s != "" {
+	if s := suggest.Closest(name, commandNames()); s != "" {
 		fmt.Fprintf(env.Stderr, "Did you mean %q?\n", s)
 	}
 	fmt.Fprintln(env.Stderr, "Run 'gate help' for the list of commands.")
@@ -208,42 +209,6 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageErr("%s: unexpected argument %q (flags go before nothing else; see 'gate help %s')", fs.Name(), fs.Arg(0), strings.TrimPrefix(fs.Name(), "gate "))
 	}
 	return nil
-}
-
-// suggest returns the candidate closest to s by edit distance, or "".
-func suggest(s string, candidates []string) string {
-	best, bestD := "", 1<<30
-	for _, c := range candidates {
-		d := editDistance(strings.ToLower(s), strings.ToLower(c))
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	if bestD <= max(2, len(s)/3) {
-		return best
-	}
-	return ""
-}
-
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // listFlag collects a repeatable flag.

@@ -3,6 +3,7 @@ package compare
 import (
 	"errors"
 	"fmt"
+	"github.com/raggate/raggate/internal/suggest"
 	"math"
 	"os"
 	"regexp"
@@ -617,21 +618,10 @@ func suggestion(s string, candidates []string, what string) string {
 // closest returns the candidate nearest to s by edit distance (case-
 // insensitive), or "" when none is close enough to be a likely typo.
 func closest(s string, candidates []string) string {
+	if c := suggest.Closest(s, candidates); c != "" {
+		return c
+	}
 	ls := strings.ToLower(strings.TrimSpace(s))
-	if ls == "" {
-		return ""
-	}
-	best, bestD := "", math.MaxInt
-	for _, c := range candidates {
-		d := editDistance(ls, strings.ToLower(c))
-		if d < bestD {
-			best, bestD = c, d
-		}
-	}
-	limit := max(2, len([]rune(ls))/3)
-	if bestD <= limit {
-		return best
-	}
 	// A unique candidate containing s ("recall" -> "context_recall") or
 	// contained in it.
 	found := ""
@@ -645,26 +635,4 @@ func closest(s string, candidates []string) string {
 		}
 	}
 	return found
-}
-
-// editDistance is the Levenshtein distance over runes.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"github.com/raggate/raggate/internal/suggest"
 	"slices"
 	"strconv"
 	"strings"
@@ -131,7 +132,7 @@ func newResolver(opts Options, ps *problems) *resolver {
 			var msg string
 			if f, ok := oldNames[k]; ok {
 				msg = fmt.Sprintf("field mapping %s: %q is an old field name; map the canonical name instead: %s=%s", spec, k, f, v)
-			} else if s := suggest(k, canonicalNames()); s != "" {
+			} else if s := suggest.Closest(k, canonicalNames()); s != "" {
 				msg = fmt.Sprintf("field mapping %s: unknown field %q: did you mean %q?", spec, k, s)
 			} else {
 				msg = fmt.Sprintf("field mapping %s: unknown field %q; the fields are %s", spec, k, strings.Join(canonicalNames(), ", "))
@@ -178,46 +179,9 @@ func unknownMsg(key string) string {
 	candidates := canonicalNames()
 	candidates = append(candidates, oldOrder...)
 	candidates = append(candidates, ignoredNames...)
-	if s := suggest(key, candidates); s != "" {
+	if s := suggest.Closest(key, candidates); s != "" {
 		return fmt.Sprintf("unknown field %s: did you mean %q?", short(key), s)
 	}
 	return fmt.Sprintf("unknown field %s; rename it to one of %s, or map it with --field <field>=<name>",
 		short(key), strings.Join(canonicalNames(), ", "))
-}
-
-// suggest returns the candidate closest to name by edit distance (ignoring
-// case), or "" if none is close enough.
-func suggest(name string, candidates []string) string {
-	lower := strings.ToLower(name)
-	best, bestD := "", -1
-	for _, c := range candidates {
-		d := levenshtein(lower, c)
-		limit := max(1, min(len([]rune(lower)), len(c))/3)
-		if d <= limit && (bestD < 0 || d < bestD) {
-			best, bestD = c, d
-		}
-	}
-	return best
-}
-
-// levenshtein returns the edit distance between a and b in runes.
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }

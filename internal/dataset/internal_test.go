@@ -4,31 +4,13 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/metrics"
 )
 
 func TestFieldsOrderIsMetricsFields(t *testing.T) {
 	if !slices.Equal(fieldsOrder[:], metrics.Fields) || fieldsOrder[0] != metrics.UserInput {
 		t.Errorf("fieldsOrder %v; metrics.Fields %v", fieldsOrder, metrics.Fields)
-	}
-}
-
-func TestLevenshtein(t *testing.T) {
-	tests := []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"", "abc", 3},
-		{"abc", "", 3},
-		{"kitten", "sitting", 3},
-		{"retreived_contexts", "retrieved_contexts", 2},
-		{"héllo", "hello", 1},
-	}
-	for _, tt := range tests {
-		if got := levenshtein(tt.a, tt.b); got != tt.want {
-			t.Errorf("levenshtein(%q, %q) = %d; want %d", tt.a, tt.b, got, tt.want)
-		}
 	}
 }
 
@@ -48,8 +30,8 @@ func TestSuggest(t *testing.T) {
 		{"source", ""},
 	}
 	for _, tt := range tests {
-		if got := suggest(tt.name, candidates); got != tt.want {
-			t.Errorf("suggest(%q) = %q; want %q", tt.name, got, tt.want)
+		if got := suggest.Closest(tt.name, candidates); got != tt.want {
+			t.Errorf("Closest(%q) = %q; want %q", tt.name, got, tt.want)
 		}
 	}
 }

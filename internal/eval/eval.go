@@ -8,7 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/raggate/raggate/internal/suggest"
 	"runtime/debug"
+	"strings"
 	"sync"
 
 	"github.com/raggate/raggate/internal/judge"
@@ -218,7 +220,10 @@ func Resolve(names []string) ([]metrics.Metric, error) {
 	for _, n := range names {
 		m, ok := metrics.Lookup(n)
 		if !ok {
-			return nil, fmt.Errorf("unknown metric %q; known metrics: %v", n, metrics.Names())
+			if s := suggest.Closest(n, metrics.Names()); s != "" {
+				return nil, fmt.Errorf("unknown metric %q: did you mean %q?", n, s)
+			}
+			return nil, fmt.Errorf("unknown metric %q; known metrics: %s", n, strings.Join(metrics.Names(), ", "))
 		}
 		if seen[m.Name] {
 			continue

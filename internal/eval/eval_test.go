@@ -231,7 +231,7 @@ func TestResolve(t *testing.T) {
 	if len(ms) != 2 || ms[0].Name != "answer_relevancy" || ms[1].Name != "faithfulness" {
 		t.Errorf("Resolve = %v, want alias resolved and duplicates dropped", ms)
 	}
-	if _, err := Resolve([]string{"faithfullness"}); err == nil || !strings.Contains(err.Error(), `"faithfullness"`) {
+	if _, err := Resolve([]string{"faithfullness"}); err == nil || !strings.Contains(err.Error(), `did you mean "faithfulness"?`) {
 		t.Errorf("unknown metric error = %v", err)
 	}
 }
