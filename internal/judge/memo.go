@@ -111,7 +111,7 @@ func (m *Memoized) Ask(ctx context.Context, req Request) (Answer, error) {
 		if e.err != nil {
 			return Answer{}, e.err
 		}
-		a := cloneAnswer(e.ans)
+		a := e.ans.Clone()
 		a.Usage = Usage{}
 		return a, nil
 	}
@@ -135,7 +135,7 @@ func (m *Memoized) lead(ctx context.Context, key string, e *askEntry, req Reques
 	returned = true
 	m.mu.Lock()
 	m.account(req.Metric, ans.Usage)
-	e.ans, e.err = cloneAnswer(ans), err
+	e.ans, e.err = ans.Clone(), err
 	if err != nil && !memoizable(err) {
 		delete(m.asks, key)
 	}
@@ -272,8 +272,9 @@ func (m *Memoized) Calls() map[metrics.Step]int {
 	return maps.Clone(m.calls)
 }
 
-// cloneAnswer copies an answer so that callers cannot change a memoized one.
-func cloneAnswer(a Answer) Answer {
+// Clone returns a deep copy of the answer, so that a holder of one copy
+// cannot change another's (memoized or canned answers).
+func (a Answer) Clone() Answer {
 	if a.Statements != nil {
 		s := *a.Statements
 		s.Statements = slices.Clone(s.Statements)

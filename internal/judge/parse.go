@@ -239,7 +239,7 @@ func decode(req Request, raw []byte) (Answer, error) {
 		return Answer{}, invalid(req.Step, "%v", err)
 	}
 	if req.Step == metrics.StepVerify {
-		in, _ := inputAs[metrics.VerifyInput](req.Input)
+		in, _ := InputAs[metrics.VerifyInput](req.Input)
 		if err := matchStatements(in.Statements, a.Verify); err != nil {
 			return Answer{}, invalid(req.Step, "%v", err)
 		}

@@ -132,13 +132,13 @@ func checkInput(step metrics.Step, input any) error {
 	var ok bool
 	switch step {
 	case metrics.StepStatements:
-		_, ok = inputAs[metrics.StatementsInput](input)
+		_, ok = InputAs[metrics.StatementsInput](input)
 	case metrics.StepVerify:
-		_, ok = inputAs[metrics.VerifyInput](input)
+		_, ok = InputAs[metrics.VerifyInput](input)
 	case metrics.StepUseful:
-		_, ok = inputAs[metrics.UsefulInput](input)
+		_, ok = InputAs[metrics.UsefulInput](input)
 	case metrics.StepQuestion:
-		_, ok = inputAs[metrics.QuestionInput](input)
+		_, ok = InputAs[metrics.QuestionInput](input)
 	default:
 		return fmt.Errorf("%q is not a chat step", step)
 	}
@@ -148,8 +148,9 @@ func checkInput(step metrics.Step, input any) error {
 	return nil
 }
 
-// inputAs returns input as a T when it is a T or a non-nil *T.
-func inputAs[T any](input any) (T, bool) {
+// InputAs returns a step input as a T when it is a T or a non-nil *T
+// (judges accept both values and pointers as Request.Input).
+func InputAs[T any](input any) (T, bool) {
 	switch v := input.(type) {
 	case T:
 		return v, true

@@ -299,7 +299,7 @@ func (f *Fake) lookup(key string, n int) (ans judge.Answer, usage judge.Usage, f
 	if c.err != nil {
 		return judge.Answer{}, judge.Usage{}, true, c.err
 	}
-	ans = clone(c.ans)
+	ans = c.ans.Clone()
 	if len(c.questions) > 0 {
 		for i := range n {
 			ans.Questions = append(ans.Questions, c.questions[i%len(c.questions)])
@@ -357,38 +357,25 @@ func Rendered(t testing.TB, req judge.Request) judge.Rendered {
 func keyOf(req judge.Request) (string, error) {
 	switch req.Step {
 	case metrics.StepStatements:
-		if in, ok := as[metrics.StatementsInput](req.Input); ok {
+		if in, ok := judge.InputAs[metrics.StatementsInput](req.Input); ok {
 			return statementsKey(in.Text), nil
 		}
 	case metrics.StepVerify:
-		if in, ok := as[metrics.VerifyInput](req.Input); ok {
+		if in, ok := judge.InputAs[metrics.VerifyInput](req.Input); ok {
 			return verifyKey(in.Evidence, in.Statements), nil
 		}
 	case metrics.StepUseful:
-		if in, ok := as[metrics.UsefulInput](req.Input); ok {
+		if in, ok := judge.InputAs[metrics.UsefulInput](req.Input); ok {
 			return usefulKey(in.Context, in.Answer), nil
 		}
 	case metrics.StepQuestion:
-		if in, ok := as[metrics.QuestionInput](req.Input); ok {
+		if in, ok := judge.InputAs[metrics.QuestionInput](req.Input); ok {
 			return questionKey(in.Response), nil
 		}
 	default:
 		return "", fmt.Errorf("%q is not a chat step", req.Step)
 	}
 	return "", errors.New("input does not fit the step")
-}
-
-func as[T any](input any) (T, bool) {
-	switch v := input.(type) {
-	case T:
-		return v, true
-	case *T:
-		if v != nil {
-			return *v, true
-		}
-	}
-	var zero T
-	return zero, false
 }
 
 func key(parts ...string) string {
@@ -402,22 +389,3 @@ func verifyKey(evidence string, stmts []string) string {
 }
 func usefulKey(context, answer string) string { return key("useful", context, answer) }
 func questionKey(response string) string      { return key("question", response) }
-
-func clone(a judge.Answer) judge.Answer {
-	if a.Statements != nil {
-		s := *a.Statements
-		s.Statements = slices.Clone(s.Statements)
-		a.Statements = &s
-	}
-	if a.Verify != nil {
-		v := *a.Verify
-		v.Verdicts = slices.Clone(v.Verdicts)
-		a.Verify = &v
-	}
-	if a.Useful != nil {
-		u := *a.Useful
-		a.Useful = &u
-	}
-	a.Questions = slices.Clone(a.Questions)
-	return a
-}

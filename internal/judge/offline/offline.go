@@ -172,13 +172,8 @@ func (j *Judge) Embed(ctx context.Context, texts []string) (judge.Embedding, err
 
 // input extracts the step input of type T (or a non-nil *T) from req.
 func input[T any](req judge.Request) (T, error) {
-	switch v := req.Input.(type) {
-	case T:
+	if v, ok := judge.InputAs[T](req.Input); ok {
 		return v, nil
-	case *T:
-		if v != nil {
-			return *v, nil
-		}
 	}
 	var zero T
 	return zero, &judge.Fatal{Err: fmt.Errorf("offline judge: step %q needs input %T, got %T", req.Step, zero, req.Input)}
