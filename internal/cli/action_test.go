@@ -93,7 +93,7 @@ func TestActionCommentMode(t *testing.T) {
 		t.Fatalf("comment mode: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 	cs := gh.Comments(repo, 43)
-	if len(cs) != 1 || !strings.Contains(cs[0].Body, "no baseline yet") || !strings.Contains(cs[0].Body, "raggate:head="+head) {
+	if len(cs) != 1 || !strings.Contains(cs[0].Body, "No baseline yet for main: floors only") || !strings.Contains(cs[0].Body, "raggate:head="+head) {
 		t.Fatalf("comments = %+v", cs)
 	}
 

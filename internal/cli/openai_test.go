@@ -141,3 +141,26 @@ func TestRepeatsAndCalibrate(t *testing.T) {
 		t.Errorf("--repeats 1: exit %d %s", r.code, r.stderr)
 	}
 }
+
+// A judge that stops answering: the whole-run time budget ends the run,
+// what finished is saved as incomplete, exit 3.
+func TestMaxDurationSavesWhatFinished(t *testing.T) {
+	srv := openaitest.NewServer(t)
+	srv.Inject(openaitest.Stall().Times(-1))
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := gate(t, map[string]string{"OPENAI_API_KEY": "k"}, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl",
+		"--base-url", srv.URL, "--model", "m", "--embedding-model", "e", "--no-cache", "--max-duration", "300ms", "--out", out)
+	if r.code != 3 {
+		t.Fatalf("exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "time budget --max-duration=300ms reached") {
+		t.Errorf("stderr does not name the budget:\n%s", r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatalf("nothing saved: %v", err)
+	}
+	if !strings.Contains(f.Incomplete, "time budget") {
+		t.Errorf("incomplete = %q", f.Incomplete)
+	}
+}

@@ -271,8 +271,13 @@ func render(r *compare.Report, opts Options, p profile) string {
 		w("%s\n\n", line)
 	}
 	if !r.HasBaseline {
-		b.WriteString("There is no stored baseline for the base branch yet, so only floors were checked. " +
-			"Store one with `gate baseline put` on the base branch (the action does it on pushes to the default branch).\n\n")
+		what := "There is no stored baseline for the base branch yet, so only floors were checked."
+		if opts.BaselineSource != "" {
+			// The caller knows the branch: "no baseline yet for main: floors only".
+			src := escapeSnippet(opts.BaselineSource, 200)
+			what = "**" + strings.ToUpper(src[:1]) + src[1:] + ".**"
+		}
+		b.WriteString(what + " Store one with `gate baseline put` on the base branch (the action does it on pushes to the default branch).\n\n")
 	}
 	writeTable(&b, r, p)
 	writeSentences(&b, "Failures", r.Failures, p)

@@ -66,6 +66,16 @@ var (
 	}
 )
 
+// optsFor returns the render options of a golden case: the caller names
+// the baseline it used, or says there was none.
+func optsFor(name string) Options {
+	o := opts
+	if name == "no_baseline" {
+		o.BaselineSource = "no baseline yet for main: floors only"
+	}
+	return o
+}
+
 const thresholdsYAML = `version: 1
 defaults:
   tolerance: 0.02
@@ -323,6 +333,7 @@ func TestGolden(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			r := c.make(t)
+			opts := optsFor(c.name)
 			md := Markdown(r, opts)
 			golden(t, c.name+".md", []byte(md))
 			if len(md) > MaxCommentBytes {
@@ -377,14 +388,14 @@ func TestGoldenCasesSayWhatTheyShould(t *testing.T) {
 		"pass":          {"### ✅ raggate: no significant regression\n"},
 		"regression":    {"### ❌ raggate: 2 metrics regressed", "❌ regression, below floor 0.85", "judge: “", "<details open><summary>Diagnosis</summary>"},
 		"improvement":   {"### ✅ raggate: no significant regression; 2 metrics improved", "✅ improvement"},
-		"no_baseline":   {"no baseline yet: floors only", "❌ below floor 0.8", "✅ meets floor 0.85", "| Metric | Head | n | Verdict |"},
+		"no_baseline":   {"no baseline yet: floors only", "**No baseline yet for main: floors only.**", "❌ below floor 0.8", "✅ meets floor 0.85", "| Metric | Head | n | Verdict |"},
 		"judge_changed": {"### ❌ raggate: judge changed", "(changed)", "<summary>Judge noise</summary>"},
 		"insufficient":  {"too few paired samples", "⚠️ too few pairs (n=6)", "new metric"},
 		"warnings":      {"### ⚠️ raggate: passed with 3 warnings", "⚠️ regression, below floor 0.80 (warn level)", "**Warnings**"},
 		"untrusted":     {"@\u200bocto", "&lt;script&gt;", `\|`},
 	}
 	for _, c := range cases {
-		md := Markdown(c.make(t), opts)
+		md := Markdown(c.make(t), optsFor(c.name))
 		for _, w := range want[c.name] {
 			if !strings.Contains(md, w) {
 				t.Errorf("%s: markdown lacks %q", c.name, w)
