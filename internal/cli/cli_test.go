@@ -349,3 +349,21 @@ func TestCompareCommand(t *testing.T) {
 		t.Errorf("format: exit %d", r.code)
 	}
 }
+
+// An interrupted run (SIGINT/SIGTERM cancel the context in main) exits 130
+// and keeps what finished.
+func TestCancelledRunExits130(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	code := Main(ctx, []string{"run", "--quiet", "--dataset", repo + "/testdata/demo/golden.jsonl", "--judge", "offline", "--out", out},
+		Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
+	if code != ExitCancelled {
+		t.Fatalf("exit %d, want 130\n%s", code, stderr.String())
+	}
+	f, err := results.Read(out)
+	if err != nil || !strings.HasPrefix(f.Incomplete, "cancelled") {
+		t.Fatalf("saved results: %v %+v", err, f)
+	}
+}
