@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -365,5 +366,47 @@ func TestCancelledRunExits130(t *testing.T) {
 	f, err := results.Read(out)
 	if err != nil || !strings.HasPrefix(f.Incomplete, "cancelled") {
 		t.Fatalf("saved results: %v %+v", err, f)
+	}
+}
+
+// --baseline-ref reads the baseline with git show, as a CI job on a
+// checkout of the PR would.
+func TestCheckBaselineRef(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	gitRun := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command("git", args...)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	gitRun("init", "-q", "-b", "main")
+	b, _ := os.ReadFile(repo + "/testdata/demo/baseline.json")
+	os.MkdirAll(filepath.Join(dir, "eval"), 0o755)
+	os.WriteFile(filepath.Join(dir, "eval", "results.json"), b, 0o644)
+	gitRun("add", ".")
+	gitRun("commit", "-q", "-m", "baseline")
+	// The working tree's copy is gone (as on a PR that deletes it): the
+	// committed one is read.
+	os.Remove(filepath.Join(dir, "eval", "results.json"))
+
+	abs, _ := filepath.Abs(repo + "/testdata/demo/golden.jsonl")
+	var stdout, stderr bytes.Buffer
+	code := Main(context.Background(), []string{"check", "--quiet", "--dataset", abs, "--judge", "offline",
+		"--baseline-ref", "main:eval/results.json", "--out", filepath.Join(dir, "head.json")},
+		Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Dir: dir})
+	if code != 0 || !strings.Contains(stdout.String(), "20 paired") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
+	}
+	code = Main(context.Background(), []string{"check", "--quiet", "--dataset", abs, "--judge", "offline",
+		"--baseline-ref", "main:eval/missing.json", "--out", filepath.Join(dir, "head.json")},
+		Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Dir: dir})
+	if code != 0 || !strings.Contains(stderr.String(), "floors only") {
+		t.Errorf("missing file at the ref: exit %d\n%s", code, stderr.String())
 	}
 }
