@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/google/go-github/v60/github"
@@ -44,7 +45,11 @@ func actionCmd(ctx context.Context, env Env, args []string) error {
 	act := ghaction.New(env.Getenv, env.Stdout)
 	err := runAction(ctx, env, act)
 	if err != nil && !errors.Is(err, errFailed) {
+		// Say so everywhere a reader looks: the annotation, the job summary
+		// and the outputs (a later step may branch on verdict).
 		act.Error(err.Error(), ghaction.Annotation{Title: "raggate"})
+		_ = act.AddSummary("### ⚠️ raggate: error\n\nThe gate could not decide: " + report.Escape(err.Error()) + "\n")
+		_ = act.SetOutputs(map[string]string{"passed": "false", "verdict": "error"})
 	}
 	return err
 }
@@ -263,6 +268,9 @@ func gateKeyName(gate string) string {
 func (a *actionRun) store() (baseline.Store, error) {
 	switch a.st.store {
 	case "file":
+		if _, sha := a.gh.Base(); sha != "" && a.st.mode != "comment" {
+			return nil, usageErr("baseline-store: file reads the baseline from the checkout, which this %s can change; use baseline-store: branch, or git (read at the base commit)", a.gh.EventName)
+		}
 		return &baseline.FileStore{Path: a.env.abs(a.st.storePath)}, nil
 	case "git":
 		return &baseline.GitStore{Dir: a.env.Dir, Path: a.st.storePath}, nil
@@ -274,17 +282,26 @@ func (a *actionRun) store() (baseline.Store, error) {
 	return &baseline.BranchStore{Client: c, Owner: a.gh.Owner, Repo: a.gh.Repo, Branch: a.st.storeBranch}, nil
 }
 
-// thresholds reads the thresholds file. On pull requests it is read from
-// the base commit through the API, never from the PR's own changes: a PR
-// must not be able to loosen the gate that judges it.
+// thresholds reads the thresholds file. For a change under review (a pull
+// request, a merge group) it is read from the base commit through the API,
+// never from the change itself: a PR must not be able to loosen the gate
+// that judges it.
 func (a *actionRun) thresholds(ctx context.Context) (compare.Thresholds, error) {
 	if a.o.Thresholds == "" {
 		return compare.DefaultThresholds(), nil
 	}
-	if !a.gh.IsPullRequest() {
+	_, sha := a.gh.Base()
+	if sha == "" {
+		// Not a change under review (push, dispatch): the checkout is
+		// the trusted branch itself.
 		return loadThresholds(a.env, a.o.Thresholds)
 	}
-	_, sha := a.gh.Base()
+	return a.thresholdsAt(ctx, sha)
+}
+
+// thresholdsAt reads the thresholds file as it is at commit sha, through
+// the API.
+func (a *actionRun) thresholdsAt(ctx context.Context, sha string) (compare.Thresholds, error) {
 	c, err := a.github()
 	if err != nil {
 		return compare.Thresholds{}, withCode(ExitUsage, err)
@@ -395,6 +412,11 @@ func (a *actionRun) publish(ctx context.Context, rep *compare.Report, source, he
 		return withCode(ExitOperational, err)
 	}
 	if !rep.Passed {
+		if opErr != nil {
+			// The verdict wins the exit code, but the comment failure is said.
+			a.act.Error(opErr.Error(), ghaction.Annotation{Title: a.st.gate})
+			fmt.Fprintf(a.env.Stderr, "gate: %v\n", opErr)
+		}
 		if a.st.failOnRegression {
 			return errFailed
 		}
@@ -442,8 +464,8 @@ func (a *actionRun) setOutputs(rep *compare.Report) error {
 		"passed":       fmt.Sprint(rep.Passed),
 		"verdict":      string(rep.Verdict),
 		"regressions":  strings.Join(regressed, ","),
-		"results-path": a.env.abs(a.o.Out),
-		"report-path":  a.env.abs(a.o.Report),
+		"results-path": a.outPath(a.o.Out),
+		"report-path":  a.outPath(a.o.Report),
 		"summary-json": string(js),
 	})
 }
@@ -463,6 +485,9 @@ func summaryJSON(rep *compare.Report) map[string]any {
 // storeBaseline is the push job: run on the pushed commit and store the
 // results as the branch's baseline.
 func (a *actionRun) storeBaseline(ctx context.Context) error {
+	if _, sha := a.gh.Base(); sha != "" {
+		return usageErr("mode: baseline stores the results of a branch; a %s is a change under review: use mode: check", a.gh.EventName)
+	}
 	if a.keyMissing() && a.o.Judge != "offline" {
 		if a.o.Judge == "openai" || a.st.skipWithoutKey {
 			return usageErr("no API key for the judge: a baseline needs the same judge as the pull requests (set api-key, or judge: offline)")
@@ -473,12 +498,10 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	key := a.baselineKey()
-	if key.SHA == "" {
-		key.SHA = a.gh.SHA
-	}
-	if key.Branch == "" {
-		key.Branch = a.gh.Branch()
+	// The pushed (or dispatched) branch and commit.
+	key := baseline.Key{Branch: a.gh.Branch(), SHA: a.gh.HeadSHA(), Name: gateKeyName(a.st.gate)}
+	if key.Branch == "" || key.SHA == "" {
+		return usageErr("mode: baseline needs a branch and a commit (GITHUB_REF refs/heads/..., GITHUB_SHA); got ref %q", a.gh.Ref)
 	}
 	f, err := execRun(ctx, a.env, &a.o)
 	if err != nil {
@@ -501,7 +524,19 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	fmt.Fprintln(a.env.Stderr, msg)
 	_ = a.act.AddSummary("### 📦 " + a.st.gate + ": baseline stored\n\n" + msg + "\n")
 	return a.act.SetOutputs(map[string]string{"passed": "true", "verdict": "stored", "regressions": "",
-		"results-path": a.env.abs(a.o.Out), "report-path": "", "summary-json": "{}"})
+		"results-path": a.outPath(a.o.Out), "report-path": "", "summary-json": "{}"})
+}
+
+// outPath is a file's path for later steps: relative to the workspace,
+// because the container's /github/workspace is another path on the host.
+func (a *actionRun) outPath(p string) string {
+	abs := a.env.abs(p)
+	if a.gh.Workspace != "" {
+		if rel, err := filepath.Rel(a.gh.Workspace, abs); err == nil && !strings.HasPrefix(rel, "..") {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return abs
 }
 
 // prMeta is written next to the report so that the comment-only mode of the
@@ -534,6 +569,10 @@ func (a *actionRun) writeMeta() error {
 // places, re-renders the report (escaping everything that came from the
 // PR) and comments. It never runs PR code and never trusts PR markdown.
 func (a *actionRun) commentOnly(ctx context.Context) error {
+	wr := a.gh.WorkflowRun
+	if wr == nil {
+		return usageErr("mode: comment runs in a workflow_run workflow (the privileged half of the fork-safe pattern); this is a %q event", a.gh.EventName)
+	}
 	head, err := results.Read(a.env.abs(a.o.Out))
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("input results: %w", err))
@@ -542,23 +581,37 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	// The record comes from an artifact the PR's own run wrote: trust
+	// nothing in it that GitHub cannot confirm. The head must be the one of
+	// the run that triggered this workflow (GitHub writes that), and the PR
+	// must be at that head, from that repository.
+	if !strings.EqualFold(meta.HeadSHA, wr.HeadSHA) {
+		return withCode(ExitUsage, fmt.Errorf("the artifact is for head %s but the triggering run was for %s: not commenting forged or stale results", short(meta.HeadSHA), short(wr.HeadSHA)))
+	}
+	if len(wr.PullRequests) > 0 && !slices.Contains(wr.PullRequests, meta.PR) {
+		return withCode(ExitUsage, fmt.Errorf("the artifact names pull request #%d, the triggering run belongs to %v: not commenting", meta.PR, wr.PullRequests))
+	}
 	c, err := a.github()
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	// The PR number comes from an artifact the PR's own run wrote: check it
-	// against GitHub before writing anything.
 	pr, _, err := c.PullRequests.Get(ctx, a.gh.Owner, a.gh.Repo, meta.PR)
 	if err != nil {
 		return withCode(ExitOperational, fmt.Errorf("look up pull request #%d: %w", meta.PR, err))
 	}
-	if got := pr.GetHead().GetSHA(); !strings.EqualFold(got, meta.HeadSHA) {
-		return withCode(ExitUsage, fmt.Errorf("pull request #%d is at %s, the results are for %s: not commenting stale or forged results", meta.PR, short(got), short(meta.HeadSHA)))
+	if got := pr.GetHead().GetSHA(); !strings.EqualFold(got, wr.HeadSHA) {
+		return withCode(ExitUsage, fmt.Errorf("pull request #%d is at %s, the results are for %s: not commenting stale or forged results", meta.PR, short(got), short(wr.HeadSHA)))
 	}
-	// Thresholds: from the default branch checkout this trusted workflow runs on.
-	th, err := loadThresholds(a.env, a.o.Thresholds)
-	if err != nil {
-		return err
+	if repo := pr.GetHead().GetRepo().GetFullName(); wr.HeadRepo != "" && !strings.EqualFold(repo, wr.HeadRepo) {
+		return withCode(ExitUsage, fmt.Errorf("pull request #%d comes from %s, the triggering run from %s: not commenting", meta.PR, repo, wr.HeadRepo))
+	}
+	// Thresholds: as they are at the PR's base, through the API; never from
+	// files next to the artifact.
+	th := compare.DefaultThresholds()
+	if a.o.Thresholds != "" {
+		if th, err = a.thresholdsAt(ctx, pr.GetBase().GetSHA()); err != nil {
+			return err
+		}
 	}
 	store, err := a.store()
 	if err != nil {
@@ -576,12 +629,12 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 		source = "baseline: " + src.String()
 	}
 	rep := compare.Compare(base, head, th)
-	opts := report.Options{Gate: a.st.gate, HeadSHA: meta.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL()}
+	opts := report.Options{Gate: a.st.gate, HeadSHA: wr.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL()}
 	md := report.Markdown(rep, opts)
 	if err := a.act.AddSummary(report.Summary(rep, opts)); err != nil {
 		a.act.Warning("could not write the job summary: "+err.Error(), ghaction.Annotation{})
 	}
-	if err := a.comment(ctx, meta.PR, md, meta.HeadSHA); err != nil {
+	if err := a.comment(ctx, meta.PR, md, wr.HeadSHA); err != nil {
 		return err
 	}
 	if err := a.setOutputs(rep); err != nil {

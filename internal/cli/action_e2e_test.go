@@ -279,10 +279,15 @@ func TestActionEndToEnd(t *testing.T) {
 	if !strings.Contains(res.summary, "faithfulness") {
 		t.Errorf("step summary lacks the table:\n%s", res.summary)
 	}
-	if p := res.outputs["results-path"]; p != filepath.Join(ws, "eval", "raggate-results.json") {
+	// Paths are relative to the workspace: the container's
+	// /github/workspace is another path for the steps that follow.
+	if p := res.outputs["results-path"]; p != "eval/raggate-results.json" {
 		t.Errorf("results-path = %q", p)
-	} else if _, err := results.Read(p); err != nil {
+	} else if _, err := results.Read(filepath.Join(ws, p)); err != nil {
 		t.Errorf("results file: %v", err)
+	}
+	if p := res.outputs["report-path"]; p != "eval/raggate-report.md" {
+		t.Errorf("report-path = %q", p)
 	}
 	var sj map[string]any
 	if err := json.Unmarshal([]byte(res.outputs["summary-json"]), &sj); err != nil || sj["passed"] != true {

@@ -180,7 +180,7 @@ func version() string {
 
 func versionCmd(_ context.Context, env Env, args []string) error {
 	fs := newFlagSet("version", env, "")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "gate %s\n", version())

@@ -410,3 +410,28 @@ func TestCheckBaselineRef(t *testing.T) {
 		t.Errorf("missing file at the ref: exit %d\n%s", code, stderr.String())
 	}
 }
+
+func TestExitCodesOfBadInputs(t *testing.T) {
+	dir := t.TempDir()
+	corrupt := filepath.Join(dir, "corrupt.json")
+	os.WriteFile(corrupt, []byte(`{"schema":"raggate.results/v1","samples":[{"id":1}]}`), 0o644)
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"check with a corrupt baseline", []string{"check", "--dataset", repo + "/testdata/demo/golden.jsonl", "--judge", "offline", "--baseline", corrupt, "--out", filepath.Join(dir, "h.json")}, nil, "invalid results file"},
+		{"compare with a corrupt base", []string{"compare", "--base", corrupt, "--head", repo + "/testdata/demo/baseline.json"}, nil, "invalid results file"},
+		{"version with a bad flag", []string{"version", "--bogus"}, nil, "flag provided but not defined"},
+		{"openai judge without a key", []string{"run", "--dataset", repo + "/testdata/demo/golden.jsonl", "--judge", "openai", "--out", filepath.Join(dir, "r.json")}, map[string]string{}, "no API key in $OPENAI_API_KEY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := gate(t, tt.env, tt.args...)
+			if r.code != 2 || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("exit %d, stderr %q: want 2 and %q", r.code, r.stderr, tt.want)
+			}
+		})
+	}
+}

@@ -139,7 +139,7 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store) (*results.F
 		return nil, "", withCode(ExitUsage, err)
 	case err != nil:
 		var perr *os.PathError
-		if errors.As(err, &perr) || errors.Is(err, results.ErrSchema) {
+		if errors.As(err, &perr) || errors.Is(err, results.ErrSchema) || errors.Is(err, results.ErrInvalid) {
 			return nil, "", withCode(ExitUsage, fmt.Errorf("baseline: %w", err))
 		}
 		return nil, "", withCode(ExitOperational, fmt.Errorf("baseline: %w", err))

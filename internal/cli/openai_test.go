@@ -164,3 +164,19 @@ func TestMaxDurationSavesWhatFinished(t *testing.T) {
 		t.Errorf("incomplete = %q", f.Incomplete)
 	}
 }
+
+// A judge that refuses everything does not produce a green run: exit 3,
+// naming the metrics and the reason, with the results saved.
+func TestJudgeFailingEverywhereExits3(t *testing.T) {
+	srv := openaitest.NewServer(t)
+	srv.Inject(openaitest.Refusal().Times(-1))
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := gate(t, map[string]string{"OPENAI_API_KEY": "k"}, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--metrics", "faithfulness",
+		"--base-url", srv.URL, "--model", "m", "--embedding-model", "e", "--no-cache", "--out", out)
+	if r.code != 3 || !strings.Contains(r.stderr, "faithfulness undefined for 20 of 20 samples (most often: judge refused)") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := results.Read(out); err != nil {
+		t.Fatalf("results not saved: %v", err)
+	}
+}

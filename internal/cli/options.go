@@ -27,6 +27,7 @@ type Options struct {
 	Concurrency    int
 	Strictness     int
 	Repeats        int
+	MaxUndefined   float64
 	CacheDir       string
 	NoCache        bool
 	MaxDuration    time.Duration
@@ -59,15 +60,16 @@ type Options struct {
 
 func defaultOptions() Options {
 	return Options{
-		Judge:       "auto",
-		APIKeyEnv:   "OPENAI_API_KEY",
-		Concurrency: 8,
-		Strictness:  3,
-		Out:         "results.json",
-		Format:      "text",
-		CacheDir:    ".raggate-cache",
-		Seed:        42,
-		MaxRetries:  5,
+		Judge:        "auto",
+		APIKeyEnv:    "OPENAI_API_KEY",
+		Concurrency:  8,
+		Strictness:   3,
+		Out:          "results.json",
+		Format:       "text",
+		CacheDir:     ".raggate-cache",
+		Seed:         42,
+		MaxUndefined: 0.5,
+		MaxRetries:   5,
 	}
 }
 
@@ -86,6 +88,7 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", o.APIKeyEnv, "environment `variable` holding the API key")
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "judge calls in flight at once")
 	fs.IntVar(&o.Strictness, "strictness", o.Strictness, "questions generated per sample for answer_relevancy")
+	fs.Float64Var(&o.MaxUndefined, "max-undefined", o.MaxUndefined, "exit 3 when the judge leaves a metric undefined on more than this `share` of the samples (1 = never)")
 	fs.IntVar(&o.Repeats, "repeats", 1, "judge every sample this many `times` and average (the spread is reported as judge noise)")
 	fs.DurationVar(&o.MaxDuration, "max-duration", o.MaxDuration, "stop judging after this `duration` and save what finished (0 = no limit)")
 	fs.StringVar(&o.CacheDir, "cache-dir", o.CacheDir, "judge cache `directory` (LLM judge); persist it between CI runs")

@@ -156,7 +156,46 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if !o.Quiet {
 		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", len(res.Samples), len(ms), time.Since(start).Round(time.Millisecond))
 	}
+	if runErr == nil {
+		if msg := tooManyUndefined(f, o.MaxUndefined); msg != "" {
+			runErr = withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
+		}
+	}
 	return f, runErr
+}
+
+// tooManyUndefined names the metrics the judge failed to score on more
+// than limit of the samples. Undefined for reasons of the data (a missing
+// field, nothing to decompose) does not count: those are not judge failures.
+func tooManyUndefined(f *results.File, limit float64) string {
+	if limit >= 1 || len(f.Samples) == 0 {
+		return ""
+	}
+	var bad []string
+	for _, m := range f.Config.Metrics {
+		n, reasons := 0, map[string]int{}
+		for _, s := range f.Samples {
+			r, ok := s.Undefined[m]
+			if !ok || strings.HasPrefix(r, "missing field ") || strings.HasPrefix(r, "no ") {
+				continue
+			}
+			n++
+			reasons[r]++
+		}
+		if float64(n) > limit*float64(len(f.Samples)) {
+			top, topN := "", 0
+			for r, c := range reasons {
+				if c > topN || (c == topN && r < top) {
+					top, topN = r, c
+				}
+			}
+			bad = append(bad, fmt.Sprintf("%s undefined for %d of %d samples (most often: %s)", m, n, len(f.Samples), top))
+		}
+	}
+	if len(bad) == 0 {
+		return ""
+	}
+	return "too many samples unscored: " + strings.Join(bad, "; ")
 }
 
 var errTimeBudget = errors.New("time budget reached")
@@ -187,6 +226,11 @@ func newJudge(env Env, o *Options, repeat int) (judge.Judge, judge.Info, error) 
 		info := j.Info()
 		return j, info, nil
 	case "openai", "azure":
+		if key == "" && o.BaseURL == "" {
+			// api.openai.com (and Azure) need a key: say so now rather than
+			// after a round of retries.
+			return nil, judge.Info{}, usageErr("--judge %s: no API key in $%s; set it (in CI: from a secret), name another variable with --api-key-env, or use --judge offline", provider, o.APIKeyEnv)
+		}
 		return newOpenAIJudge(env, o, key, repeat)
 	}
 	return nil, judge.Info{}, usageErr("--judge %q: want auto, offline or openai", o.Judge)

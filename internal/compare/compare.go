@@ -664,6 +664,21 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		if mr.Change == VerdictNotInHead {
 			warn = append(warn, fmt.Sprintf("%s was scored on base but not on head", mr.Metric))
 		}
+		// A judge that fails on most samples must not turn the gate green
+		// by leaving too few pairs to test.
+		if hn, bn := mr.HeadN+mr.HeadUndefined, mr.BaseN+mr.BaseUndefined; bs != nil && hs.present[mr.Metric] && bn > 0 && hn > 0 &&
+			2*mr.HeadUndefined > hn && 2*mr.BaseUndefined <= bn {
+			msg := fmt.Sprintf("%s is undefined for %d of %d head samples (base: %d of %d): the judge failed on most samples, see the results' undefined reasons",
+				mr.Metric, mr.HeadUndefined, hn, mr.BaseUndefined, bn)
+			mr.Reasons = append(mr.Reasons, msg)
+			if mr.Rule.Level == LevelWarn {
+				mr.Status = StatusWarn
+				warn = append(warn, msg)
+			} else {
+				mr.Status = StatusFail
+				fail = append(fail, msg)
+			}
+		}
 		if isTested(mr.Change) && !mr.MDE.IsNaN() && mr.MDE.Value() > mr.Rule.Tolerance+eps {
 			weak = append(weak, fmt.Sprintf("%s %s", mr.Metric, fmtDelta(mr.MDE.Value())))
 		}

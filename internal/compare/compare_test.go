@@ -523,3 +523,31 @@ func TestCompareSkipBootstrap(t *testing.T) {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+// A head whose judge failed on most samples fails the gate instead of
+// passing for want of pairs.
+func TestMostlyUndefinedHeadFails(t *testing.T) {
+	mk := func(undefined int) *results.File {
+		f := &results.File{Schema: results.Schema, Judge: results.Judge{Fingerprint: "j"}}
+		for i := 0; i < 20; i++ {
+			s := results.Sample{ID: fmt.Sprintf("s%02d", i), Scores: map[string]results.Score{"faithfulness": 0.9}}
+			if i < undefined {
+				s.Scores["faithfulness"] = results.NaN()
+				s.Undefined = map[string]string{"faithfulness": "judge refused"}
+			}
+			f.Samples = append(f.Samples, s)
+		}
+		return f
+	}
+	r := Compare(mk(0), mk(18), DefaultThresholds())
+	if r.Passed || len(r.Failures) != 1 || !strings.Contains(r.Failures[0], "faithfulness is undefined for 18 of 20 head samples (base: 0 of 20)") {
+		t.Fatalf("passed %v, failures %q", r.Passed, r.Failures)
+	}
+	// Half undefined, or a base that was as bad: no such failure.
+	if r := Compare(mk(0), mk(10), DefaultThresholds()); len(r.Failures) != 0 {
+		t.Errorf("10 of 20: failures %q", r.Failures)
+	}
+	if r := Compare(mk(15), mk(18), DefaultThresholds()); len(r.Failures) != 0 {
+		t.Errorf("base as bad: failures %q", r.Failures)
+	}
+}

@@ -56,6 +56,25 @@ type Context struct {
 	Push        *Push
 	MergeGroup  *MergeGroup
 	Dispatch    *Dispatch
+	WorkflowRun *WorkflowRun
+}
+
+// WorkflowRun holds the run that triggered a workflow_run event: the
+// privileged half of the fork-safe pattern trusts these values (GitHub
+// writes them), never the artifacts of the run.
+type WorkflowRun struct {
+	ID int64
+	// Event is the event of the triggering run ("pull_request").
+	Event      string
+	HeadSHA    string
+	HeadBranch string
+	// HeadRepo is the full name of the repository the head commit is in
+	// (the fork, for pull requests from forks).
+	HeadRepo   string
+	Conclusion string
+	// PullRequests are the numbers GitHub associates with the run; empty
+	// for pull requests from forks.
+	PullRequests []int
 }
 
 // PullRequest holds the pull request of a pull_request event.
@@ -197,6 +216,18 @@ type payload struct {
 		} `json:"base"`
 	} `json:"pull_request"`
 
+	WorkflowRun *struct {
+		ID             int64        `json:"id"`
+		Event          string       `json:"event"`
+		HeadSHA        string       `json:"head_sha"`
+		HeadBranch     string       `json:"head_branch"`
+		Conclusion     string       `json:"conclusion"`
+		HeadRepository *payloadRepo `json:"head_repository"`
+		PullRequests   []struct {
+			Number int `json:"number"`
+		} `json:"pull_requests"`
+	} `json:"workflow_run"`
+
 	MergeGroup *struct {
 		HeadSHA string `json:"head_sha"`
 		HeadRef string `json:"head_ref"`
@@ -243,6 +274,16 @@ func (c *Context) parseEvent(data []byte) error {
 	case p.MergeGroup != nil && c.EventName == "merge_group":
 		mg := p.MergeGroup
 		c.MergeGroup = &MergeGroup{HeadSHA: mg.HeadSHA, HeadRef: mg.HeadRef, BaseSHA: mg.BaseSHA, BaseRef: mg.BaseRef}
+	case p.WorkflowRun != nil && c.EventName == "workflow_run":
+		wr := p.WorkflowRun
+		out := &WorkflowRun{ID: wr.ID, Event: wr.Event, HeadSHA: wr.HeadSHA, HeadBranch: wr.HeadBranch, Conclusion: wr.Conclusion}
+		if wr.HeadRepository != nil {
+			out.HeadRepo = wr.HeadRepository.FullName
+		}
+		for _, pr := range wr.PullRequests {
+			out.PullRequests = append(out.PullRequests, pr.Number)
+		}
+		c.WorkflowRun = out
 	case c.EventName == "workflow_dispatch":
 		d := &Dispatch{Ref: p.Ref, Inputs: map[string]string{}}
 		for k, v := range p.Inputs {

@@ -259,6 +259,12 @@ func writeAtomic(path string, v any) error {
 		return err
 	}
 	_, werr := f.Write(b)
+	if werr == nil {
+		// CreateTemp makes 0600 files; in the action's container they belong
+		// to root, and actions/cache (running as the runner's user) must
+		// still be able to read them to save the cache.
+		werr = f.Chmod(0o644)
+	}
 	cerr := f.Close()
 	if werr == nil {
 		werr = cerr

@@ -3,6 +3,7 @@ package judge_test
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -201,5 +202,34 @@ func TestCacheWriteFailureLogged(t *testing.T) {
 	}
 	if s := c.Stats(); s.WriteErrors != 2 || len(logged) != 1 {
 		t.Errorf("stats %+v, %d warnings; want 2 failed writes and 1 warning", s, len(logged))
+	}
+}
+
+// Cache entries are readable by other users: the action's container writes
+// them as root, actions/cache saves them as the runner's user.
+func TestCacheEntriesAreWorldReadable(t *testing.T) {
+	dir := t.TempDir()
+	c, err := judge.OpenCache(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = c.Chat(context.Background(), judge.CacheKey("k"), nil, func(context.Context) (judge.CacheEntry, error) {
+		return judge.CacheEntry{Contents: []string{"{}"}}, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+			if info, _ := d.Info(); info.Mode().Perm()&0o044 != 0o044 {
+				t.Errorf("%s has mode %v, want group/other readable", p, info.Mode().Perm())
+			}
+		}
+		return nil
+	})
+	if n == 0 {
+		t.Fatal("no cache file written")
 	}
 }

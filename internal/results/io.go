@@ -37,13 +37,17 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 // ErrSchema is wrapped by Parse when the file is not raggate.results/v1.
 var ErrSchema = errors.New("unsupported results schema")
 
+// ErrInvalid is wrapped by Parse when the file is not valid JSON of the
+// results format (bad syntax, wrong types, missing or duplicate ids).
+var ErrInvalid = errors.New("invalid results file")
+
 // Parse decodes a results file and checks its schema version.
 func Parse(data []byte) (*File, error) {
 	var probe struct {
 		Schema *string `json:"schema"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("not a raggate results file: %w", jsonErrorPosition(data, err))
+		return nil, fmt.Errorf("%w: not a raggate results file: %w", ErrInvalid, jsonErrorPosition(data, err))
 	}
 	if probe.Schema == nil {
 		return nil, fmt.Errorf("%w: no \"schema\" field; expected %q (was this file written by `gate run`?)", ErrSchema, Schema)
@@ -53,15 +57,15 @@ func Parse(data []byte) (*File, error) {
 	}
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("invalid results file: %w", jsonErrorPosition(data, err))
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, jsonErrorPosition(data, err))
 	}
 	seen := make(map[string]bool, len(f.Samples))
 	for i, s := range f.Samples {
 		if s.ID == "" {
-			return nil, fmt.Errorf("invalid results file: samples[%d] has no id", i)
+			return nil, fmt.Errorf("%w: samples[%d] has no id", ErrInvalid, i)
 		}
 		if seen[s.ID] {
-			return nil, fmt.Errorf("invalid results file: duplicate sample id %q", s.ID)
+			return nil, fmt.Errorf("%w: duplicate sample id %q", ErrInvalid, s.ID)
 		}
 		seen[s.ID] = true
 	}
