@@ -182,3 +182,31 @@ func TestActionRefusesUntrustedSourcesAndReportsErrors(t *testing.T) {
 		})
 	}
 }
+
+// A merge group is a change under review too: its thresholds come from the
+// base commit, not from the checkout.
+func TestActionMergeGroupReadsThresholdsAtBase(t *testing.T) {
+	const repo = "acme/support-rag"
+	gh := ghtest.NewServer(t, ghtest.Enterprise())
+	gh.AddRepo(repo, "main")
+	gh.UseIntegrationToken(ghtest.ActionsBot)
+	gh.PutFile(repo, "main", "thresholds.yaml", []byte("version: 1\n"))
+	base := gh.BranchHead(repo, "main")
+	head := gh.AddCommit(repo, "queued", base)
+
+	ws := t.TempDir()
+	b, _ := os.ReadFile("../../testdata/demo/golden.jsonl")
+	os.WriteFile(filepath.Join(ws, "golden.jsonl"), b, 0o644)
+	os.WriteFile(filepath.Join(ws, "thresholds.yaml"), []byte("version: 1\nmetrics:\n  string_similarity: {min: 0.99}\n"), 0o644)
+	payload := map[string]any{
+		"action":      "checks_requested",
+		"repository":  map[string]any{"full_name": repo, "default_branch": "main"},
+		"merge_group": map[string]any{"head_sha": head, "head_ref": "refs/heads/gh-readonly-queue/main/pr-1", "base_sha": base, "base_ref": "refs/heads/main"},
+	}
+	env := actionEnv(t, gh, "merge_group", payload, map[string]string{"dataset": "golden.jsonl", "judge": "offline", "thresholds": "thresholds.yaml", "github-token": "t"})
+	env["GITHUB_WORKSPACE"] = ws
+	r := gate(t, env, "action")
+	if r.code != 0 {
+		t.Fatalf("exit %d: the checkout's thresholds were used?\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
