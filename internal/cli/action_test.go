@@ -2,11 +2,15 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"go.yaml.in/yaml/v3"
+
+	"github.com/raggate/raggate/internal/ghaction"
 	"github.com/raggate/raggate/internal/ghtest"
 )
 
@@ -208,5 +212,60 @@ func TestActionMergeGroupReadsThresholdsAtBase(t *testing.T) {
 	r := gate(t, env, "action")
 	if r.code != 0 {
 		t.Fatalf("exit %d: the checkout's thresholds were used?\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// action.yml and the code must not drift apart: every input it declares is
+// read, every output it declares is set, and the defaults it documents are
+// the code's.
+func TestActionYAMLMatchesCode(t *testing.T) {
+	var spec struct {
+		Inputs map[string]struct {
+			Default  string `yaml:"default"`
+			Required bool   `yaml:"required"`
+		} `yaml:"inputs"`
+		Outputs map[string]any `yaml:"outputs"`
+		Runs    struct {
+			Using string   `yaml:"using"`
+			Image string   `yaml:"image"`
+			Args  []string `yaml:"args"`
+		} `yaml:"runs"`
+	}
+	b, err := os.ReadFile("../../action.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(b, &spec); err != nil {
+		t.Fatal(err)
+	}
+	if spec.Runs.Using != "docker" || spec.Runs.Image != "Dockerfile" || len(spec.Runs.Args) != 1 || spec.Runs.Args[0] != "action" {
+		t.Errorf("runs = %+v, want a docker action on the Dockerfile running `gate action`", spec.Runs)
+	}
+	src := readFile(t, "action.go")
+	for name := range spec.Inputs {
+		if !strings.Contains(src, `"`+name+`"`) {
+			t.Errorf("input %q is declared in action.yml but never read", name)
+		}
+	}
+	for name := range spec.Outputs {
+		if !strings.Contains(src, `"`+name+`"`) {
+			t.Errorf("output %q is declared in action.yml but never set", name)
+		}
+	}
+	// The defaults the code applies when an input is empty.
+	o, st, err := actionOptions(ghaction.NewInputs(func(string) string { return "" }), &ghaction.Context{}, Env{})
+	if err == nil {
+		t.Fatal("no dataset accepted")
+	}
+	checks := map[string]string{
+		"judge": o.Judge, "concurrency": fmt.Sprint(o.Concurrency), "cache-dir": o.CacheDir,
+		"results": o.Out, "report": o.Report, "baseline-store": st.store, "baseline-branch": st.storeBranch,
+		"gate-name": st.gate, "comment": fmt.Sprint(st.comment), "fail-on-regression": fmt.Sprint(st.failOnRegression),
+		"skip-without-key": fmt.Sprint(st.skipWithoutKey),
+	}
+	for name, got := range checks {
+		if d := spec.Inputs[name].Default; d != got {
+			t.Errorf("input %s: action.yml default %q, code default %q", name, d, got)
+		}
 	}
 }
