@@ -48,7 +48,6 @@ type Result struct {
 	Metrics []string
 	// Samples holds the finished samples, in dataset order.
 	Samples []SampleResult
-	Summary map[string]metrics.Summary
 	// Skipped counts samples not evaluated because the run stopped early.
 	Skipped int
 }
@@ -137,7 +136,6 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		}
 		res.Samples = append(res.Samples, *r)
 	}
-	res.Summary = Summarize(names, res.Samples)
 	if err := context.Cause(ctx); err != nil {
 		return res, err
 	}
@@ -182,21 +180,6 @@ func embedTexts(samples []metrics.Sample, ms []metrics.Metric) []string {
 		}
 	}
 	return out
-}
-
-// Summarize computes the per-metric summary of the samples.
-func Summarize(names []string, samples []SampleResult) map[string]metrics.Summary {
-	sum := make(map[string]metrics.Summary, len(names))
-	for _, n := range names {
-		xs := make([]float64, 0, len(samples))
-		for _, s := range samples {
-			if v, ok := s.Scores[n]; ok {
-				xs = append(xs, v)
-			}
-		}
-		sum[n] = metrics.Summarize(xs)
-	}
-	return sum
 }
 
 // FieldsOf returns a predicate telling whether any sample has a field.
