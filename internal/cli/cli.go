@@ -8,10 +8,11 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/raggate/raggate/internal/suggest"
 	"io"
 	"runtime/debug"
 	"strings"
+
+	"github.com/raggate/raggate/internal/suggest"
 )
 
 // Exit codes are API.

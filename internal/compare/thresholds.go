@@ -3,7 +3,6 @@ package compare
 import (
 	"errors"
 	"fmt"
-	"github.com/raggate/raggate/internal/suggest"
 	"math"
 	"os"
 	"regexp"
@@ -13,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/metrics"
 )
 

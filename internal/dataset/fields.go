@@ -2,12 +2,12 @@ package dataset
 
 import (
 	"fmt"
-	"github.com/raggate/raggate/internal/suggest"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/metrics"
 )
 

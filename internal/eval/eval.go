@@ -8,12 +8,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/raggate/raggate/internal/suggest"
 	"runtime/debug"
 	"strings"
 	"sync"
 
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/metrics"
 )
 
