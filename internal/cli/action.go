@@ -229,21 +229,17 @@ func (a *actionRun) skipWithoutKey() (bool, error) {
 	return true, a.act.SetOutputs(map[string]string{"passed": "", "verdict": "skipped", "regressions": ""})
 }
 
-// baselineKey is where a run looks for (or stores) its baseline.
+// baselineKey is where a check looks for its baseline: for a change under
+// review (pull request, merge group) the base commit or its nearest
+// ancestor with a baseline; otherwise the default branch's baseline
+// nearest to the commit being checked.
 func (a *actionRun) baselineKey() baseline.Key {
 	k := baseline.Key{Name: gateKeyName(a.st.gate)}
-	switch {
-	case a.gh.IsPullRequest():
-		k.Branch, k.SHA = a.gh.Base()
-	case a.gh.IsDefaultBranchPush():
-		k.Branch, k.SHA = a.gh.Branch(), a.gh.HeadSHA()
-	default:
-		// Other events compare with the default branch's newest baseline.
-		k.Branch = a.gh.DefaultBranch
-		if k.Branch == "" {
-			k.Branch = "main"
-		}
+	if branch, sha := a.gh.Base(); sha != "" {
+		k.Branch, k.SHA = branch, sha
+		return k
 	}
+	k.Branch, k.SHA = orDefault(a.gh.DefaultBranch, "main"), a.gh.HeadSHA()
 	return k
 }
 
