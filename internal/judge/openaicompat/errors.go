@@ -67,7 +67,10 @@ func (j *Judge) classify(err error) (failure, error) {
 		// response (cut mid-JSON, HTML from a proxy, no choices).
 		return failRetry, err
 	case status == http.StatusTooManyRequests:
-		if code == "insufficient_quota" || typ == "insufficient_quota" || strings.Contains(lower, "quota") && !strings.Contains(lower, "rate limit") {
+		// Only OpenAI's explicit code means the money ran out. Other
+		// servers word per-minute limits with "quota" ("Quota exceeded for
+		// metric ... Please retry in 16s"): those are rate limits to wait out.
+		if code == "insufficient_quota" || typ == "insufficient_quota" {
 			return failFatal, fmt.Errorf("judge quota exhausted (HTTP 429 %s): check the plan and billing of the account behind %s, or use another key: %w",
 				orDefault(code, "insufficient_quota"), j.keyEnv, err)
 		}
@@ -122,6 +125,19 @@ func mentions(param, msg, name string) bool {
 	return false
 }
 
+// valueWording recognises 400s about a parameter's value rather than the
+// parameter itself.
+var valueWording = regexp.MustCompile(`(?i)(too large|too small|too high|too low|exceeds|greater than|less than|at most|at least|maximum value|minimum value|must be (an? )?(integer|number|positive|between)|out of range|invalid value)`)
+
+// unsupportedWording recognises 400s that say a parameter is not supported.
+var unsupportedWording = regexp.MustCompile(`(?i)(unsupported|not supported|does not support|unrecognized|unknown (parameter|field|argument)|not allowed|not permitted|extra (inputs|fields) are not permitted|instead)`)
+
+// valueProblem reports whether a 400 message is about a value (and does
+// not also say that the parameter is unsupported).
+func valueProblem(msg string) bool {
+	return valueWording.MatchString(msg) && !unsupportedWording.MatchString(msg)
+}
+
 // mentionsN recognises the wordings of servers that refuse n > 1.
 var mentionsN = regexp.MustCompile(`(?i)(['"\x60]n['"\x60]|\bn must be\b|\bn=1\b|\bn > 1\b|\bparameter n\b|\bbest_of\b)`)
 
@@ -140,6 +156,11 @@ func (j *Judge) adapt(err error, s sent) bool {
 	defer j.capsMu.Unlock()
 	c := &j.caps
 	switch {
+	case valueProblem(msg):
+		// "max_completion_tokens is too large", "seed must be an integer":
+		// the parameter is supported, its value is not. Dropping the
+		// parameter for the rest of the run would be wrong.
+		return false
 	case s.maxCompletion && mentions(param, msg, "max_completion_tokens"):
 		c.maxCompletion = false
 		j.logf("judge: the endpoint refuses max_completion_tokens; sending max_tokens instead for the rest of the run")
@@ -176,12 +197,12 @@ func (j *Judge) adapt(err error, s sent) bool {
 
 // tryAgainIn finds "try again in 20s", "Please try again in 1.5s",
 // "try again in 120ms", "Try again in 60 seconds" in error messages.
-var tryAgainIn = regexp.MustCompile(`(?i)try again in ([0-9]+(?:\.[0-9]+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b`)
+var tryAgainIn = regexp.MustCompile(`(?i)(?:try again|retry) in ([0-9]+(?:\.[0-9]+)?)\s*(ms|milliseconds?|s|secs?|seconds?)\b`)
 
 // rateLimitWait returns how long a 429 asks to wait: retry-after-ms,
 // then retry-after (seconds or an HTTP date), then the x-ratelimit-reset-*
-// of the exhausted limit (or the shorter one), then the message. ok is
-// false when nothing says.
+// of the exhausted limit, then the message ("try again in 1.5s", "retry in
+// 16s"), then the longest reset. ok is false when nothing says.
 func rateLimitWait(h http.Header, msg string, now time.Time) (time.Duration, bool) {
 	for _, k := range []string{"retry-after-ms", "x-ms-retry-after-ms"} {
 		if v := strings.TrimSpace(h.Get(k)); v != "" {
@@ -217,12 +238,13 @@ func rateLimitWait(h http.Header, msg string, now time.Time) (time.Duration, boo
 			exhausted = append(exhausted, d)
 		}
 	}
-	switch {
-	case len(exhausted) > 0:
+	if len(exhausted) > 0 {
 		return maxOf(exhausted), true
-	case len(present) > 0:
-		return minOf(present), true
 	}
+	// Nothing announced as exhausted: a request that asked for more tokens
+	// than were left (remaining tokens above 0). The message says how long
+	// to wait; else wait for the longest reset, not the shortest, which is
+	// usually the requests window of a few milliseconds.
 	if m := tryAgainIn.FindStringSubmatch(msg); m != nil {
 		x, _ := strconv.ParseFloat(m[1], 64)
 		unit := time.Second
@@ -230,6 +252,9 @@ func rateLimitWait(h http.Header, msg string, now time.Time) (time.Duration, boo
 			unit = time.Millisecond
 		}
 		return duration(x, unit)
+	}
+	if len(present) > 0 {
+		return maxOf(present), true
 	}
 	return 0, false
 }

@@ -449,7 +449,9 @@ func TestRateLimitWaits(t *testing.T) {
 			"x-ratelimit-reset-requests": "120ms", "x-ratelimit-remaining-requests": "59",
 			"x-ratelimit-reset-tokens": "7.5s", "x-ratelimit-remaining-tokens": "0",
 		}, want: 7500 * time.Millisecond},
-		{name: "reset-tokens 20ms alone", header: map[string]string{"x-ratelimit-reset-tokens": "20ms"}, want: 20 * time.Millisecond},
+		// Nothing exhausted: the message's "try again in 20s" wins over a
+		// short reset, which would only burn attempts.
+		{name: "nothing exhausted: the message", header: map[string]string{"x-ratelimit-reset-tokens": "20ms"}, want: 20 * time.Second},
 		{name: "long wait capped", header: map[string]string{"retry-after": "3600"}, want: DefaultMaxRetryWait},
 		{name: "message only", header: nil, want: 20 * time.Second},
 		{name: "nothing: backoff", fault: ptr(openaitest.APIError(429, "requests", "rate_limit_exceeded", "", "Rate limit reached.")), want: 375 * time.Millisecond},
