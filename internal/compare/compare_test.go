@@ -196,6 +196,29 @@ func TestCompareDeltaOrientation(t *testing.T) {
 	}
 }
 
+// With noisy differences the two intervals of a lower-is-better metric
+// mirror each other: raw [lo, hi] is oriented [-hi, -lo], each contains its
+// own mean, and the raw one lies above zero when head got worse.
+func TestCompareIntervalOrientationWithNoise(t *testing.T) {
+	b, h := pairOfFiles(30, "noise_sensitivity_relevant",
+		func(i int) float64 { return 0.2 },
+		func(i int) float64 { return 0.2 + 0.1 + 0.05*float64(i%5-2) }) // head worse by 0.1 +- 0.1
+	m := metricOf(t, Compare(b, h, DefaultThresholds()), "noise_sensitivity_relevant")
+	raw, or := m.RawDeltaCI, m.DeltaCI
+	if !(raw.Low.Value() < raw.High.Value()) {
+		t.Fatalf("raw interval %+v has no width: the test needs noisy differences", raw)
+	}
+	if math.Abs(raw.Low.Value()+or.High.Value()) > 1e-12 || math.Abs(raw.High.Value()+or.Low.Value()) > 1e-12 {
+		t.Errorf("raw %+v is not the mirror of oriented %+v", raw, or)
+	}
+	if !(raw.Low.Value() <= m.RawDelta.Value() && m.RawDelta.Value() <= raw.High.Value()) || raw.Low.Value() <= 0 {
+		t.Errorf("raw delta %v, interval %+v: want the interval above 0 and around the delta", m.RawDelta, raw)
+	}
+	if !(or.Low.Value() <= m.Delta.Value() && m.Delta.Value() <= or.High.Value()) || or.High.Value() >= 0 {
+		t.Errorf("oriented delta %v, interval %+v: want the interval below 0 and around the delta", m.Delta, or)
+	}
+}
+
 func TestCompareHolm(t *testing.T) {
 	// Three metrics with the same differences: five samples 0.1 worse, two
 	// 0.05 better, five unchanged.

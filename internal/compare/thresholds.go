@@ -1,8 +1,10 @@
 package compare
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"regexp"
@@ -278,7 +280,16 @@ func ParseThresholds(name string, data []byte) (th Thresholds, err error) {
 	th.Source = name
 	th.Version = 0
 	var doc yaml.Node
-	if yerr := yaml.Unmarshal(data, &doc); yerr != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if yerr := dec.Decode(&doc); yerr != nil && yerr != io.EOF {
+		return Thresholds{}, &ThresholdsError{File: name, Problems: []Problem{yamlProblem(yerr)}}
+	}
+	// A second document ("---") would be silently ignored: refuse it.
+	var extra yaml.Node
+	if yerr := dec.Decode(&extra); yerr == nil {
+		p.add(&extra, "a second YAML document; the thresholds file holds one (remove the \"---\" line)")
+		return Thresholds{}, p.err(name)
+	} else if yerr != io.EOF {
 		return Thresholds{}, &ThresholdsError{File: name, Problems: []Problem{yamlProblem(yerr)}}
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 || isNull(doc.Content[0]) {

@@ -355,3 +355,10 @@ func FuzzParseThresholds(f *testing.F) {
 		}
 	})
 }
+
+func TestThresholdsRejectSecondDocument(t *testing.T) {
+	_, err := ParseThresholds("t.yaml", []byte("version: 1\n---\nmetrics:\n  faithfulness: {min: 0.9}\n"))
+	if err == nil || !strings.Contains(err.Error(), "t.yaml:2:1:") || !strings.Contains(err.Error(), "second YAML document") {
+		t.Fatalf("err = %v, want the second document refused with its line", err)
+	}
+}

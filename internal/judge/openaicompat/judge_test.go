@@ -691,6 +691,34 @@ func TestCache(t *testing.T) {
 			t.Errorf("%d requests, want 1", n)
 		}
 	})
+	t.Run("another endpoint serving the same model misses", func(t *testing.T) {
+		other := openaitest.NewServer(t, openaitest.WithAPIKey("sk-test"))
+		j2 := e.judge(t, withCache("gpt-4o-mini"), func(c *Config) { c.BaseURL = other.URL })
+		if _, err := j2.Ask(ctx, questionReq(3)); err != nil {
+			t.Fatal(err)
+		}
+		if other.ChatRequests() != 1 {
+			t.Error("another endpoint's judge answered from the first endpoint's cache")
+		}
+	})
+	t.Run("a repeat (salt) asks again and is cached on its own", func(t *testing.T) {
+		salted := func(c *Config) { c.CacheSalt = "repeat-1" }
+		before := e.srv.ChatRequests()
+		j2 := e.judge(t, withCache("gpt-4o-mini"), salted)
+		if _, err := j2.Ask(ctx, questionReq(3)); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.srv.ChatRequests() - before; n != 1 {
+			t.Errorf("a salted judge made %d requests, want 1 (not the unsalted cache entry)", n)
+		}
+		j3 := e.judge(t, withCache("gpt-4o-mini"), salted)
+		if _, err := j3.Ask(ctx, questionReq(3)); err != nil {
+			t.Fatal(err)
+		}
+		if n := e.srv.ChatRequests() - before; n != 1 {
+			t.Errorf("the same salt again made %d requests in all, want 1 (its own cache entry)", n)
+		}
+	})
 	t.Run("corrupt entry ignored and rewritten", func(t *testing.T) {
 		e2 := newEnv(t, nil, withCache("gpt-4o-mini"))
 		r, _ := judge.Render(questionReq(3))
