@@ -70,7 +70,11 @@ func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
 	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st}
 	switch st.mode {
 	case "check":
-		return a.check(ctx)
+		err := a.check(ctx)
+		if err != nil && !errors.Is(err, errFailed) {
+			a.commentError(ctx, err)
+		}
+		return err
 	case "baseline":
 		return a.storeBaseline(ctx)
 	case "comment":
@@ -419,6 +423,24 @@ func (a *actionRun) publish(ctx context.Context, rep *compare.Report, source, he
 		a.act.Warning("the gate failed but fail-on-regression is false: not failing the step", ghaction.Annotation{Title: a.st.gate})
 	}
 	return opErr
+}
+
+// commentError replaces the sticky comment of a pull request whose check
+// could not decide, so that an earlier "passed" does not stay up as if it
+// were about this head. Failing to comment here is only a warning.
+func (a *actionRun) commentError(ctx context.Context, cause error) {
+	if !a.st.comment || !a.gh.IsPullRequest() || a.st.token == "" {
+		return
+	}
+	head := a.gh.HeadSHA()
+	body := fmt.Sprintf("### ⚠️ %s: error\n\nThe gate could not decide for head `%s`: %s\n",
+		report.Escape(a.st.gate), short(head), report.Escape(cause.Error()))
+	if u := a.gh.RunURL(); u != "" {
+		body += "\nSee the [workflow run](" + u + ") for details.\n"
+	}
+	if err := a.comment(ctx, a.gh.PullRequest.Number, body, head); err != nil {
+		a.act.Warning("could not update the PR comment with the error: "+err.Error(), ghaction.Annotation{Title: a.st.gate})
+	}
 }
 
 // comment upserts the sticky comment. A token that may not comment (fork

@@ -329,11 +329,29 @@ func TestActionEndToEnd(t *testing.T) {
 		t.Errorf("no error annotation naming the regression:\n%s", res.stdout)
 	}
 
-	// 4. A fork PR gets no secrets: with the default judge (auto) and no
+	// 4. A run that cannot decide (here: the dataset is gone) exits 2 and
+	// replaces the sticky comment, so the earlier verdict does not stay up.
+	head3 := gh.AddCommit(repo, "move the dataset", head2)
+	setPR(pr, head3, base)
+	broken := map[string]string{}
+	for k, v := range inputs {
+		broken[k] = v
+	}
+	broken["dataset"] = "moved.jsonl"
+	res = r.run("pull_request", pr, broken)
+	if res.code != 2 || res.outputs["verdict"] != "error" {
+		t.Fatalf("broken run: exit %d outputs %v\n%s", res.code, res.outputs, res.stderr)
+	}
+	comments = gh.Comments(repo, 42)
+	if len(comments) != 1 || comments[0].ID != first.ID || !strings.Contains(comments[0].Body, "raggate: error") || !strings.Contains(comments[0].Body, "moved.jsonl") {
+		t.Errorf("comment after an error:\n%+v", comments)
+	}
+
+	// 5. A fork PR gets no secrets: with the default judge (auto) and no
 	// key the gate says why and is skipped, exit 0.
 	fork := loadPayload(t, "pull_request_opened_fork.json")
-	head3 := gh.AddCommit(repo, "typo", base)
-	setPR(fork, head3, base)
+	head4 := gh.AddCommit(repo, "typo", base)
+	setPR(fork, head4, base)
 	forkInputs := map[string]string{"dataset": "golden.jsonl", "working-directory": "eval", "github-token": token}
 	res = r.run("pull_request", fork, forkInputs)
 	if res.code != 0 || res.outputs["verdict"] != "skipped" {
