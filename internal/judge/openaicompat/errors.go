@@ -293,11 +293,3 @@ func maxOf(ds []time.Duration) time.Duration {
 	}
 	return m
 }
-
-func minOf(ds []time.Duration) time.Duration {
-	m := ds[0]
-	for _, d := range ds[1:] {
-		m = min(m, d)
-	}
-	return m
-}
