@@ -129,6 +129,10 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	o.Model = in.Get("model")
 	o.EmbeddingModel = in.Get("embedding-model")
 	o.BaseURL = in.Get("base-url")
+	o.Azure.Endpoint = in.Get("azure-endpoint")
+	o.Azure.Deployment = in.Get("azure-deployment")
+	o.Azure.EmbeddingDeployment = in.Get("azure-embedding-deployment")
+	o.Azure.APIVersion = in.Get("azure-api-version")
 	o.APIKey = in.Get("api-key")
 	var err error
 	o.Concurrency, err = in.Int("concurrency", o.Concurrency)
@@ -204,6 +208,7 @@ func (a *actionRun) github() (*github.Client, error) {
 // the caller decides between skipping and the offline judge.
 func (a *actionRun) keyMissing() bool {
 	if a.o.Judge == "offline" || a.o.BaseURL != "" {
+		// Self-hosted servers (Ollama, vLLM) may need no key.
 		return false
 	}
 	return a.o.APIKey == "" && a.env.getenv(a.o.APIKeyEnv) == ""
