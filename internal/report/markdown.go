@@ -425,6 +425,12 @@ func writeSentences(b *strings.Builder, title string, ss []string, p profile) {
 		return
 	}
 	fmt.Fprintf(b, "**%s**\n\n", title)
+	writeList(b, ss, p)
+}
+
+// writeList writes sentences as an escaped bullet list, at most
+// p.sentences of them (0: all), saying how many were left out.
+func writeList(b *strings.Builder, ss []string, p profile) {
 	shown := ss
 	if p.sentences > 0 && len(shown) > p.sentences {
 		shown = shown[:p.sentences]
@@ -645,17 +651,7 @@ func writeNotes(b *strings.Builder, r *compare.Report, p profile) {
 		return
 	}
 	details(b, false, fmt.Sprintf("Notes (%d)", len(notes)))
-	shown := notes
-	if p.sentences > 0 && len(shown) > p.sentences {
-		shown = shown[:p.sentences]
-	}
-	for _, n := range shown {
-		fmt.Fprintf(b, "- %s\n", escapeSnippet(n, p.textRunes))
-	}
-	if len(shown) < len(notes) {
-		fmt.Fprintf(b, "- … and %d more\n", len(notes)-len(shown))
-	}
-	b.WriteString("\n")
+	writeList(b, notes, p)
 	endDetails(b)
 }
 
