@@ -279,12 +279,15 @@ func TestUnwritableOutputFoundBeforeJudging(t *testing.T) {
 }
 
 // A missing embedding model is a configuration error found before the
-// first judge call (it used to surface after every chat call of the run).
+// first judge call (it used to surface after every chat call of the run);
+// so is a broken price table (it used to be ignored after the run).
 func TestMissingEmbeddingModelExits2BeforeAnyCall(t *testing.T) {
 	srv := openaitest.NewServer(t)
 	dir := t.TempDir()
 	env := map[string]string{"OPENAI_API_KEY": "k"}
 	common := []string{"--quiet", "--dataset", repo + "/testdata/demo/golden.jsonl", "--judge", "openai", "--base-url", srv.URL, "--model", "m", "--no-cache"}
+	prices := filepath.Join(dir, "prices.yaml")
+	os.WriteFile(prices, []byte("m: {input_per_mtok: [}\n"), 0o644)
 	tests := []struct {
 		name string
 		args []string
@@ -300,6 +303,8 @@ func TestMissingEmbeddingModelExits2BeforeAnyCall(t *testing.T) {
 			[]string{"--embedding-model"}},
 		{"calibrate", append(append([]string{"calibrate"}, common...), "--out", filepath.Join(dir, "c.json")),
 			[]string{"--embedding-model"}},
+		{"broken price table", append(append([]string{"run"}, common...), "--embedding-model", "e", "--prices", prices, "--out", filepath.Join(dir, "r.json")),
+			[]string{"--prices"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
