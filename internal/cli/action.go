@@ -66,6 +66,11 @@ func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
 	act.Mask(o.APIKey)
 	act.Mask(st.token)
 	env.Dir = actionDir(env, gh, act.Input("working-directory"))
+	if st.mode != "comment" {
+		if err := joinProblems(o.pathProblems(env, "action", nil), inputName); err != nil {
+			return err
+		}
+	}
 
 	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st}
 	switch st.mode {
@@ -165,6 +170,12 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 		}
 	default:
 		errs = append(errs, fmt.Sprintf("input baseline-store: %q is not one of branch, git, file", st.store))
+	}
+	if st.store == "file" && st.mode == "check" {
+		o.Baseline = st.storePath // an input the outputs must not overwrite
+	}
+	for _, p := range o.problems("action") {
+		errs = append(errs, p.render(inputName))
 	}
 	if len(errs) > 0 {
 		return o, st, errors.New(strings.Join(errs, "; "))

@@ -50,15 +50,15 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
+	if err := b.validate(env, put); err != nil {
+		return err
+	}
 	store, err := b.open(env)
 	if err != nil {
 		return err
 	}
 	key := baseline.Key{Branch: b.branch, SHA: b.sha, Name: b.name}
 	if put {
-		if b.results == "" {
-			return usageErr("baseline put: --results is required")
-		}
 		f, err := results.Read(env.abs(b.results))
 		if err != nil {
 			return withCode(ExitUsage, err)
@@ -86,6 +86,26 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	return results.WriteFileAtomic(env.abs(b.out), data, 0o644)
+}
+
+// validate checks the flags before any store is opened: put needs
+// --results, and get's --out must be writable and must not be the file
+// store's own file.
+func (b *baselineFlags) validate(env Env, put bool) error {
+	if put {
+		if b.results == "" {
+			return usageErr("baseline put: --results is required")
+		}
+		return nil
+	}
+	if b.out == "" {
+		return nil
+	}
+	var in []namedPath
+	if b.store == "file" && b.path != "" {
+		in = append(in, namedPath{"path", b.path})
+	}
+	return joinProblems(outputProblems(env, in, []namedPath{{"out", b.out}}), flagName)
 }
 
 func (b *baselineFlags) open(env Env) (baseline.Store, error) {

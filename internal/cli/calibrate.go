@@ -20,7 +20,7 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
-	alpha := fs.Float64("alpha", 0.05, "significance level used for the minimum detectable effect")
+	fs.Float64Var(&o.Alpha, "alpha", o.Alpha, "significance level used for the minimum detectable effect, more than 0 and less than 1")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -29,14 +29,14 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	if !set {
 		o.Repeats = 3
 	}
-	if o.Repeats < 2 {
-		return usageErr("calibrate: --repeats must be at least 2 (default 3)")
+	if err := o.validate(env, "calibrate"); err != nil {
+		return err
 	}
 	f, err := execRun(ctx, env, &o)
 	if err != nil || f == nil {
 		return err
 	}
-	cs := compare.Calibrate(f, *alpha)
+	cs := compare.Calibrate(f, o.Alpha)
 	w := env.Stdout
 	fmt.Fprintf(w, "Judge noise over %d samples, %d runs each (judge %s %s):\n\n", len(f.Samples), f.Config.Repeats, f.Judge.Provider, f.Judge.Model)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))

@@ -32,10 +32,7 @@ func compareCmd(_ context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if o.Head == "" {
-		return usageErr("--head is required: the results file of the change, written by `gate run`")
-	}
-	if err := checkFormat(o.Format); err != nil {
+	if err := o.validate(env, "compare"); err != nil {
 		return err
 	}
 	th, err := loadThresholds(env, o.Thresholds)
@@ -72,10 +69,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if o.Baseline != "" && o.BaselineRef != "" {
-		return usageErr("give --baseline or --baseline-ref, not both")
-	}
-	if err := checkFormat(o.Format); err != nil {
+	if err := o.validate(env, "check"); err != nil {
 		return err
 	}
 	th, err := loadThresholds(env, o.Thresholds)
@@ -156,14 +150,6 @@ func loadThresholds(env Env, path string) (compare.Thresholds, error) {
 		return th, withCode(ExitUsage, err)
 	}
 	return th, nil
-}
-
-func checkFormat(f string) error {
-	switch f {
-	case "text", "markdown", "json":
-		return nil
-	}
-	return usageErr("--format %q: want text, markdown or json", f)
 }
 
 func formatFor(path string) string {

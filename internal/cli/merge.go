@@ -21,6 +21,16 @@ func mergeCmd(_ context.Context, env Env, args []string) error {
 	if fs.NArg() == 0 {
 		return usageErr("merge: give the results files of every shard, e.g. gate merge --out results.json shard-*.json")
 	}
+	if err := joinProblems(o.problems("merge"), flagName); err != nil {
+		return err
+	}
+	var shards []namedPath
+	for _, p := range fs.Args() {
+		shards = append(shards, namedPath{"input", p})
+	}
+	if err := joinProblems(outputProblems(env, shards, []namedPath{{"out", o.Out}}), mergeName); err != nil {
+		return err
+	}
 	var files []*results.File
 	for _, p := range fs.Args() {
 		f, err := results.Read(env.abs(p))
@@ -47,3 +57,11 @@ func mergeCmd(_ context.Context, env Env, args []string) error {
 	}
 	return nil
 }
+
+// mergeName names merge's options: its inputs are arguments, not flags.
+var mergeName = namer{func(key string) string {
+	if key == "input" {
+		return "the input"
+	}
+	return flagName.name(key)
+}, " "}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/raggate/raggate/internal/judge/openaicompat"
 )
 
 // Options is every setting of every command. Flags and GitHub Action
@@ -38,6 +40,7 @@ type Options struct {
 	MaxRetries     int
 	Seed           int
 	NoSeed         bool
+	Alpha          float64 // calibrate: significance level of the minimum detectable effect
 	MaxTokens      int
 	ResponseFormat string
 	Prices         string
@@ -69,7 +72,13 @@ func defaultOptions() Options {
 		CacheDir:     ".raggate-cache",
 		Seed:         42,
 		MaxUndefined: 0.5,
-		MaxRetries:   5,
+		MaxRetries:   openaicompat.DefaultMaxRetries,
+		Repeats:      1,
+		// Explicit defaults, so that a 0 given on the command line is
+		// seen (and refused) rather than taken for "not given".
+		RequestTimeout: openaicompat.DefaultRequestTimeout,
+		MaxTokens:      openaicompat.DefaultMaxCompletionTokens,
+		Alpha:          0.05,
 	}
 }
 
@@ -86,10 +95,10 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 	fs.StringVar(&o.EmbeddingModel, "embedding-model", o.EmbeddingModel, "embedding `model` of the LLM judge")
 	fs.StringVar(&o.BaseURL, "base-url", o.BaseURL, "`URL` of an OpenAI-compatible API")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", o.APIKeyEnv, "environment `variable` holding the API key")
-	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "judge calls in flight at once")
-	fs.IntVar(&o.Strictness, "strictness", o.Strictness, "questions generated per sample for answer_relevancy")
-	fs.Float64Var(&o.MaxUndefined, "max-undefined", o.MaxUndefined, "exit 3 when the judge leaves a metric undefined on more than this `share` of the samples (1 = never)")
-	fs.IntVar(&o.Repeats, "repeats", 1, "judge every sample this many `times` and average (the spread is reported as judge noise)")
+	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "judge calls in flight at once, 1 to 1000")
+	fs.IntVar(&o.Strictness, "strictness", o.Strictness, "questions generated per sample for answer_relevancy, 1 to 10")
+	fs.Float64Var(&o.MaxUndefined, "max-undefined", o.MaxUndefined, "exit 3 when the judge leaves a metric undefined on more than this `share` of the samples (0 to 1; 1 = never)")
+	fs.IntVar(&o.Repeats, "repeats", o.Repeats, "judge every sample this many `times` (1 to 100) and average (the spread is reported as judge noise)")
 	fs.DurationVar(&o.MaxDuration, "max-duration", o.MaxDuration, "stop judging after this `duration` and save what finished (0 = no limit)")
 	fs.StringVar(&o.CacheDir, "cache-dir", o.CacheDir, "judge cache `directory` (LLM judge); persist it between CI runs")
 	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "do not read or write the judge cache")
@@ -98,13 +107,13 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 	fs.StringVar(&o.Azure.Deployment, "azure-deployment", "", "Azure chat `deployment` name")
 	fs.StringVar(&o.Azure.EmbeddingDeployment, "azure-embedding-deployment", "", "Azure embedding `deployment` name")
 	fs.Var((*listFlag)(&o.Headers), "header", "extra HTTP header `K=V` sent to the judge API (repeatable)")
-	fs.IntVar(&o.RPM, "rpm", 0, "requests-per-minute limit of the chat model (0 = none)")
-	fs.IntVar(&o.TPM, "tpm", 0, "tokens-per-minute limit of the chat model (0 = none)")
-	fs.DurationVar(&o.RequestTimeout, "request-timeout", 0, "timeout of one judge HTTP request (default 60s)")
-	fs.IntVar(&o.MaxRetries, "max-retries", o.MaxRetries, "retries of a transient judge failure (5xx, timeouts, resets)")
+	fs.IntVar(&o.RPM, "rpm", o.RPM, "requests-per-minute limit of the chat model (0 = none)")
+	fs.IntVar(&o.TPM, "tpm", o.TPM, "tokens-per-minute limit of the chat model (0 = none)")
+	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "timeout of one judge HTTP request, more than 0 and at most 1h")
+	fs.IntVar(&o.MaxRetries, "max-retries", o.MaxRetries, "retries of a transient judge failure (5xx, timeouts, resets), 0 to 20")
 	fs.IntVar(&o.Seed, "seed", o.Seed, "seed sent to the judge where supported")
 	fs.BoolVar(&o.NoSeed, "no-seed", false, "send no seed")
-	fs.IntVar(&o.MaxTokens, "max-completion-tokens", 0, "completion token limit of a judge call (default 4096)")
+	fs.IntVar(&o.MaxTokens, "max-completion-tokens", o.MaxTokens, "completion token limit of a judge call, 1 to 1000000")
 	fs.StringVar(&o.ResponseFormat, "response-format", "", "force the `format`: json_schema, json_object or none (default: json_schema, falling back when refused)")
 	fs.StringVar(&o.Prices, "prices", "", "price table `file` (JSON or YAML: model -> {input_per_mtok, output_per_mtok}) for cost estimates")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the number of judge calls, estimated tokens and cost, and exit without judging")

@@ -10,6 +10,7 @@ import (
 	"hash/fnv"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -33,6 +34,9 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if err := o.validate(env, "run"); err != nil {
+		return err
+	}
 	f, err := execRun(ctx, env, &o)
 	if f != nil {
 		if terr := report.RunTable(env.Stdout, f); terr != nil {
@@ -46,13 +50,8 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 // execRun loads the dataset, judges it and writes the results file. On a
 // fatal judge error, a time-out or cancellation it still writes what
 // finished (marked incomplete) and returns both the file and the error.
+// The options have been validated (Options.validate).
 func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
-	if o.Dataset == "" {
-		return nil, usageErr("--dataset is required: the golden dataset (JSONL, JSON or CSV), e.g. --dataset testdata/demo/golden.jsonl")
-	}
-	if o.Out == "" {
-		return nil, usageErr("--out must name the results file to write")
-	}
 	mapping, err := o.fieldMapping()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -87,6 +86,10 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if o.DryRun {
 		return nil, dryRun(env, o, samples, ms)
 	}
+	judges, err := newJudges(env, o, ms)
+	if err != nil {
+		return nil, err
+	}
 	runCtx := ctx
 	if o.MaxDuration > 0 {
 		var cancel context.CancelFunc
@@ -103,7 +106,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		start     = time.Now()
 	)
 	for r := 0; r < repeats && runErr == nil; r++ {
-		j, inf, err := newJudge(env, o, r)
+		j, inf, err := judges(r)
 		if err != nil {
 			return nil, err
 		}
@@ -199,6 +202,55 @@ func tooManyUndefined(f *results.File, limit float64) string {
 }
 
 var errTimeBudget = errors.New("time budget reached")
+
+// newJudges builds the judge of the first repeat and checks, before any
+// judge call, what can be checked without spending money: the models the
+// metrics ms need and the price table. It returns the judge of each
+// repeat.
+func newJudges(env Env, o *Options, ms []metrics.Metric) (func(repeat int) (judge.Judge, judge.Info, error), error) {
+	j0, info0, err := newJudge(env, o, 0)
+	if err != nil {
+		return nil, err
+	}
+	if info0.Provider != offline.Provider {
+		if err := checkModels(info0, ms); err != nil {
+			return nil, err
+		}
+		if _, err := prices(env, o); err != nil {
+			return nil, err
+		}
+	}
+	return func(repeat int) (judge.Judge, judge.Info, error) {
+		if repeat == 0 {
+			return j0, info0, nil
+		}
+		return newJudge(env, o, repeat)
+	}, nil
+}
+
+// checkModels fails when a metric of ms needs embeddings and the LLM
+// judge has no embedding model.
+func checkModels(info judge.Info, ms []metrics.Metric) error {
+	if info.EmbeddingModel != "" {
+		return nil
+	}
+	var need, others []string
+	for _, m := range ms {
+		if slices.Contains(m.Steps, metrics.StepEmbed) {
+			need = append(need, m.Name)
+		} else {
+			others = append(others, m.Name)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	fix := "set --embedding-model (action input embedding-model; Azure: --azure-embedding-deployment) to an embedding model the server serves"
+	if len(others) > 0 {
+		fix += ", or judge only the other metrics: --metrics " + strings.Join(others, ",")
+	}
+	return usageErr("%s need an embedding model and none is configured: %s", strings.Join(need, ", "), fix)
+}
 
 // newJudge builds the judge the options ask for; repeat > 0 makes an LLM
 // judge ask afresh instead of reading the answers of earlier repeats from
@@ -435,13 +487,19 @@ func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) 
 	if err != nil {
 		return err
 	}
-	model, emb := o.Model, o.EmbeddingModel
-	if model == "" && o.BaseURL == "" {
-		model = openaicompat.DefaultModel
+	// The models the LLM judge would use: the judge itself resolves the
+	// defaults (OpenAI's models, Azure's deployments), so the estimate
+	// prices what a run would report. No key is needed, no cache opened.
+	noCache := *o
+	noCache.NoCache = true
+	_, info, err := newOpenAIJudge(env, &noCache, "", 0)
+	if err != nil {
+		return err
 	}
-	if emb == "" && o.BaseURL == "" {
-		emb = openaicompat.DefaultEmbeddingModel
+	if err := checkModels(info, ms); err != nil {
+		return err
 	}
+	model, emb := info.Model, info.EmbeddingModel
 	cost := openaicompat.EstimateCost(model, emb, est.Usage(), p)
 	w := env.Stdout
 	fmt.Fprintf(w, "dry run: %d samples x %d metrics, judge model %q, embeddings %q\n", est.Samples, len(ms), model, emb)

@@ -473,7 +473,7 @@ func writeDiagnosis(b *strings.Builder, r *compare.Report) {
 		return
 	}
 	details(b, true, "Diagnosis")
-	b.WriteString("What the significant changes suggest (METRICS.md, \"Reading the metrics\"); hints, not proof:\n\n")
+	b.WriteString("What the significant changes suggest (raggate README, Metrics, \"Reading the metrics\"); hints, not proof:\n\n")
 	for _, f := range fs {
 		fmt.Fprintf(b, "- **%s**: likely %s. Try: %s.\n", f.when, f.cause, f.try)
 	}

@@ -1,0 +1,382 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/raggate/raggate/internal/eval"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// Valid ranges of the numeric options (README "Commands" lists them).
+const (
+	maxConcurrency      = 1000
+	maxStrictness       = 10
+	maxRepeats          = 100
+	maxMaxRetries       = 20
+	maxRequestTimeout   = time.Hour
+	maxCompletionTokens = 1_000_000
+)
+
+// problem is one invalid option. The message names options by their key
+// (the flag name without dashes); render turns keys into what the user
+// typed: "--concurrency" on the command line, `input "concurrency"` in
+// the action.
+type problem struct {
+	keys  []string
+	value string // the bad value, formatted, if the message shows one
+	msg   func(names []string) string
+}
+
+// bad is a value out of its valid range: "NAME VALUE: want WANT".
+func bad(key string, value any, want string) problem {
+	return problem{[]string{key}, fmt.Sprint(value), func(n []string) string { return fmt.Sprintf("%s: want %s", n[0], want) }}
+}
+
+// badText is bad for a text value, quoted.
+func badText(key, value, want string) problem {
+	return bad(key, strconv.Quote(value), want)
+}
+
+// conflict is two options that cannot be given together.
+func conflict(a, b, fix string) problem {
+	return problem{[]string{a, b}, "", func(n []string) string { return fmt.Sprintf("%s and %s: %s", n[0], n[1], fix) }}
+}
+
+// wrapped is an error about one option: "NAME: ERR".
+func wrapped(key string, err error) problem {
+	return problem{[]string{key}, "", func(n []string) string { return fmt.Sprintf("%s: %v", n[0], err) }}
+}
+
+// plain is a message that names its option itself.
+func plain(key, format string) problem {
+	return problem{[]string{key}, "", func(n []string) string { return fmt.Sprintf(format, n[0]) }}
+}
+
+// namer renders option keys as the user gave them.
+type namer struct {
+	name     func(key string) string
+	valueSep string // between the name and a bad value
+}
+
+var (
+	// flagName names command-line flags: --concurrency -3.
+	flagName = namer{func(key string) string { return "--" + key }, " "}
+	// inputName names action inputs: input "concurrency": -3.
+	inputName = namer{actionInput, ": "}
+)
+
+// actionInput is the action input of an option key.
+func actionInput(key string) string {
+	switch key {
+	case "out":
+		key = "results"
+	case "field":
+		key = "fields"
+	case "baseline":
+		key = "baseline-path"
+	}
+	return fmt.Sprintf("input %q", key)
+}
+
+func (p problem) render(n namer) string {
+	names := make([]string, len(p.keys))
+	for i, k := range p.keys {
+		names[i] = n.name(k)
+	}
+	if p.value != "" {
+		names[0] += n.valueSep + p.value
+	}
+	return p.msg(names)
+}
+
+// joinProblems renders every problem into one usage error (nil if none).
+func joinProblems(ps []problem, name namer) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.render(name)
+	}
+	return usageErr("%s", strings.Join(msgs, "; "))
+}
+
+// validate checks the options of command cmd before any work: first every
+// value and combination (no I/O), then the output paths (never one of the
+// inputs, and writable). Every problem is exit 2 naming the flag.
+func (o *Options) validate(env Env, cmd string) error {
+	if err := joinProblems(o.problems(cmd), flagName); err != nil {
+		return err
+	}
+	return joinProblems(o.pathProblems(env, cmd, nil), flagName)
+}
+
+// problems checks values, ranges and combinations; it reads no file.
+// cmd is run, check, calibrate, compare, merge or action (whose required
+// inputs are checked by the action itself).
+func (o *Options) problems(cmd string) []problem {
+	var ps []problem
+	ps = append(ps, o.requiredProblems(cmd)...)
+	switch cmd {
+	case "run", "check", "calibrate", "action":
+		ps = append(ps, o.datasetProblems()...)
+		ps = append(ps, o.judgeProblems()...)
+		ps = append(ps, o.limitProblems(cmd)...)
+	}
+	switch cmd {
+	case "check", "compare":
+		if f := o.Format; f != "text" && f != "markdown" && f != "json" {
+			ps = append(ps, badText("format", f, "text, markdown or json"))
+		}
+	}
+	if cmd == "check" {
+		ps = append(ps, o.baselineProblems()...)
+	}
+	if cmd == "calibrate" && !(o.Alpha > 0 && o.Alpha < 1) {
+		ps = append(ps, bad("alpha", o.Alpha, "more than 0 and less than 1 (default 0.05)"))
+	}
+	return ps
+}
+
+func (o *Options) requiredProblems(cmd string) []problem {
+	var ps []problem
+	switch cmd {
+	case "run", "check", "calibrate":
+		if o.Dataset == "" {
+			ps = append(ps, plain("dataset", "%s is required: the golden dataset (JSONL, JSON or CSV), e.g. --dataset testdata/demo/golden.jsonl"))
+		}
+	case "compare":
+		if o.Head == "" {
+			ps = append(ps, plain("head", "%s is required: the results file of the change, written by `gate run`"))
+		}
+	}
+	switch cmd {
+	case "run", "check", "calibrate", "merge":
+		if o.Out == "" {
+			ps = append(ps, plain("out", "%s is empty: name the results file to write, e.g. results.json"))
+		}
+	}
+	return ps
+}
+
+// datasetProblems checks --field, --metrics and --shard.
+func (o *Options) datasetProblems() []problem {
+	var ps []problem
+	for _, kv := range o.Fields {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
+			ps = append(ps, badText("field", kv, "canonical=name-in-file, e.g. response=answer"))
+		}
+	}
+	if names := o.metricNames(); len(names) > 0 {
+		if _, err := eval.Resolve(names); err != nil {
+			ps = append(ps, wrapped("metrics", err))
+		}
+	}
+	if o.Shard != "" {
+		if _, _, err := results.ParseShard(o.Shard); err != nil {
+			ps = append(ps, wrapped("shard", err))
+		}
+	}
+	return ps
+}
+
+// judgeProblems checks the judge's enumerations and combinations.
+func (o *Options) judgeProblems() []problem {
+	var ps []problem
+	switch o.Judge {
+	case "auto", "offline", "openai", "azure":
+	default:
+		ps = append(ps, badText("judge", o.Judge, "auto, offline or openai"))
+	}
+	switch o.ResponseFormat {
+	case "", "json_schema", "json_object", "none":
+	default:
+		ps = append(ps, badText("response-format", o.ResponseFormat, "json_schema, json_object or none (leave it out to start with json_schema and fall back as the server refuses)"))
+	}
+	if o.BaseURL != "" && o.Azure.Endpoint != "" {
+		ps = append(ps, conflict("base-url", "azure-endpoint", "give one, not both (Azure OpenAI uses the endpoint; every other server the base URL)"))
+	}
+	return ps
+}
+
+// limitProblems checks every numeric option against its range.
+func (o *Options) limitProblems(cmd string) []problem {
+	var ps []problem
+	intIn := func(key string, v, lo, hi int, what string) {
+		if v < lo || v > hi {
+			ps = append(ps, bad(key, v, fmt.Sprintf("%d to %d %s", lo, hi, what)))
+		}
+	}
+	intIn("concurrency", o.Concurrency, 1, maxConcurrency, "judge calls in flight (default 8)")
+	intIn("strictness", o.Strictness, 1, maxStrictness, "questions per sample (default 3)")
+	if cmd == "calibrate" {
+		intIn("repeats", o.Repeats, 2, maxRepeats, "runs per sample (calibrate needs at least 2 to see noise; default 3)")
+	} else {
+		intIn("repeats", o.Repeats, 1, maxRepeats, "runs per sample (default 1)")
+	}
+	intIn("max-retries", o.MaxRetries, 0, maxMaxRetries, "retries of a transient failure (default 5)")
+	intIn("max-completion-tokens", o.MaxTokens, 1, maxCompletionTokens, "tokens (default 4096)")
+	if o.RPM < 0 {
+		ps = append(ps, bad("rpm", o.RPM, "0 (no limit) or more requests per minute"))
+	}
+	if o.TPM < 0 {
+		ps = append(ps, bad("tpm", o.TPM, "0 (no limit) or more tokens per minute"))
+	}
+	if o.MaxDuration < 0 {
+		ps = append(ps, bad("max-duration", o.MaxDuration, "0 (no limit) or more, e.g. 20m"))
+	}
+	switch {
+	case o.RequestTimeout <= 0:
+		ps = append(ps, bad("request-timeout", o.RequestTimeout, "more than 0, e.g. 60s (the default)"))
+	case o.RequestTimeout > maxRequestTimeout:
+		ps = append(ps, bad("request-timeout", o.RequestTimeout, "at most 1h per HTTP attempt (default 60s)"))
+	}
+	if !(o.MaxUndefined >= 0 && o.MaxUndefined <= 1) { // NaN fails both
+		ps = append(ps, bad("max-undefined", o.MaxUndefined, "a share from 0 to 1 (default 0.5; 1 turns the check off)"))
+	}
+	return ps
+}
+
+func (o *Options) baselineProblems() []problem {
+	var ps []problem
+	if o.Baseline != "" && o.BaselineRef != "" {
+		ps = append(ps, conflict("baseline", "baseline-ref", "give one, not both"))
+	}
+	if o.BaselineRef != "" {
+		ref, path, ok := strings.Cut(o.BaselineRef, ":")
+		if !ok || ref == "" || path == "" {
+			ps = append(ps, badText("baseline-ref", o.BaselineRef, "REF:PATH, e.g. origin/main:eval/results.json"))
+		}
+	}
+	return ps
+}
+
+// namedPath is a path with the key of the option that gave it.
+type namedPath struct{ key, path string }
+
+// ioPaths lists the files command cmd reads and writes.
+func (o *Options) ioPaths(cmd string) (in, out []namedPath) {
+	add := func(list *[]namedPath, key, p string) {
+		if p != "" {
+			*list = append(*list, namedPath{key, p})
+		}
+	}
+	switch cmd {
+	case "run", "check", "calibrate", "action":
+		add(&in, "dataset", o.Dataset)
+		add(&in, "responses", o.Responses)
+		add(&in, "prices", o.Prices)
+		add(&out, "out", o.Out)
+	case "compare":
+		add(&in, "head", o.Head)
+		add(&in, "base", o.Base)
+		add(&out, "out", o.Out)
+	}
+	switch cmd {
+	case "check", "compare", "action":
+		add(&in, "thresholds", o.Thresholds)
+	}
+	switch cmd {
+	case "check", "action":
+		add(&in, "baseline", o.Baseline)
+		add(&out, "report", o.Report)
+	}
+	return in, out
+}
+
+// pathProblems checks that no output of cmd is one of its inputs (or
+// another output), whatever path reaches it, and that each output can be
+// written. extraIn are further inputs (merge's positional arguments).
+func (o *Options) pathProblems(env Env, cmd string, extraIn []namedPath) []problem {
+	in, out := o.ioPaths(cmd)
+	return outputProblems(env, append(in, extraIn...), out)
+}
+
+// outputProblems checks outputs against inputs and earlier outputs, then
+// whether each can be written.
+func outputProblems(env Env, in, out []namedPath) []problem {
+	var ps []problem
+	for i, w := range out {
+		for _, r := range append(append([]namedPath(nil), in...), out[:i]...) {
+			if samePath(env.abs(w.path), env.abs(r.path)) {
+				ps = append(ps, problem{[]string{w.key, r.key}, "", func(n []string) string {
+					return fmt.Sprintf("%s %s would overwrite %s %s: write it to another file", n[0], w.path, n[1], r.path)
+				}})
+			}
+		}
+	}
+	if len(ps) > 0 {
+		return ps
+	}
+	for _, w := range out {
+		if err := checkWritable(env.abs(w.path)); err != nil {
+			ps = append(ps, wrapped(w.key, err))
+		}
+	}
+	return ps
+}
+
+// samePath reports whether a and b name the same file: equal once cleaned
+// and made absolute, or the same file through links when both exist.
+func samePath(a, b string) bool {
+	if ca, err := filepath.Abs(a); err == nil {
+		a = ca
+	}
+	if cb, err := filepath.Abs(b); err == nil {
+		b = cb
+	}
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
+}
+
+// checkWritable tells whether path can be written the way the atomic
+// writer does it: a temporary file in the directory (created if missing)
+// renamed over path. It creates a probe file and removes it.
+func checkWritable(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a directory: name a file in it", path)
+	}
+	dir := filepath.Dir(path)
+	for {
+		fi, err := os.Stat(dir)
+		if err == nil {
+			if !fi.IsDir() {
+				return fmt.Errorf("cannot write %s: %s is not a directory", path, dir)
+			}
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot write %s: %w", path, err)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent // created by the writer; probe the nearest existing ancestor
+	}
+	f, err := os.CreateTemp(dir, ".raggate-probe-*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	name := f.Name()
+	f.Close()
+	if err := os.Remove(name); err != nil {
+		return fmt.Errorf("cannot write %s: remove the probe file: %w", path, err)
+	}
+	return nil
+}
