@@ -53,6 +53,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if o.Out == "" {
 		return nil, usageErr("--out must name the results file to write")
 	}
+	env.protect(o.secretValues(env)...)
 	mapping, err := o.fieldMapping()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -150,6 +151,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 			runErr = withCode(ExitOperational, fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, len(res.Samples), o.Out))
 		}
 	}
+	redactResults(env.red, f)
 	if err := results.Write(env.abs(o.Out), f); err != nil {
 		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
 	}
@@ -238,13 +240,9 @@ func newJudge(env Env, o *Options, repeat int) (judge.Judge, judge.Info, error) 
 
 // newOpenAIJudge builds the LLM judge over an OpenAI-compatible API.
 func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, judge.Info, error) {
-	headers := map[string]string{}
-	for _, kv := range o.Headers {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, judge.Info{}, usageErr("--header %q: want NAME=VALUE", kv)
-		}
-		headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	headers, err := parseHeaders(o.Headers)
+	if err != nil {
+		return nil, judge.Info{}, err
 	}
 	cfg := openaicompat.Config{
 		BaseURL:        o.BaseURL,
@@ -282,7 +280,7 @@ func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, j
 	}
 	j, err := openaicompat.New(cfg)
 	if err != nil {
-		return nil, judge.Info{}, withCode(ExitUsage, fmt.Errorf("judge: %w", err))
+		return nil, judge.Info{}, withCode(ExitUsage, err)
 	}
 	return j, j.Info(), nil
 }

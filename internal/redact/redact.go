@@ -108,14 +108,17 @@ func replacer(secrets map[string]bool) *strings.Replacer {
 }
 
 // variants are the forms in which s may be echoed: as is, trimmed,
-// URL-escaped (query and path) and JSON-escaped.
+// URL-escaped (query and path), JSON-escaped, and escaped as in a GitHub
+// workflow command (an annotation's message).
 func variants(s string) []string {
-	out := []string{s, strings.TrimSpace(s), url.QueryEscape(s), url.PathEscape(s)}
+	out := []string{s, strings.TrimSpace(s), url.QueryEscape(s), url.PathEscape(s), workflowEscape.Replace(s)}
 	if b, err := json.Marshal(s); err == nil {
 		out = append(out, string(b[1:len(b)-1]))
 	}
 	return out
 }
+
+var workflowEscape = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
 
 // String returns s with every secret replaced by Mask.
 func (r *Redactor) String(s string) string {

@@ -21,6 +21,7 @@ func TestString(t *testing.T) {
 		{"URL-escaped", []string{"a/b+c=d e"}, "GET /x?k=a%2Fb%2Bc%3Dd+e", "GET /x?k=[REDACTED]"},
 		{"path-escaped", []string{"a/b c"}, "/v1/a%2Fb%20c/x", "/v1/[REDACTED]/x"},
 		{"JSON-escaped", []string{`ab"cd`}, `{"key":"ab\"cd"}`, `{"key":"[REDACTED]"}`},
+		{"workflow-command-escaped", []string{"a%2Fb"}, "::error::key a%252Fb", "::error::key [REDACTED]"},
 		{"longest first", []string{"secret", "secret-longer"}, "secret-longer secret", "[REDACTED] [REDACTED]"},
 		{"short values are not secrets", []string{"", "a", "abc"}, "a cab abc", "a cab abc"},
 		{"minimum length", []string{"abcd"}, "xabcdx", "x[REDACTED]x"},
