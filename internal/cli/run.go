@@ -264,7 +264,8 @@ func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, j
 		CacheDir:            env.abs(o.CacheDir),
 		NoCache:             o.NoCache,
 		Logf: func(format string, args ...any) {
-			fmt.Fprintf(env.Stderr, "judge: "+format+"\n", args...)
+			// The judge's messages start with "judge".
+			fmt.Fprintf(env.Stderr, format+"\n", args...)
 		},
 	}
 	if o.MaxRetries == 0 {

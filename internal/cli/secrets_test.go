@@ -106,6 +106,9 @@ func TestSecretsNeverWrittenByRunAndCheck(t *testing.T) {
 				if r.code != 3 {
 					t.Fatalf("exit %d, want 3\n%s", r.code, r.stderr)
 				}
+				if strings.Contains(r.stderr, "judge: judge:") {
+					t.Errorf("doubled prefix:\n%s", r.stderr)
+				}
 				if !strings.Contains(r.stderr, "[REDACTED]") {
 					t.Errorf("stderr does not show where the server quoted a secret:\n%s", r.stderr)
 				}
@@ -291,6 +294,9 @@ func TestBadCredentialsAreUsageErrors(t *testing.T) {
 				}
 			}
 			noCanary(t, "stderr", r.stderr)
+			if strings.Contains(r.stderr, "judge: judge:") {
+				t.Errorf("doubled prefix:\n%s", r.stderr)
+			}
 			if n := len(srv.Requests()); n != 0 {
 				t.Errorf("%d requests made before the configuration was checked", n)
 			}
