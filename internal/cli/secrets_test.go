@@ -335,3 +335,26 @@ func TestHTMLErrorPageCapped(t *testing.T) {
 		})
 	}
 }
+
+// In the action too: a key pasted into a secret with its line break and
+// passed in the environment (inputs are trimmed, variables are not) is
+// exit 2 naming the variable, before any request.
+func TestActionKeyWithNewline(t *testing.T) {
+	srv := openaitest.NewServer(t)
+	gh := ghtest.NewServer(t, ghtest.Enterprise())
+	dataset, _ := filepath.Abs(filepath.Join(repo, "testdata/demo/golden.jsonl"))
+	env := actionEnv(t, gh, "workflow_dispatch", map[string]any{"repository": map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}},
+		map[string]string{"dataset": dataset, "base-url": srv.URL, "model": "m", "embedding-model": "e",
+			"github-token": canaryToken, "baseline-store": "file", "baseline-path": filepath.Join(t.TempDir(), "base.json")})
+	env["GITHUB_WORKSPACE"] = t.TempDir()
+	env["OPENAI_API_KEY"] = canaryKey + "\n"
+	r := gate(t, env, "action")
+	if r.code != 2 || !strings.Contains(r.stderr, "the API key in OPENAI_API_KEY contains a newline") {
+		t.Fatalf("exit %d, want 2 naming the variable\n%s", r.code, r.stderr)
+	}
+	noCanary(t, "stdout", r.stdout)
+	noCanary(t, "stderr", r.stderr)
+	if n := len(srv.Requests()) + len(gh.Requests()); n != 0 {
+		t.Errorf("%d requests before the key was checked", n)
+	}
+}
