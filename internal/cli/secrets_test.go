@@ -18,10 +18,11 @@ const (
 	canaryKey    = "sk-canary-KEY-5f2c9e81"
 	canaryHeader = "canary-HEADER-77aa1b"
 	canaryQuery  = "canary-QUERY-31b8d0"
+	canaryPass   = "canary-PASS-0c4f19"
 	canaryToken  = "ghs_canaryTOKEN9d0e44"
 )
 
-var canaries = []string{canaryKey, canaryHeader, canaryQuery, canaryToken}
+var canaries = []string{canaryKey, canaryHeader, canaryQuery, canaryPass, canaryToken}
 
 // noCanary fails when text holds a canary. Lines of ::add-mask:: commands
 // are the one place a secret is written on purpose (the runner reads and
@@ -53,10 +54,11 @@ func noCanaryInFiles(t *testing.T, dir string) {
 }
 
 // canaryJudge is a fake judge reached with every kind of configured
-// secret: the key, an extra header and a key in the base URL's query.
+// secret: the key, an extra header, and a password and a key in the base
+// URL.
 func canaryJudge(t *testing.T) (*openaitest.Server, string) {
 	srv := openaitest.NewServer(t)
-	return srv, srv.URL + "?api-key=" + canaryQuery
+	return srv, strings.Replace(srv.URL, "http://", "http://proxy-user:"+canaryPass+"@", 1) + "?api-key=" + canaryQuery
 }
 
 func judgeArgs(baseURL string) []string {
@@ -187,8 +189,8 @@ func TestSecretsNeverWrittenByAction(t *testing.T) {
 					t.Fatalf("base run: exit %d\n%s", r.code, r.stderr)
 				}
 				planted := filepath.Join(t.TempDir(), "base.json")
-				// The action has no extra headers: the other three.
-				withCanaryIncomplete(t, first, planted, canaryKey, canaryQuery, canaryToken)
+				// The action has no extra headers: the others.
+				withCanaryIncomplete(t, first, planted, canaryKey, canaryQuery, canaryPass, canaryToken)
 				b, _ := os.ReadFile(planted)
 				gh.PutFile(ghRepo, "raggate-baselines", "baselines/main/"+base+".json", b)
 			}

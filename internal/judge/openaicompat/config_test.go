@@ -37,6 +37,27 @@ func TestBaseURLQueryKept(t *testing.T) {
 	}
 }
 
+// The same for an Azure endpoint with a query: it goes with api-version.
+func TestAzureEndpointQueryKept(t *testing.T) {
+	srv := openaitest.NewServer(t)
+	j, err := New(Config{APIKey: "k", NoCache: true,
+		Azure: AzureConfig{Endpoint: srv.Endpoint + "/?sig=QUERY-KEY-2", ChatDeployment: "chat", EmbeddingDeployment: "emb"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Ask(context.Background(), usefulReq()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Embed(context.Background(), []string{"a"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range srv.Requests() {
+		if r.Query.Get("sig") != "QUERY-KEY-2" || r.Query.Get("api-version") != DefaultAzureAPIVersion || r.Kind == "" {
+			t.Errorf("%s?%s: want the endpoint's query and api-version", r.Path, r.Query.Encode())
+		}
+	}
+}
+
 // Configuration errors are found before any request, and name what is
 // wrong without showing the secret.
 func TestNewRejectsBadCredentials(t *testing.T) {

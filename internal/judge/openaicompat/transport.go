@@ -56,7 +56,8 @@ func withCall(ctx context.Context, c *call) context.Context {
 }
 
 // doer is the HTTP client handed to go-openai: it applies the attempt's body
-// patch, the extra headers and the base URL's query, and records the response status and headers.
+// patch, the extra headers and the base URL's query, and records the
+// response status and headers.
 type doer struct {
 	client  *http.Client
 	headers map[string]string
