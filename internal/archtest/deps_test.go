@@ -15,6 +15,7 @@ var pure = []string{
 	"github.com/raggate/raggate/internal/report",
 	"github.com/raggate/raggate/internal/results",
 	"github.com/raggate/raggate/internal/dataset",
+	"github.com/raggate/raggate/internal/redact",
 }
 
 var forbidden = []string{

@@ -47,8 +47,9 @@ func actionCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil && !errors.Is(err, errFailed) {
 		// Say so everywhere a reader looks: the annotation, the job summary
 		// and the outputs (a later step may branch on verdict).
-		act.Error(err.Error(), ghaction.Annotation{Title: "raggate"})
-		_ = act.AddSummary("### ⚠️ raggate: error\n\nThe gate could not decide: " + report.Escape(err.Error()) + "\n")
+		msg := env.errorText(err)
+		act.Error(msg, ghaction.Annotation{Title: "raggate"})
+		_ = act.AddSummary("### ⚠️ raggate: error\n\nThe gate could not decide: " + report.Escape(msg) + "\n")
 		_ = act.SetOutputs(map[string]string{"passed": "false", "verdict": "error"})
 	}
 	return err
@@ -60,11 +61,16 @@ func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
 		return withCode(ExitUsage, fmt.Errorf("read the workflow context: %w", err))
 	}
 	o, st, err := actionOptions(act.Inputs(), gh, env)
+	// Hide the secrets before anything can quote them: masked in the log
+	// (written past the redactor, which would hide them from the runner
+	// too) and redacted from everything else.
+	masks := ghaction.New(env.Getenv, env.rawStdout())
+	for _, s := range env.protect(append(o.secretValues(env), st.token)...) {
+		masks.Mask(s)
+	}
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	act.Mask(o.APIKey)
-	act.Mask(st.token)
 	env.Dir = actionDir(env, gh, act.Input("working-directory"))
 	if st.mode != "comment" {
 		if err := joinProblems(o.pathProblems(env, "action", nil), inputName); err != nil {
@@ -397,7 +403,7 @@ func (a *actionRun) check(ctx context.Context) error {
 	if err := a.writeMeta(); err != nil {
 		return withCode(ExitOperational, err)
 	}
-	rep := compare.Compare(base, head, th)
+	rep := compareRedacted(a.env, base, head, th)
 	return a.publish(ctx, rep, source, a.gh.HeadSHA())
 }
 
@@ -450,7 +456,7 @@ func (a *actionRun) commentError(ctx context.Context, cause error) {
 	}
 	head := a.gh.HeadSHA()
 	body := fmt.Sprintf("### ⚠️ %s: error\n\nThe gate could not decide for head `%s`: %s\n",
-		report.Escape(a.st.gate), short(head), report.Escape(cause.Error()))
+		report.Escape(a.st.gate), short(head), report.Escape(a.env.errorText(cause)))
 	if u := a.gh.RunURL(); u != "" {
 		body += "\nSee the [workflow run](" + u + ") for details.\n"
 	}
@@ -467,7 +473,7 @@ func (a *actionRun) comment(ctx context.Context, pr int, md, headSHA string) err
 		a.act.Warning("not commenting: "+err.Error(), ghaction.Annotation{Title: a.st.gate})
 		return nil
 	}
-	res, err := ghcomment.Upsert(ctx, c, a.gh.Owner, a.gh.Repo, pr, a.st.gate, md, headSHA)
+	res, err := ghcomment.Upsert(ctx, c, a.gh.Owner, a.gh.Repo, pr, a.st.gate, a.env.red.String(md), headSHA)
 	switch {
 	case errors.Is(err, ghcomment.ErrNoPermission):
 		a.act.Warning("the token may not comment on this pull request (pull requests from forks get a read-only token); the report is in the job summary. See the README's fork-safe two-workflow pattern.", ghaction.Annotation{Title: a.st.gate})
@@ -662,7 +668,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	default:
 		source = "baseline: " + src.String()
 	}
-	rep := compare.Compare(base, head, th)
+	rep := compareRedacted(a.env, base, head, th)
 	opts := report.Options{Gate: a.st.gate, HeadSHA: wr.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL()}
 	md := report.Markdown(rep, opts)
 	if err := a.act.AddSummary(report.Summary(rep, opts)); err != nil {

@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/raggate/raggate/internal/redact"
 	"github.com/raggate/raggate/internal/suggest"
 )
 
@@ -35,6 +36,10 @@ type Env struct {
 	Getenv func(string) string
 	// Dir is the working directory relative paths resolve against ("" = process cwd).
 	Dir string
+
+	// red removes the configured secrets from everything the process
+	// writes (set by Main; see secrets.go).
+	red *redact.Redactor
 }
 
 func (e Env) getenv(k string) string {
@@ -97,6 +102,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	if env.Stderr == nil {
 		env.Stderr = io.Discard
 	}
+	env = withRedaction(env)
 	if len(args) == 0 {
 		usage(env.Stderr)
 		return ExitUsage

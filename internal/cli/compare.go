@@ -49,7 +49,7 @@ func compareCmd(_ context.Context, env Env, args []string) error {
 			return withCode(ExitUsage, fmt.Errorf("--base: %w", err))
 		}
 	}
-	rep := compare.Compare(base, head, th)
+	rep := compareRedacted(env, base, head, th)
 	if err := emitReport(env, rep, o.Format, o.Out, report.Options{}); err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil || head == nil { // head is nil after --dry-run
 		return err
 	}
-	rep := compare.Compare(base, head, th)
+	rep := compareRedacted(env, base, head, th)
 	opts := report.Options{BaselineSource: src}
 	if err := emitReport(env, rep, o.Format, "", opts); err != nil {
 		return err

@@ -52,6 +52,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 // finished (marked incomplete) and returns both the file and the error.
 // The options have been validated (Options.validate).
 func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
+	env.protect(o.secretValues(env)...)
 	mapping, err := o.fieldMapping()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -153,6 +154,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 			runErr = withCode(ExitOperational, fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, len(res.Samples), o.Out))
 		}
 	}
+	redactResults(env.red, f)
 	if err := results.Write(env.abs(o.Out), f); err != nil {
 		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
 	}
@@ -290,13 +292,9 @@ func newJudge(env Env, o *Options, repeat int) (judge.Judge, judge.Info, error) 
 
 // newOpenAIJudge builds the LLM judge over an OpenAI-compatible API.
 func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, judge.Info, error) {
-	headers := map[string]string{}
-	for _, kv := range o.Headers {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" {
-			return nil, judge.Info{}, usageErr("--header %q: want NAME=VALUE", kv)
-		}
-		headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	headers, err := parseHeaders(o.Headers)
+	if err != nil {
+		return nil, judge.Info{}, err
 	}
 	cfg := openaicompat.Config{
 		BaseURL:        o.BaseURL,
@@ -318,7 +316,8 @@ func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, j
 		CacheDir:            env.abs(o.CacheDir),
 		NoCache:             o.NoCache,
 		Logf: func(format string, args ...any) {
-			fmt.Fprintf(env.Stderr, "judge: "+format+"\n", args...)
+			// The judge's messages start with "judge".
+			fmt.Fprintf(env.Stderr, format+"\n", args...)
 		},
 	}
 	if o.MaxRetries == 0 {
@@ -334,7 +333,7 @@ func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, j
 	}
 	j, err := openaicompat.New(cfg)
 	if err != nil {
-		return nil, judge.Info{}, withCode(ExitUsage, fmt.Errorf("judge: %w", err))
+		return nil, judge.Info{}, withCode(ExitUsage, err)
 	}
 	return j, j.Info(), nil
 }

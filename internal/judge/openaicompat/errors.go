@@ -1,6 +1,7 @@
 package openaicompat
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -9,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	openai "github.com/sashabaranov/go-openai"
 
@@ -49,11 +51,79 @@ func apiDetails(err error) (status int, code, typ, msg string, param string, isA
 
 // snippet shortens an error body (an HTML page, say) for a message.
 func snippet(b []byte) string {
-	s := strings.Join(strings.Fields(string(b)), " ")
-	if len(s) > 200 {
-		s = s[:200] + "..."
+	return capText(string(b), 200)
+}
+
+// maxErrorText caps what a message quotes of a server's answer.
+const maxErrorText = 300
+
+// capText flattens whitespace and cuts s to about n bytes (at a rune
+// boundary), saying how long it was.
+func capText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
 	}
-	return s
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d bytes in all)", s[:cut], len(s))
+}
+
+// serverError is a failed HTTP answer, worded in a few hundred characters
+// whatever the server sent; errors.As still finds the go-openai error.
+type serverError struct {
+	msg string
+	err error
+}
+
+func (e *serverError) Error() string { return e.msg }
+func (e *serverError) Unwrap() error { return e.err }
+
+// brief rewords the errors go-openai returns for failed HTTP answers,
+// whose messages quote the whole body (a 20 KB HTML page from a proxy or
+// a website): the status, the start of the message, and for an HTML page
+// what to check.
+func brief(err error) error {
+	switch e := err.(type) {
+	case *openai.APIError:
+		if e.HTTPStatusCode == 0 {
+			return err
+		}
+		return &serverError{msg: fmt.Sprintf("HTTP %s: %s", httpStatus(e.HTTPStatusCode, e.HTTPStatus), capText(e.Message, maxErrorText)), err: err}
+	case *openai.RequestError:
+		return &serverError{msg: describeBody(httpStatus(e.HTTPStatusCode, e.HTTPStatus), e.Body), err: err}
+	}
+	return err
+}
+
+func httpStatus(code int, status string) string {
+	if status != "" {
+		return status
+	}
+	return strconv.Itoa(code)
+}
+
+// describeBody words a non-JSON error body.
+func describeBody(status string, body []byte) string {
+	if !isHTML(body) {
+		return fmt.Sprintf("HTTP %s: %s", status, orDefault(capText(string(body), maxErrorText), "(empty body)"))
+	}
+	title := ""
+	if m := htmlTitle.FindSubmatch(body); m != nil {
+		title = fmt.Sprintf(", titled %q", capText(string(m[1]), 80))
+	}
+	return fmt.Sprintf("HTTP %s: the server returned an HTML page (%d bytes%s), not an API answer: is --base-url pointing at the API (usually ending in /v1)?", status, len(body), title)
+}
+
+var htmlTitle = regexp.MustCompile(`(?is)<title[^>]*>(.*?)</title>`)
+
+// isHTML reports whether an error body is a web page.
+func isHTML(b []byte) bool {
+	head := bytes.ToLower(bytes.TrimSpace(b[:min(len(b), 512)]))
+	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html")) ||
+		bytes.Contains(head, []byte("<html")) || bytes.Contains(head, []byte("<body"))
 }
 
 // classify decides what a failed attempt means. It returns the error to
@@ -88,7 +158,7 @@ func (j *Judge) classify(err error) (failure, error) {
 	case status == http.StatusRequestTimeout || status == http.StatusConflict || status >= 500:
 		return failRetry, err
 	case status >= 400:
-		j.warnOnce("bad-request", "judge: the endpoint rejected a request (HTTP %d): %s; the step is marked undefined. If every step fails this way, check --model, --base-url and the server's support for the OpenAI chat API", status, orDefault(msg, err.Error()))
+		j.warnOnce("bad-request", "judge: the endpoint rejected a request (HTTP %d): %s; the step is marked undefined. If every step fails this way, check --model, --base-url and the server's support for the OpenAI chat API", status, capText(orDefault(msg, err.Error()), maxErrorText))
 		return failUndefined, &judge.Undefined{Reason: fmt.Sprintf("judge rejected the request (HTTP %d)", status), Err: err}
 	}
 	return failRetry, err

@@ -270,6 +270,9 @@ func New(cfg Config) (*Judge, error) {
 		logfn:        cfg.Logf,
 		caps:         caps{n: true, seed: !cfg.NoSeed, temperature: true, maxCompletion: true},
 	}
+	if err := checkCredentials(cfg); err != nil {
+		return nil, err
+	}
 	if j.timeout <= 0 {
 		j.timeout = DefaultRequestTimeout
 	}
@@ -327,10 +330,12 @@ func New(cfg Config) (*Judge, error) {
 	var oc openai.ClientConfig
 	if az := cfg.Azure; az.Endpoint != "" {
 		j.provider = ProviderAzure
-		u, err := url.Parse(az.Endpoint)
+		endpoint, query := splitQuery(az.Endpoint)
+		u, err := url.Parse(endpoint)
 		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("judge: Azure endpoint %q is not a URL like https://NAME.openai.azure.com", az.Endpoint)
+			return nil, fmt.Errorf("judge: Azure endpoint %q is not a URL like https://NAME.openai.azure.com", displayURL(az.Endpoint))
 		}
+		hd.query = query
 		j.chatModel = orDefault(az.ChatDeployment, cfg.Model)
 		j.embModel = orDefault(az.EmbeddingDeployment, cfg.EmbeddingModel)
 		if j.chatModel == "" {
@@ -338,24 +343,28 @@ func New(cfg Config) (*Judge, error) {
 		}
 		j.infoModel = orDefault(cfg.Model, j.chatModel)
 		j.infoEmb = orDefault(cfg.EmbeddingModel, j.embModel)
-		oc = openai.DefaultAzureConfig(cfg.APIKey, strings.TrimRight(az.Endpoint, "/"))
+		oc = openai.DefaultAzureConfig(cfg.APIKey, strings.TrimRight(endpoint, "/"))
 		oc.APIVersion = orDefault(az.APIVersion, DefaultAzureAPIVersion)
 		oc.AzureModelMapperFunc = func(model string) string { return model }
 		j.endpoint = strings.TrimRight(u.Host+u.Path, "/") + "?api-version=" + oc.APIVersion
 	} else {
 		j.provider = ProviderOpenAI
-		base := strings.TrimRight(orDefault(cfg.BaseURL, DefaultBaseURL), "/")
+		// A query (?api-key=... for some proxies) goes on every request,
+		// after the endpoint path.
+		base, query := splitQuery(orDefault(cfg.BaseURL, DefaultBaseURL))
+		base = strings.TrimRight(base, "/")
 		u, err := url.Parse(base)
 		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return nil, fmt.Errorf("judge: base URL %q is not an http(s) URL like https://api.openai.com/v1", base)
+			return nil, fmt.Errorf("judge: base URL %q is not an http(s) URL like https://api.openai.com/v1", displayURL(base))
 		}
+		hd.query = query
 		j.chatModel, j.embModel = cfg.Model, cfg.EmbeddingModel
 		if base == DefaultBaseURL {
 			j.chatModel = orDefault(j.chatModel, DefaultModel)
 			j.embModel = orDefault(j.embModel, DefaultEmbeddingModel)
 		}
 		if j.chatModel == "" {
-			return nil, fmt.Errorf("judge: no chat model configured for %s: set the model name the server serves", base)
+			return nil, fmt.Errorf("judge: no chat model configured for %s: set the model name the server serves", displayURL(base))
 		}
 		j.infoModel, j.infoEmb = j.chatModel, j.embModel
 		oc = openai.DefaultConfig(cfg.APIKey)
@@ -743,7 +752,7 @@ func (j *Judge) withRetries(ctx context.Context, lim *judge.Limiter, tokens int,
 	transient, limited, adapted := 0, 0, 0
 	for {
 		c := &call{lim: lim, tokens: tokens, timeout: j.timeout}
-		err := attempt(withCall(ctx, c), c)
+		err := brief(attempt(withCall(ctx, c), c))
 		if err == nil {
 			return nil
 		}

@@ -56,10 +56,13 @@ func withCall(ctx context.Context, c *call) context.Context {
 }
 
 // doer is the HTTP client handed to go-openai: it applies the attempt's body
-// patch and extra headers, and records the response status and headers.
+// patch, the extra headers and the base URL's query, and records the
+// response status and headers.
 type doer struct {
 	client  *http.Client
 	headers map[string]string
+	// query is the base URL's raw query, added to every request.
+	query string
 }
 
 // Do implements openai.HTTPDoer.
@@ -136,6 +139,13 @@ func (d *doer) prepare(req *http.Request, c *call) error {
 	}
 	for k, v := range d.headers {
 		req.Header.Set(k, v)
+	}
+	if d.query != "" {
+		if req.URL.RawQuery == "" {
+			req.URL.RawQuery = d.query
+		} else {
+			req.URL.RawQuery = d.query + "&" + req.URL.RawQuery
+		}
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package openaitest
 import (
 	"fmt"
 	"net/http"
+	"sort"
+	"strings"
 )
 
 // Fault is a misbehaviour the Server applies to upcoming requests (see
@@ -30,6 +32,11 @@ type Fault struct {
 	Content *string
 	// Stall holds the request until the client gives up.
 	Stall bool
+	// EchoCredentials, with Status, answers an OpenAI error body whose
+	// message quotes the credentials the request carried (the
+	// Authorization and api-key headers, every other X- header, and the
+	// URL query), as careless proxies do in their 401 and 429 answers.
+	EchoCredentials bool
 
 	// Step limits the fault to chat requests of this step ("statements",
 	// "verify", "useful", "question"); empty means any chat request.
@@ -102,6 +109,55 @@ func HTMLError(status int) Fault {
 	return Fault{Status: status, ContentType: "text/html",
 		Body: fmt.Sprintf("<html><head><title>%d %s</title></head><body><center><h1>%d %s</h1></center><hr><center>nginx</center></body></html>",
 			status, http.StatusText(status), status, http.StatusText(status))}
+}
+
+// LargeHTMLError answers status with an HTML page of about size bytes,
+// as a web server, CDN or a base URL pointing at a website serves.
+func LargeHTMLError(status, size int) Fault {
+	f := HTMLError(status)
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(f.Body, "</body></html>"))
+	for b.Len() < size {
+		b.WriteString("<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n")
+	}
+	b.WriteString("</body></html>")
+	f.Body = b.String()
+	return f
+}
+
+// Echo answers status with an OpenAI error body quoting the request's
+// credentials (see Fault.EchoCredentials); with status 429 it carries
+// retry-after-ms: 1 so that clients retry at once.
+func Echo(status int) Fault {
+	f := Fault{Status: status, ContentType: "application/json", EchoCredentials: true}
+	if status == http.StatusTooManyRequests {
+		f.Header = map[string]string{"retry-after-ms": "1"}
+	}
+	return f
+}
+
+// echoBody is the error body of an EchoCredentials fault.
+func echoBody(r *http.Request, status int) string {
+	var creds []string
+	for _, k := range sortedKeys(r.Header) {
+		if k == "Authorization" || k == "Api-Key" || strings.HasPrefix(k, "X-") {
+			creds = append(creds, k+": "+strings.Join(r.Header.Values(k), ", "))
+		}
+	}
+	if r.URL.RawQuery != "" {
+		creds = append(creds, "query: "+r.URL.RawQuery)
+	}
+	msg := fmt.Sprintf("%s; the request carried %s", http.StatusText(status), strings.Join(creds, "; "))
+	return apiError(status, "invalid_request_error", "", "", msg).Body
+}
+
+func sortedKeys(h http.Header) []string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // ContextTooLong answers 400 context_length_exceeded.

@@ -11,7 +11,8 @@
 // question step echoes the response as a question, and embeddings are
 // deterministic hashed bag-of-words vectors. It honours n, returns usage,
 // records every request with its raw body, and can be told to misbehave:
-// rate limits with headers, HTML 5xx pages, truncated bodies,
+// rate limits with headers, HTML 5xx pages (small or large), errors
+// quoting the request's credentials, truncated bodies,
 // finish_reason length or content_filter, refusals, empty choices,
 // context_length_exceeded, rejecting json_schema / n / seed / temperature,
 // ignoring n (as Ollama does), stalling, and latency.
@@ -378,9 +379,13 @@ func applyStatus(w http.ResponseWriter, r *http.Request, f *Fault) (int, bool) {
 	for k, v := range f.Header {
 		w.Header().Set(k, v)
 	}
+	body := f.Body
+	if f.EchoCredentials {
+		body = echoBody(r, f.Status)
+	}
 	w.Header().Set("Content-Type", ct)
 	w.WriteHeader(f.Status)
-	_, _ = io.WriteString(w, f.Body)
+	_, _ = io.WriteString(w, body)
 	return f.Status, true
 }
 

@@ -1,0 +1,120 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/redact"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// Secrets never leave the process. Main wraps stdout and stderr in one
+// redactor (Env.red) that knows the secrets of the environment; each
+// command adds the secrets of its configuration (protect) before it uses
+// them. Text that is stored or posted rather than printed is redacted
+// where it is made: results files before they are written or compared
+// (redactResults, so reports built from them are clean), the action's
+// error note and job summary (actionCmd, commentError), and every PR
+// comment (actionRun.comment).
+
+// withRedaction returns env with stdout and stderr redacted, knowing the
+// secrets the environment holds before any flag is read.
+func withRedaction(env Env) Env {
+	if env.red != nil {
+		return env
+	}
+	env.red = redact.New(env.getenv("GITHUB_TOKEN"), env.getenv(defaultOptions().APIKeyEnv))
+	env.Stdout = env.red.Writer(env.Stdout)
+	env.Stderr = env.red.Writer(env.Stderr)
+	return env
+}
+
+// rawStdout is stdout without redaction, for the ::add-mask:: commands
+// that tell the runner what to hide.
+func (e Env) rawStdout() io.Writer {
+	if w, ok := e.Stdout.(*redact.Writer); ok {
+		return w.W
+	}
+	return e.Stdout
+}
+
+// protect adds secrets to the redactor and returns those long enough to
+// be treated as secrets (redact.MinLen).
+func (e Env) protect(secrets ...string) []string {
+	s := redact.Secrets(secrets...)
+	e.red.Add(s...)
+	return s
+}
+
+// secretValues are the configured values of o that are secrets: the API
+// key (given, or read from its variable), the values of --header, and the
+// userinfo and query values of the base URL and Azure endpoint.
+func (o *Options) secretValues(env Env) []string {
+	out := []string{o.APIKey, strings.TrimSpace(o.APIKey)}
+	if o.APIKeyEnv != "" {
+		k := env.getenv(o.APIKeyEnv)
+		out = append(out, k, strings.TrimSpace(k))
+	}
+	for _, h := range o.Headers {
+		if i := strings.IndexAny(h, "=:"); i >= 0 {
+			out = append(out, h[i+1:], strings.TrimSpace(h[i+1:]))
+		} else {
+			out = append(out, h) // no separator: it may be the value alone
+		}
+	}
+	out = append(out, redact.URLSecrets(o.BaseURL)...)
+	return append(out, redact.URLSecrets(o.Azure.Endpoint)...)
+}
+
+// parseHeaders reads the --header NAME=VALUE values. A malformed one is
+// reported by its name and the problem, never by its value (usually a
+// key); the name and value themselves are checked by the judge.
+func parseHeaders(list []string) (map[string]string, error) {
+	headers := make(map[string]string, len(list))
+	for i, kv := range list {
+		sep := strings.IndexAny(kv, "=:")
+		switch {
+		case sep < 0:
+			return nil, usageErr("--header (number %d): no \"=\" between the name and the value; want NAME=VALUE, e.g. --header X-Api-Key=VALUE", i+1)
+		case kv[sep] == ':':
+			return nil, usageErr("--header %q: the name and the value are separated by \"=\", not \":\"; want NAME=VALUE, e.g. --header %s=VALUE (the value is not shown)",
+				strings.TrimSpace(kv[:sep]), strings.TrimSpace(kv[:sep]))
+		case strings.TrimSpace(kv[:sep]) == "":
+			return nil, usageErr("--header (number %d): the name is empty; want NAME=VALUE", i+1)
+		}
+		headers[strings.TrimSpace(kv[:sep])] = strings.TrimSpace(kv[sep+1:])
+	}
+	return headers, nil
+}
+
+// redactResults removes secrets from the text of f that can quote a
+// server (the incomplete reason, warnings, undefined and judge reasons):
+// before f is written, and before a report is built from it (a file
+// written elsewhere, or by an older version, may hold them).
+func redactResults(r *redact.Redactor, f *results.File) {
+	if f == nil {
+		return
+	}
+	f.Incomplete = r.String(f.Incomplete)
+	r.Strings(f.Warnings)
+	for i := range f.Samples {
+		r.Map(f.Samples[i].Undefined)
+		r.Map(f.Samples[i].Reasons)
+	}
+}
+
+// compareRedacted compares base and head with their secrets removed, so
+// that no report, summary, comment or output built from the comparison
+// quotes one.
+func compareRedacted(env Env, base, head *results.File, th compare.Thresholds) *compare.Report {
+	redactResults(env.red, base)
+	redactResults(env.red, head)
+	return compare.Compare(base, head, th)
+}
+
+// errorText is err's message for text that is stored or posted.
+func (e Env) errorText(err error) string {
+	return e.red.String(fmt.Sprint(err))
+}
