@@ -65,7 +65,12 @@ func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
 	}
 	act.Mask(o.APIKey)
 	act.Mask(st.token)
-	env.Dir = actionDir(env, gh, act.Input("working-directory"))
+	for _, w := range gh.Warnings {
+		act.Warning(w, ghaction.Annotation{Title: "raggate"})
+	}
+	if env.Dir, err = actionDir(env, gh, act.Input("working-directory")); err != nil {
+		return withCode(ExitUsage, err)
+	}
 
 	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st}
 	switch st.mode {
@@ -83,19 +88,39 @@ func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
 	return usageErr("input mode: %q is not one of check, baseline, comment", st.mode)
 }
 
-// actionDir resolves working-directory against the workspace.
-func actionDir(env Env, gh *ghaction.Context, wd string) string {
+// actionDir resolves working-directory against the workspace and refuses
+// a directory outside it (after cleaning the path and resolving symbolic
+// links): the paths of the inputs are relative to it.
+func actionDir(env Env, gh *ghaction.Context, wd string) (string, error) {
 	base := gh.Workspace
 	if base == "" {
 		base = env.Dir
 	}
-	if wd == "" || wd == "." {
-		return base
+	if base == "" {
+		var err error
+		if base, err = os.Getwd(); err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
 	}
-	if filepath.IsAbs(wd) || base == "" {
-		return wd
+	dir := base
+	if wd != "" && wd != "." {
+		dir = wd
+		if !filepath.IsAbs(wd) {
+			dir = filepath.Join(base, wd)
+		}
 	}
-	return filepath.Join(base, wd)
+	realBase, err := filepath.EvalSymlinks(base)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", base, err)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("input working-directory %q: %w", wd, err)
+	}
+	if rel, err := filepath.Rel(realBase, realDir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("input working-directory %q resolves to %s, outside the workspace %s: give a directory inside the repository checkout", wd, realDir, realBase)
+	}
+	return filepath.Clean(dir), nil
 }
 
 // actionOptions maps action inputs onto Options.
