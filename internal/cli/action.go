@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 
@@ -43,18 +44,23 @@ func actionCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	act := ghaction.New(env.Getenv, env.Stdout)
-	err := runAction(ctx, env, act)
+	out := &actionOutputs{}
+	err := runAction(ctx, env, act, out)
 	if err != nil && !errors.Is(err, errFailed) {
 		// Say so everywhere a reader looks: the annotation, the job summary
 		// and the outputs (a later step may branch on verdict).
 		act.Error(err.Error(), ghaction.Annotation{Title: "raggate"})
-		_ = act.AddSummary("### ⚠️ raggate: error\n\nThe gate could not decide: " + report.Escape(err.Error()) + "\n")
-		_ = act.SetOutputs(map[string]string{"passed": "false", "verdict": "error"})
+		_ = act.AddSummary("### ⚠️ raggate: error\n\nThe run did not complete: " + report.Escape(err.Error()) + "\n")
+		out.setError()
+	}
+	// One verdict per run: the outputs are written once, after it is final.
+	if werr := out.write(act); werr != nil && (err == nil || errors.Is(err, errFailed)) {
+		return withCode(ExitOperational, werr)
 	}
 	return err
 }
 
-func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
+func runAction(ctx context.Context, env Env, act *ghaction.Action, out *actionOutputs) error {
 	gh, err := act.Context()
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("read the workflow context: %w", err))
@@ -72,12 +78,16 @@ func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
 		return withCode(ExitUsage, err)
 	}
 
-	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st}
+	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st, out: out}
 	switch st.mode {
 	case "check":
 		err := a.check(ctx)
 		if err != nil && !errors.Is(err, errFailed) {
-			a.commentError(ctx, err)
+			// The run may have been cancelled: the note gets a context of
+			// its own, bounded, so a stale verdict does not stay up.
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), errorNoteTimeout)
+			a.commentError(nctx, err)
+			cancel()
 		}
 		return err
 	case "baseline":
@@ -210,6 +220,7 @@ type actionRun struct {
 	gh  *ghaction.Context
 	o   Options
 	st  actionSettings
+	out *actionOutputs
 
 	client *github.Client
 }
@@ -260,7 +271,8 @@ func (a *actionRun) skipWithoutKey() (bool, error) {
 	msg := why + " The gate was skipped (verdict=skipped). For fork PRs use the two-workflow pattern of the README (pull_request uploads results, workflow_run comments), or set skip-without-key: false to fall back to the offline judge."
 	a.act.Warning(msg, ghaction.Annotation{Title: "raggate skipped"})
 	_ = a.act.AddSummary("### ⏭️ " + a.st.gate + ": skipped\n\n" + msg + "\n")
-	return true, a.act.SetOutputs(map[string]string{"passed": "", "verdict": "skipped", "regressions": ""})
+	a.out.set(map[string]string{"verdict": "skipped", "summary-json": `{"passed":null,"verdict":"skipped"}`})
+	return true, nil
 }
 
 // baselineKey is where a check looks for its baseline: for a change under
@@ -438,9 +450,7 @@ func (a *actionRun) publish(ctx context.Context, rep *compare.Report, source, he
 	if a.st.comment && a.gh.IsPullRequest() {
 		opErr = a.comment(ctx, a.gh.PullRequest.Number, md, headSHA)
 	}
-	if err := a.setOutputs(rep); err != nil {
-		return withCode(ExitOperational, err)
-	}
+	a.setOutputs(rep)
 	if !rep.Passed {
 		if opErr != nil {
 			// The verdict wins the exit code, but the comment failure is said.
@@ -497,24 +507,22 @@ func (a *actionRun) comment(ctx context.Context, pr int, md, headSHA string) err
 	return nil
 }
 
-func (a *actionRun) setOutputs(rep *compare.Report) error {
+// setOutputs records the outputs of a comparison (written at the end of
+// the run).
+func (a *actionRun) setOutputs(rep *compare.Report) {
 	var regressed []string
 	for _, m := range rep.Metrics {
 		if m.Status == compare.StatusFail {
 			regressed = append(regressed, m.Metric)
 		}
 	}
-	js, err := json.Marshal(summaryJSON(rep))
-	if err != nil {
-		return err
-	}
-	return a.act.SetOutputs(map[string]string{
+	a.out.summary = summaryJSON(rep)
+	a.out.set(map[string]string{
 		"passed":       fmt.Sprint(rep.Passed),
 		"verdict":      string(rep.Verdict),
 		"regressions":  strings.Join(regressed, ","),
 		"results-path": a.outPath(a.o.Out),
 		"report-path":  a.outPath(a.o.Report),
-		"summary-json": string(js),
 	})
 }
 
@@ -571,8 +579,9 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	msg := fmt.Sprintf("stored the baseline of %s@%s (%d samples)", key.Branch, short(key.SHA), len(f.Samples))
 	fmt.Fprintln(a.env.Stderr, msg)
 	_ = a.act.AddSummary("### 📦 " + a.st.gate + ": baseline stored\n\n" + msg + "\n")
-	return a.act.SetOutputs(map[string]string{"passed": "true", "verdict": "stored", "regressions": "",
-		"results-path": a.outPath(a.o.Out), "report-path": "", "summary-json": "{}"})
+	a.out.set(map[string]string{"passed": "true", "verdict": "stored", "results-path": a.outPath(a.o.Out),
+		"summary-json": `{"passed":true,"verdict":"stored"}`})
+	return nil
 }
 
 // outPath is a file's path for later steps: relative to the workspace,
@@ -685,9 +694,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if err := a.comment(ctx, meta.PR, md, wr.HeadSHA); err != nil {
 		return err
 	}
-	if err := a.setOutputs(rep); err != nil {
-		return withCode(ExitOperational, err)
-	}
+	a.setOutputs(rep)
 	// The gate itself failed (or passed) in the pull_request run; this job
 	// only reports.
 	return nil
@@ -704,4 +711,62 @@ func (a *actionRun) readMeta() (prMeta, error) {
 		return prMeta{}, withCode(ExitUsage, fmt.Errorf("%s: not a raggate PR record (want {\"pr\": N, \"head_sha\": \"...\"})", p))
 	}
 	return m, nil
+}
+
+// errorNoteTimeout bounds the error note posted after a failed or
+// cancelled check.
+const errorNoteTimeout = 20 * time.Second
+
+// outputNames are the outputs of action.yml; every run writes each of them
+// exactly once.
+var outputNames = []string{"passed", "verdict", "regressions", "results-path", "report-path", "summary-json"}
+
+// actionOutputs collects the step outputs during a run; they are written
+// once at the end, after the final verdict is known (a comment that cannot
+// be posted after a pass turns the verdict into error).
+type actionOutputs struct {
+	values map[string]string
+	// summary is the summary-json object of a comparison, if there was one.
+	summary map[string]any
+	written bool
+}
+
+func (o *actionOutputs) set(values map[string]string) {
+	if o.values == nil {
+		o.values = map[string]string{}
+	}
+	for k, v := range values {
+		o.values[k] = v
+	}
+}
+
+// setError makes the run's verdict error: the gate did not decide, or
+// decided but could not publish. The summary-json agrees with the other
+// outputs.
+func (o *actionOutputs) setError() {
+	o.set(map[string]string{"passed": "false", "verdict": "error", "regressions": ""})
+	if o.summary == nil {
+		o.summary = map[string]any{}
+	}
+	o.summary["passed"], o.summary["verdict"] = false, "error"
+}
+
+// write writes every output once; later calls do nothing.
+func (o *actionOutputs) write(act *ghaction.Action) error {
+	if o.written {
+		return nil
+	}
+	o.written = true
+	vals := map[string]string{}
+	for _, n := range outputNames {
+		vals[n] = o.values[n]
+	}
+	if o.summary != nil {
+		js, err := json.Marshal(o.summary)
+		if err != nil {
+			return err
+		}
+		vals["summary-json"] = string(js)
+	}
+	return act.SetOutputs(vals)
 }

@@ -1,10 +1,18 @@
 package cli
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/raggate/raggate/internal/ghtest"
+	"github.com/raggate/raggate/internal/judge/openaitest"
 )
 
 // dispatchPayload is a workflow_dispatch event of acme/support-rag.
@@ -143,4 +151,148 @@ func TestActionPullRequestNeedsItsPayload(t *testing.T) {
 			}
 		})
 	}
+}
+
+// gateCtx is gate with a context of the caller's.
+func gateCtx(ctx context.Context, t *testing.T, env map[string]string, args ...string) runResult {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(ctx, args, Env{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] },
+	})
+	return runResult{code, out.String(), errb.String()}
+}
+
+// parseOutputs reads a GITHUB_OUTPUT file the way the runner does, and
+// counts how often each name was written.
+func parseOutputs(t *testing.T, path string) (map[string]string, map[string]int) {
+	t.Helper()
+	lines := strings.Split(readFile(t, path), "\n")
+	vals, counts := map[string]string{}, map[string]int{}
+	for i := 0; i < len(lines); i++ {
+		if lines[i] == "" {
+			continue
+		}
+		name, delim, ok := strings.Cut(lines[i], "<<")
+		if !ok {
+			t.Fatalf("output line %q is not a heredoc", lines[i])
+		}
+		var val []string
+		for i++; i < len(lines) && lines[i] != delim; i++ {
+			val = append(val, lines[i])
+		}
+		vals[name] = strings.Join(val, "\n")
+		counts[name]++
+	}
+	return vals, counts
+}
+
+// checkOutputs asserts that every output was written exactly once and
+// that they agree with each other and with want.
+func checkOutputs(t *testing.T, path, wantVerdict, wantPassed string) {
+	t.Helper()
+	vals, counts := parseOutputs(t, path)
+	for _, n := range outputNames {
+		if counts[n] != 1 {
+			t.Errorf("output %s written %d times, want once", n, counts[n])
+		}
+	}
+	if len(counts) != len(outputNames) {
+		t.Errorf("outputs %v, want exactly %v", counts, outputNames)
+	}
+	if vals["verdict"] != wantVerdict || vals["passed"] != wantPassed {
+		t.Errorf("verdict=%q passed=%q, want %q %q", vals["verdict"], vals["passed"], wantVerdict, wantPassed)
+	}
+	var sum struct {
+		Passed  *bool  `json:"passed"`
+		Verdict string `json:"verdict"`
+	}
+	if err := json.Unmarshal([]byte(vals["summary-json"]), &sum); err != nil {
+		t.Fatalf("summary-json %q: %v", vals["summary-json"], err)
+	}
+	if sum.Verdict != vals["verdict"] || sum.Passed == nil || fmt.Sprint(*sum.Passed) != vals["passed"] {
+		t.Errorf("summary-json %s contradicts verdict=%q passed=%q", vals["summary-json"], vals["verdict"], vals["passed"])
+	}
+}
+
+// prRun sets up a pull request check of acme/support-rag on the GitHub
+// fake (GITHUB_TOKEN identity, no baseline yet) with the offline judge.
+func prRun(t *testing.T, gh *ghtest.Server, inputs map[string]string) map[string]string {
+	t.Helper()
+	const repo = "acme/support-rag"
+	gh.AddRepo(repo, "main")
+	gh.UseIntegrationToken(ghtest.ActionsBot)
+	base := gh.Commit(repo, "main", "base")
+	head := gh.AddCommit(repo, "change", base)
+	in := map[string]string{"dataset": "eval/golden.jsonl", "judge": "offline", "github-token": "t"}
+	for k, v := range inputs {
+		in[k] = v
+	}
+	env := actionEnv(t, gh, "pull_request", prPayload(7, head, base), in)
+	env["GITHUB_WORKSPACE"] = workspace(t)
+	return env
+}
+
+// Every output is written once per run, and they tell one story: a
+// comment that cannot be posted after a pass makes the verdict error
+// everywhere, summary-json included.
+func TestActionOutputsWrittenOnceWithOneVerdict(t *testing.T) {
+	tests := []struct {
+		name        string
+		failComment bool
+		wantCode    int
+		wantVerdict string
+		wantPassed  string
+	}{
+		{"pass", false, 0, "pass", "true"},
+		{"comment fails after a pass", true, 3, "error", "false"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gh := ghtest.NewServer(t, ghtest.Enterprise())
+			env := prRun(t, gh, nil)
+			if tt.failComment {
+				gh.FailMatching("POST", "/repos/acme/support-rag/issues/7/comments", -1, ghtest.ServerError)
+			}
+			r := gate(t, env, "action")
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tt.wantCode, r.stderr)
+			}
+			checkOutputs(t, env["GITHUB_OUTPUT"], tt.wantVerdict, tt.wantPassed)
+		})
+	}
+}
+
+// A cancelled check (SIGTERM, a cancelled job) replaces the sticky
+// comment with the error note, on a context of its own, and exits 130.
+func TestActionCancelledCheckPostsTheErrorNote(t *testing.T) {
+	gh := ghtest.NewServer(t, ghtest.Enterprise())
+	judge := openaitest.NewServer(t)
+	judge.Inject(openaitest.Stall().Times(-1))
+	env := prRun(t, gh, map[string]string{"judge": "openai", "base-url": judge.URL, "api-key": "k", "model": "m", "embedding-model": "e"})
+	old := "<!-- raggate:gate=raggate -->\n<!-- raggate:head=" + strings.Repeat("c", 40) + " -->\n### ✅ raggate: no significant regression\n"
+	id := gh.AddComment("acme/support-rag", 7, ghtest.ActionsBot, old)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() {
+		// Cancel once the judge holds a request: the run is under way.
+		wctx, wcancel := context.WithTimeout(ctx, 30*time.Second)
+		defer wcancel()
+		judge.Wait(wctx, 1)
+		cancel()
+	}()
+	r := gateCtx(ctx, t, env, "action")
+	if r.code != ExitCancelled {
+		t.Fatalf("exit %d, want 130\n%s", r.code, r.stderr)
+	}
+	cs := gh.Comments("acme/support-rag", 7)
+	if len(cs) != 1 || cs[0].ID != id {
+		t.Fatalf("comments %+v, want the one sticky comment", cs)
+	}
+	if !strings.Contains(cs[0].Body, "raggate: error") || strings.Contains(cs[0].Body, "no significant regression") {
+		t.Errorf("the stale verdict stayed up:\n%s", cs[0].Body)
+	}
+	checkOutputs(t, env["GITHUB_OUTPUT"], "error", "false")
 }

@@ -141,6 +141,7 @@ type Server struct {
 	integration   bool
 	readOnly      bool
 	faults        []Fault
+	targeted      []*targetedFault
 	retryAfter    time.Duration
 	contentsLimit int
 	repos         map[string]*repo
@@ -230,6 +231,40 @@ func (s *Server) FailNext(n int, f Fault) {
 	for range n {
 		s.faults = append(s.faults, f)
 	}
+}
+
+// targetedFault fails the requests with a method and path prefix.
+type targetedFault struct {
+	method, prefix string
+	left           int // < 0: every matching request
+	fault          Fault
+}
+
+// FailMatching makes the next n requests with the method (any when empty)
+// and a path starting with pathPrefix (without the Enterprise prefix) fail
+// with f; n < 0 fails all of them. Other requests are served normally.
+func (s *Server) FailMatching(method, pathPrefix string, n int, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.targeted = append(s.targeted, &targetedFault{method: method, prefix: pathPrefix, left: n, fault: f})
+}
+
+// takeFault returns the fault for a request, if any: a matching targeted
+// fault first, else the next of FailNext. Call with s.mu held.
+func (s *Server) takeFault(method, path string) Fault {
+	for _, tf := range s.targeted {
+		if tf.left != 0 && (tf.method == "" || tf.method == method) && strings.HasPrefix(path, tf.prefix) {
+			if tf.left > 0 {
+				tf.left--
+			}
+			return tf.fault
+		}
+	}
+	var f Fault
+	if len(s.faults) > 0 {
+		f, s.faults = s.faults[0], s.faults[1:]
+	}
+	return f
 }
 
 // SetRetryAfter sets the wait announced by rate-limit faults (default 1s;
@@ -490,10 +525,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	var fault Fault
-	if len(s.faults) > 0 {
-		fault, s.faults = s.faults[0], s.faults[1:]
-	}
+	fault := s.takeFault(r.Method, path)
 	retryAfter := s.retryAfter
 	readOnly := s.readOnly
 	s.mu.Unlock()
