@@ -30,6 +30,7 @@ type actionSettings struct {
 	skipWithoutKey   bool
 	gate             string
 	token            string
+	commentAuthor    string // login the sticky comment is written as; "" = ask GitHub
 	store            string // branch | git | file
 	storeBranch      string
 	storePath        string
@@ -185,6 +186,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	st.skipWithoutKey, err = in.Bool("skip-without-key", true)
 	bad(err)
 	st.gate = orDefault(in.Get("gate-name"), "raggate")
+	st.commentAuthor = in.Get("comment-author")
 	st.token = in.Get("github-token")
 	if st.token == "" {
 		st.token = env.getenv("GITHUB_TOKEN")
@@ -222,7 +224,8 @@ type actionRun struct {
 	st  actionSettings
 	out *actionOutputs
 
-	client *github.Client
+	client    *github.Client
+	commenter *ghcomment.Commenter
 }
 
 func (a *actionRun) github() (*github.Client, error) {
@@ -491,7 +494,14 @@ func (a *actionRun) comment(ctx context.Context, pr int, md, headSHA string) err
 		a.act.Warning("not commenting: "+err.Error(), ghaction.Annotation{Title: a.st.gate})
 		return nil
 	}
-	res, err := ghcomment.Upsert(ctx, c, a.gh.Owner, a.gh.Repo, pr, a.st.gate, md, headSHA)
+	if a.commenter == nil {
+		// One per run: the token's identity is looked up once.
+		a.commenter = &ghcomment.Commenter{Client: c, Author: a.st.commentAuthor}
+	}
+	res, err := a.commenter.Upsert(ctx, a.gh.Owner, a.gh.Repo, pr, a.st.gate, md, headSHA)
+	if err == nil && res.AuthorAssumed {
+		a.act.Warning("could not tell which account the token comments as (GET /user and the GraphQL viewer both failed); assuming "+res.Author+". With a GitHub App token set the comment-author input to the app's \"<slug>[bot]\" login, or each run adds a new comment.", ghaction.Annotation{Title: a.st.gate})
+	}
 	switch {
 	case errors.Is(err, ghcomment.ErrNoPermission):
 		a.act.Warning("the token may not comment on this pull request (pull requests from forks get a read-only token); the report is in the job summary. See the README's fork-safe two-workflow pattern.", ghaction.Annotation{Title: a.st.gate})

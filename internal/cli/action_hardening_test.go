@@ -296,3 +296,37 @@ func TestActionCancelledCheckPostsTheErrorNote(t *testing.T) {
 	}
 	checkOutputs(t, env["GITHUB_OUTPUT"], "error", "false")
 }
+
+// With a GitHub App installation token (actions/create-github-app-token)
+// GET /user is 403 and comments are by "<slug>[bot]": two runs update one
+// comment. An explicit comment-author does the same without asking.
+func TestActionAppTokenUpdatesOneComment(t *testing.T) {
+	app := ghtest.Identity{Login: "raggate-app[bot]", ID: 777, Type: "Bot"}
+	tests := []struct {
+		name       string
+		inputs     map[string]string
+		failGraphQ bool
+	}{
+		{"identity from GitHub", nil, false},
+		{"comment-author input", map[string]string{"comment-author": app.Login}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			gh := ghtest.NewServer(t, ghtest.Enterprise())
+			env := prRun(t, gh, tt.inputs)
+			gh.UseIntegrationToken(app)
+			if tt.failGraphQ {
+				gh.FailMatching("POST", "/graphql", -1, ghtest.ServerError)
+			}
+			for run := 1; run <= 2; run++ {
+				if r := gate(t, env, "action"); r.code != 0 {
+					t.Fatalf("run %d: exit %d\n%s", run, r.code, r.stderr)
+				}
+				cs := gh.Comments("acme/support-rag", 7)
+				if len(cs) != 1 || cs[0].User.Login != app.Login {
+					t.Fatalf("after run %d: %d comments, want one by %s", run, len(cs), app.Login)
+				}
+			}
+		})
+	}
+}

@@ -8,7 +8,8 @@
 // Link headers with rel="next"/"last", per_page capped at 100, 201 on
 // create, 409 for a stale blob sha and 422 for a missing one, 403 "Resource
 // not accessible by integration" for read-only tokens and for GET /user with
-// an integration token, and secondary rate limits (403 or 429 with
+// an integration token, GraphQL's viewer (which does answer integration
+// tokens, with the "<slug>[bot]" login), and secondary rate limits (403 or 429 with
 // retry-after). Repositories are created on first use with default branch
 // "main". The server is safe for concurrent use and records every request.
 //
@@ -205,9 +206,10 @@ func (s *Server) SetIdentity(id Identity) {
 }
 
 // UseIntegrationToken puts the server in GITHUB_TOKEN mode: GET /user
-// answers 403 "Resource not accessible by integration" and writes are
-// authored by bot (ActionsBot for the workflow token, or an app's
-// "<slug>[bot]").
+// answers 403 "Resource not accessible by integration", GraphQL's viewer
+// is bot, and writes are authored by bot (ActionsBot for the workflow
+// token, or an app's "<slug>[bot]" for an installation token of
+// actions/create-github-app-token).
 func (s *Server) UseIntegrationToken(bot Identity) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -491,6 +493,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	inPrefix := s.prefix == "" || strings.HasPrefix(path, s.prefix+"/")
 	path = strings.TrimPrefix(path, s.prefix)
+	if s.prefix != "" && r.URL.Path == "/api/graphql" {
+		// GitHub Enterprise Server serves GraphQL beside the REST prefix.
+		inPrefix, path = true, "/graphql"
+	}
 
 	rec := &Request{
 		Method: r.Method, Path: path, RawPath: r.URL.Path, RawQuery: r.URL.RawQuery,

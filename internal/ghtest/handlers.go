@@ -19,6 +19,7 @@ const maxCommentChars = 65536
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /user", s.getUser)
+	m.HandleFunc("POST /graphql", s.graphQL)
 	m.HandleFunc("GET /repos/{owner}/{repo}", s.withRepo(s.getRepo))
 	m.HandleFunc("GET /repos/{owner}/{repo}/issues/{number}/comments", s.withRepo(s.listComments))
 	m.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", s.withRepo(s.createComment))
@@ -146,6 +147,28 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, s.userJSON(r, id))
+}
+
+// graphQL answers the one query raggate sends, { viewer { login } }, for
+// every kind of token (GitHub's GraphQL serves installation tokens, unlike
+// GET /user); other queries get GraphQL's error shape.
+func (s *Server) graphQL(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Query string `json:"query"`
+	}
+	if !decodeBody(w, r, &in) {
+		return
+	}
+	s.mu.Lock()
+	id := s.identity
+	s.mu.Unlock()
+	q := strings.Join(strings.Fields(in.Query), "")
+	if strings.Contains(q, "viewer{login}") {
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"viewer": map[string]any{"login": id.Login}}})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"errors": []map[string]any{{
+		"message": "ghtest: only { viewer { login } } is implemented", "type": "NOT_IMPLEMENTED"}}})
 }
 
 func (s *Server) getRepo(w http.ResponseWriter, r *http.Request, rp *repo) {
