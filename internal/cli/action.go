@@ -392,6 +392,44 @@ func short(sha string) string {
 	return sha
 }
 
+// readBaseline reads the baseline of key and says where it came from. Only
+// a store that was read and holds none yet means "no baseline yet"; a ref
+// or file that cannot be read as configured is exit 2.
+func (a *actionRun) readBaseline(ctx context.Context, store baseline.Store, key baseline.Key) (*results.File, string, error) {
+	f, src, err := store.Get(ctx, key)
+	noBaseline := fmt.Sprintf("no baseline yet for %s: floors only", orDefault(key.Branch, "the base branch"))
+	switch {
+	case err == nil:
+		return f, "baseline: " + src.String(), nil
+	case errors.Is(err, baseline.ErrNotFound):
+		return nil, noBaseline, nil
+	case errors.Is(err, baseline.ErrMissingPath) && a.addsBaselineFile():
+		a.act.Warning(fmt.Sprintf("%v; this change adds it: no baseline until it is merged, floors only", err), ghaction.Annotation{Title: a.st.gate})
+		return nil, noBaseline, nil
+	case errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrUnknownRef), errors.Is(err, baseline.ErrMissingPath):
+		return nil, "", withCode(ExitUsage, fmt.Errorf("read the baseline (input baseline-path %s): %w", a.st.storePath, err))
+	}
+	return nil, "", withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
+}
+
+// addsBaselineFile reports whether a change under review adds the git
+// store's baseline file: missing at the base commit, present in the
+// checkout. That is a baseline still to come, not a wrong path.
+func (a *actionRun) addsBaselineFile() bool {
+	if a.st.store != "git" || a.st.mode != "check" {
+		return false
+	}
+	if _, sha := a.gh.Base(); sha == "" {
+		return false
+	}
+	p := a.st.storePath
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(orDefault(a.gh.Workspace, a.env.Dir), p)
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // check is the pull-request job: run, compare with the stored baseline,
 // comment, summarise, set outputs.
 func (a *actionRun) check(ctx context.Context) error {
@@ -406,18 +444,9 @@ func (a *actionRun) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	key := a.baselineKey()
-	base, src, err := store.Get(ctx, key)
-	source := ""
-	switch {
-	case errors.Is(err, baseline.ErrNotFound):
-		source = fmt.Sprintf("no baseline yet for %s: floors only", orDefault(key.Branch, "the base branch"))
-	case errors.Is(err, baseline.ErrShallow):
-		return withCode(ExitUsage, err)
-	case err != nil:
-		return withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
-	default:
-		source = "baseline: " + src.String()
+	base, source, err := a.readBaseline(ctx, store, a.baselineKey())
+	if err != nil {
+		return err
 	}
 	head, err := execRun(ctx, a.env, &a.o)
 	if err != nil {
@@ -685,15 +714,9 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 		return err
 	}
 	key := baseline.Key{Branch: pr.GetBase().GetRef(), SHA: pr.GetBase().GetSHA(), Name: gateKeyName(a.st.gate)}
-	base, src, err := store.Get(ctx, key)
-	source := ""
-	switch {
-	case errors.Is(err, baseline.ErrNotFound):
-		source = fmt.Sprintf("no baseline yet for %s: floors only", key.Branch)
-	case err != nil:
-		return withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
-	default:
-		source = "baseline: " + src.String()
+	base, source, err := a.readBaseline(ctx, store, key)
+	if err != nil {
+		return err
 	}
 	rep := compare.Compare(base, head, th)
 	opts := report.Options{Gate: a.st.gate, HeadSHA: wr.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL()}

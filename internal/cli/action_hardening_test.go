@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -326,6 +327,74 @@ func TestActionAppTokenUpdatesOneComment(t *testing.T) {
 				if len(cs) != 1 || cs[0].User.Login != app.Login {
 					t.Fatalf("after run %d: %d comments, want one by %s", run, len(cs), app.Login)
 				}
+			}
+		})
+	}
+}
+
+// gitIn runs git in dir with a fixed identity and no user configuration.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "commit.gpgsign=false"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL="+os.DevNull)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// With baseline-store: git, a baseline-path that is not at the base commit
+// is exit 2 naming the nearest path, unless the pull request itself adds
+// the file (then there is no baseline yet).
+func TestActionGitStoreMissingBaseline(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	demoBaseline, err := os.ReadFile(repo + "/testdata/demo/baseline.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name         string
+		baseHasFile  bool // eval/baseline.json committed at the base
+		prAddsFile   bool // eval/baseline.json in the checkout only
+		path         string
+		wantCode     int
+		wantInStderr string
+	}{
+		{"read at the base", true, false, "eval/baseline.json", 0, "20 paired"},
+		{"mistyped path", true, false, "eval/baselne.json", 2, "did you mean eval/baseline.json?"},
+		{"mistyped path, nothing at the base", false, false, "eval/baseline.json", 2, "eval/baseline.json is not in"},
+		{"the pull request adds it", false, true, "eval/baseline.json", 0, "no baseline yet"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ws := workspace(t)
+			gitIn(t, ws, "init", "-q", "-b", "main")
+			if tt.baseHasFile {
+				os.WriteFile(filepath.Join(ws, "eval", "baseline.json"), demoBaseline, 0o644)
+			}
+			gitIn(t, ws, "add", "-A")
+			gitIn(t, ws, "commit", "-q", "-m", "base")
+			base := gitIn(t, ws, "rev-parse", "HEAD")
+			if tt.prAddsFile {
+				os.WriteFile(filepath.Join(ws, "eval", "baseline.json"), demoBaseline, 0o644)
+			}
+			gitIn(t, ws, "commit", "-q", "--allow-empty", "-m", "change")
+			head := gitIn(t, ws, "rev-parse", "HEAD")
+			env := actionEnv(t, nil, "pull_request", prPayload(7, head, base), map[string]string{
+				"dataset": "eval/golden.jsonl", "judge": "offline", "comment": "false",
+				"baseline-store": "git", "baseline-path": tt.path,
+			})
+			env["GITHUB_WORKSPACE"] = ws
+			r := gate(t, env, "action")
+			if r.code != tt.wantCode {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tt.wantCode, r.stderr)
+			}
+			if !strings.Contains(r.stderr+r.stdout+readFile(t, env["GITHUB_STEP_SUMMARY"]), tt.wantInStderr) {
+				t.Errorf("output does not say %q:\n%s\n%s", tt.wantInStderr, r.stdout, r.stderr)
 			}
 		})
 	}
