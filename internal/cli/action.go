@@ -407,7 +407,7 @@ func (a *actionRun) readBaseline(ctx context.Context, store baseline.Store, key 
 		a.act.Warning(fmt.Sprintf("%v; this change adds it: no baseline until it is merged, floors only", err), ghaction.Annotation{Title: a.st.gate})
 		return nil, noBaseline, nil
 	case errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrUnknownRef), errors.Is(err, baseline.ErrMissingPath):
-		return nil, "", withCode(ExitUsage, fmt.Errorf("read the baseline (input baseline-path %s): %w", a.st.storePath, err))
+		return nil, "", withCode(ExitUsage, fmt.Errorf("read the baseline: %w", err))
 	}
 	return nil, "", withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
 }

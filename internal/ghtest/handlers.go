@@ -31,6 +31,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead}", s.withRepo(s.compare))
 	m.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.withRepo(s.getContents))
 	m.HandleFunc("PUT /repos/{owner}/{repo}/contents/{path...}", s.withRepo(s.putContents))
+	m.HandleFunc("GET /repos/{owner}/{repo}/branches", s.withRepo(s.listBranches))
 	m.HandleFunc("GET /repos/{owner}/{repo}/git/ref/{ref...}", s.withRepo(s.getRef))
 	m.HandleFunc("POST /repos/{owner}/{repo}/git/refs", s.withRepo(s.createRef))
 	m.HandleFunc("PATCH /repos/{owner}/{repo}/git/refs/{ref...}", s.withRepo(s.updateRef))
@@ -616,6 +617,28 @@ func (s *Server) refJSON(r *http.Request, rp *repo, ref, sha string) map[string]
 			"url":  fmt.Sprintf("%s/repos/%s/git/commits/%s", s.apiBase(r), rp.fullName(), sha),
 		},
 	}
+}
+
+// listBranches lists the branches by name, paginated.
+func (s *Server) listBranches(w http.ResponseWriter, r *http.Request, rp *repo) {
+	var names []string
+	for ref := range rp.refs {
+		if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+			names = append(names, b)
+		}
+	}
+	sort.Strings(names)
+	lo, hi := s.paginate(w, r, len(names))
+	out := make([]map[string]any, 0, hi-lo)
+	for _, b := range names[lo:hi] {
+		sha := rp.refs["refs/heads/"+b]
+		out = append(out, map[string]any{
+			"name":      b,
+			"commit":    map[string]any{"sha": sha, "url": fmt.Sprintf("%s/repos/%s/commits/%s", s.apiBase(r), rp.fullName(), sha)},
+			"protected": false,
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getRef(w http.ResponseWriter, r *http.Request, rp *repo) {
