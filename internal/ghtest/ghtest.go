@@ -1,17 +1,20 @@
 // Package ghtest is an in-process fake of the parts of the GitHub REST API
-// that raggate uses, served by net/http/httptest: the authenticated user,
-// issue comments (with Link pagination), commits and compare, the contents
-// API (with blob-sha conflict checks), git refs, trees, commits and blobs.
+// that raggate uses, served by net/http/httptest: the authenticated user
+// (REST /user and GraphQL's viewer), issue comments (with Link
+// pagination), branches, commits and compare, the contents API (with
+// blob-sha conflict checks), git refs, trees, commits and blobs.
 //
 // It behaves like the real service where raggate depends on the behaviour:
 // status codes, error bodies ({"message", "documentation_url", "status"}),
 // Link headers with rel="next"/"last", per_page capped at 100, 201 on
 // create, 409 for a stale blob sha and 422 for a missing one, 403 "Resource
-// not accessible by integration" for read-only tokens and for GET /user with
-// an integration token, GraphQL's viewer (which does answer integration
-// tokens, with the "<slug>[bot]" login), and secondary rate limits (403 or 429 with
-// retry-after). Repositories are created on first use with default branch
-// "main". The server is safe for concurrent use and records every request.
+// not accessible by integration" for read-only tokens and for GET /user
+// with an integration token, GraphQL's viewer (which does answer
+// integration tokens, with the "<slug>[bot]" login), and secondary rate
+// limits (403 or 429 with retry-after), injected into the next requests
+// (FailNext) or into the requests of one endpoint (FailMatching).
+// Repositories are created on first use with default branch "main". The
+// server is safe for concurrent use and records every request.
 //
 // Typical use:
 //
