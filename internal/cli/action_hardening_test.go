@@ -292,7 +292,7 @@ func TestActionCancelledCheckPostsTheErrorNote(t *testing.T) {
 	if len(cs) != 1 || cs[0].ID != id {
 		t.Fatalf("comments %+v, want the one sticky comment", cs)
 	}
-	if !strings.Contains(cs[0].Body, "raggate: error") || strings.Contains(cs[0].Body, "no significant regression") {
+	if !strings.Contains(cs[0].Body, "raggate: error") || !strings.Contains(cs[0].Body, "cancelled") || strings.Contains(cs[0].Body, "no significant regression") {
 		t.Errorf("the stale verdict stayed up:\n%s", cs[0].Body)
 	}
 	checkOutputs(t, env["GITHUB_OUTPUT"], "error", "false")
