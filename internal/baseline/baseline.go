@@ -9,8 +9,11 @@
 //     contents API, one file per base-branch commit plus latest.json.
 //
 // A Key names a baseline by branch and commit. Get returns the baseline and
-// a Source saying where it came from; ErrNotFound (wrapped) means there is
-// none, which the caller treats per `on_missing_baseline`.
+// a Source saying where it came from; ErrNotFound (wrapped) means the store
+// was reached and holds none yet, which the caller treats per
+// `on_missing_baseline`. A store that cannot be read as configured (an
+// unknown ref, a file missing at an existing ref, a shallow checkout) is
+// another error: never "no baseline yet".
 package baseline
 
 import (
@@ -41,6 +44,15 @@ var (
 	// from a shallow checkout: a configuration error, not a missing
 	// baseline.
 	ErrShallow = errors.New("ref not in shallow checkout")
+	// ErrUnknownRef is wrapped by GitStore.Get when the ref to read does not
+	// exist in a full checkout (a typo, or a branch that was never
+	// fetched): a configuration error, not a missing baseline. The message
+	// names the nearest existing ref.
+	ErrUnknownRef = errors.New("unknown ref")
+	// ErrMissingPath is wrapped by GitStore.Get when the ref exists but
+	// the baseline file is not in it. The message names the nearest path
+	// at that ref.
+	ErrMissingPath = errors.New("file missing at the ref")
 	// ErrNoPermission is wrapped when GitHub answers 403 (read-only token,
 	// missing `permissions: contents: write`).
 	ErrNoPermission = errors.New("no permission to access the baseline branch")

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/internal/suggest"
 )
 
 // Branch store defaults.
@@ -127,7 +128,7 @@ func (s *BranchStore) Get(ctx context.Context, key Key) (*results.File, Source, 
 		return nil, Source{}, err
 	}
 	if len(stored) == 0 && complete {
-		return nil, Source{}, fmt.Errorf("%w: nothing stored under %s: push to %s with the action once to store a baseline", ErrNotFound, s.location(dir+"/"), key.Branch)
+		return nil, Source{}, s.nothingStored(ctx, key, dir)
 	}
 	has := func(name string) bool { return !complete || stored[name] }
 
@@ -166,6 +167,34 @@ func (s *BranchStore) Get(ctx context.Context, key Key) (*results.File, Source, 
 		}
 	}
 	return nil, Source{}, fmt.Errorf("%w: no baseline for %s or its %d nearest ancestors, and no %s", ErrNotFound, short(key.SHA), max(walked-1, 0), s.location(latest))
+}
+
+// nothingStored explains an empty listing. Nothing stored yet (the
+// baselines branch does not exist yet, or has nothing for key.Branch) is
+// ErrNotFound; a baselines branch name that is one typo away from an
+// existing branch is ErrUnknownRef, naming it.
+func (s *BranchStore) nothingStored(ctx context.Context, key Key, dir string) error {
+	notYet := fmt.Errorf("%w: nothing stored under %s: push to %s with the action once to store a baseline", ErrNotFound, s.location(dir+"/"), key.Branch)
+	branch := s.branch()
+	_, _, err := s.Client.Git.GetRef(ctx, s.Owner, s.Repo, "heads/"+branch)
+	switch {
+	case err == nil:
+		return notYet
+	case statusOf(err) != http.StatusNotFound:
+		return classify("look up branch "+branch, err)
+	}
+	branches, _, err := s.Client.Repositories.ListBranches(ctx, s.Owner, s.Repo, &github.BranchListOptions{ListOptions: github.ListOptions{PerPage: 100}})
+	if err != nil {
+		return classify("list the branches of "+s.Owner+"/"+s.Repo, err)
+	}
+	names := make([]string, 0, len(branches))
+	for _, b := range branches {
+		names = append(names, b.GetName())
+	}
+	if c := suggest.Closest(branch, names); c != "" {
+		return fmt.Errorf("%w: the baselines branch %s does not exist in %s/%s; did you mean %s? (the baseline-branch input)", ErrUnknownRef, branch, s.Owner, s.Repo, c)
+	}
+	return notYet
 }
 
 // list returns the file names in dir on the baselines branch; complete is

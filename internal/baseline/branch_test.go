@@ -198,6 +198,19 @@ func TestBranchStoreNotFound(t *testing.T) {
 	if !strings.Contains(src.Location, "baselines/release/1.x/") {
 		t.Errorf("location %q", src.Location)
 	}
+
+	// A mistyped baselines branch is not "no baseline yet": it names the
+	// branch that exists.
+	typo := &baseline.BranchStore{Client: s.Client(), Owner: "octo", Repo: "rag", Branch: "raggate-baselnes"}
+	_, _, err = typo.Get(ctx, baseline.Key{Branch: "release/1.x", SHA: main[2]})
+	if !errors.Is(err, baseline.ErrUnknownRef) || errors.Is(err, baseline.ErrNotFound) || !strings.Contains(err.Error(), "did you mean raggate-baselines?") {
+		t.Errorf("mistyped baselines branch: err = %v, want ErrUnknownRef naming raggate-baselines", err)
+	}
+	// A new name far from any branch is a branch still to create.
+	fresh := &baseline.BranchStore{Client: s.Client(), Owner: "octo", Repo: "rag", Branch: "eval-history"}
+	if _, _, err := fresh.Get(ctx, baseline.Key{Branch: "main", SHA: main[2]}); !errors.Is(err, baseline.ErrNotFound) {
+		t.Errorf("baselines branch not created yet: err = %v, want ErrNotFound", err)
+	}
 }
 
 func TestBranchStoreNames(t *testing.T) {

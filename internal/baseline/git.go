@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/internal/suggest"
 )
 
 // GitStore reads a baseline results file committed to the repository with
@@ -123,9 +124,12 @@ func (s *GitStore) candidates(key Key) []string {
 }
 
 // Get reads the baseline file at the first candidate ref that exists. A
-// ref that exists without the file is ErrNotFound. When no candidate
-// exists, a shallow checkout is ErrShallow (with how to fetch the base
-// branch) and a full one ErrNotFound.
+// ref that exists without the file is ErrMissingPath, naming the nearest
+// path at that ref. When no candidate exists, a shallow checkout is
+// ErrShallow (with how to fetch the base branch) and a full one
+// ErrUnknownRef, naming the nearest ref. The git store never answers
+// ErrNotFound: the file is committed by hand, so one that cannot be read
+// is a mistake to fix, not a baseline still to come.
 func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, error) {
 	p, err := s.relPath(ctx)
 	if err != nil {
@@ -150,7 +154,11 @@ func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 				return nil, Source{}, ctx.Err()
 			}
 			if strings.Contains(stderr, "does not exist in") || strings.Contains(stderr, "exists on disk, but not in") {
-				return nil, Source{}, fmt.Errorf("%w: %s is not in commit %s (%s)", ErrNotFound, p, short(sha), ref)
+				hint := s.nearestPath(ctx, sha, p)
+				if hint == "" {
+					hint = ": correct the path, or commit the baseline file there"
+				}
+				return nil, Source{}, fmt.Errorf("%w: %s is not in %s (commit %s)%s", ErrMissingPath, p, ref, short(sha), hint)
 			}
 			return nil, Source{}, fmt.Errorf("git show %s: %w: %s", loc, err, stderr)
 		}
@@ -167,9 +175,43 @@ func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 		return nil, Source{}, fmt.Errorf("git rev-parse --is-shallow-repository in %s: %w: %s", s.dirName(), err, stderr)
 	}
 	if strings.TrimSpace(string(out)) == "true" {
-		return nil, Source{}, fmt.Errorf("%w: %s not found in this shallow checkout: fetch the base branch: actions/checkout with fetch-depth: 0, or git fetch origin %s --depth=1", ErrShallow, tried, branch)
+		hint := ""
+		if s.Ref != "" {
+			hint = s.nearestRef(ctx, s.Ref)
+		}
+		return nil, Source{}, fmt.Errorf("%w: %s not found in this shallow checkout%s: fetch the base branch: actions/checkout with fetch-depth: 0, or git fetch origin %s --depth=1", ErrShallow, tried, hint, branch)
 	}
-	return nil, Source{}, fmt.Errorf("%w: none of %s exists in the repository at %s (fetch the base branch: git fetch origin %s)", ErrNotFound, tried, s.dirName(), branch)
+	if s.Ref != "" {
+		return nil, Source{}, fmt.Errorf("%w: %s does not exist in the repository at %s%s", ErrUnknownRef, s.Ref, s.dirName(), s.nearestRef(ctx, s.Ref))
+	}
+	return nil, Source{}, fmt.Errorf("%w: none of %s exists in the repository at %s (fetch the base branch: git fetch origin %s)", ErrUnknownRef, tried, s.dirName(), branch)
+}
+
+// nearestRef returns "; did you mean X?" for the existing ref nearest to
+// ref (branches, remote branches and tags, by short name), or "".
+func (s *GitStore) nearestRef(ctx context.Context, ref string) string {
+	out, _, err := s.run(ctx, "for-each-ref", "--format=%(refname:short)", "refs/heads", "refs/remotes", "refs/tags")
+	if err != nil {
+		return ""
+	}
+	return didYouMean(ref, strings.Fields(string(out)))
+}
+
+// nearestPath returns "; did you mean X?" for the file at commit sha
+// nearest to p, or "".
+func (s *GitStore) nearestPath(ctx context.Context, sha, p string) string {
+	out, _, err := s.run(ctx, "ls-tree", "-r", "--name-only", "-z", sha)
+	if err != nil {
+		return ""
+	}
+	return didYouMean(p, strings.Split(strings.TrimRight(string(out), "\x00"), "\x00"))
+}
+
+func didYouMean(s string, candidates []string) string {
+	if c := suggest.Closest(s, candidates); c != "" && c != s {
+		return fmt.Sprintf("; did you mean %s?", c)
+	}
+	return ""
 }
 
 // hintBranch guesses the branch to fetch for error messages: the key's

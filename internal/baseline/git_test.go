@@ -78,8 +78,8 @@ func TestGitStore(t *testing.T) {
 		{"branch when sha unknown", baseline.GitStore{Dir: dir, Path: "eval/baseline.json"}, baseline.Key{Branch: "main", SHA: strings.Repeat("0", 40)}, 0.9, shas[2], nil},
 		{"fixed ref", baseline.GitStore{Dir: dir, Path: "eval/baseline.json", Ref: "HEAD~1"}, baseline.Key{Branch: "main"}, 0.7, shas[1], nil},
 		{"absolute path", baseline.GitStore{Dir: dir, Path: filepath.Join(dir, "eval", "baseline.json")}, baseline.Key{Branch: "main"}, 0.9, shas[2], nil},
-		{"file not in commit", baseline.GitStore{Dir: dir, Path: "eval/baseline.json"}, baseline.Key{SHA: shas[0]}, 0, "", baseline.ErrNotFound},
-		{"no such ref", baseline.GitStore{Dir: dir, Path: "eval/baseline.json"}, baseline.Key{Branch: "develop"}, 0, "", baseline.ErrNotFound},
+		{"file not in commit", baseline.GitStore{Dir: dir, Path: "eval/baseline.json"}, baseline.Key{SHA: shas[0]}, 0, "", baseline.ErrMissingPath},
+		{"no such ref", baseline.GitStore{Dir: dir, Path: "eval/baseline.json"}, baseline.Key{Branch: "develop"}, 0, "", baseline.ErrUnknownRef},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,6 +114,48 @@ func TestGitStore(t *testing.T) {
 	noGit := &baseline.GitStore{Dir: dir, Path: "x.json", Git: "/nonexistent/git"}
 	if _, _, err := noGit.Get(ctx, baseline.Key{Branch: "main"}); err == nil {
 		t.Error("missing git binary: no error")
+	}
+}
+
+// A mistyped ref or path is a configuration error naming the nearest
+// existing one, never "no baseline yet".
+func TestGitStoreTyposAreErrors(t *testing.T) {
+	dir, _ := gitRepo(t)
+	clone := filepath.Join(t.TempDir(), "clone")
+	git(t, filepath.Dir(clone), "clone", "-q", "file://"+dir, clone)
+	ctx := context.Background()
+	tests := []struct {
+		name    string
+		store   baseline.GitStore
+		wantErr error
+		want    []string
+	}{
+		{"mistyped remote branch", baseline.GitStore{Dir: clone, Path: "eval/baseline.json", Ref: "origin/mian"}, baseline.ErrUnknownRef,
+			[]string{"origin/mian does not exist", "did you mean origin/main?"}},
+		{"mistyped local branch", baseline.GitStore{Dir: dir, Path: "eval/baseline.json", Ref: "mian"}, baseline.ErrUnknownRef,
+			[]string{"mian does not exist", "did you mean main?"}},
+		{"unknown ref, nothing close", baseline.GitStore{Dir: dir, Path: "eval/baseline.json", Ref: "release-2024"}, baseline.ErrUnknownRef,
+			[]string{"release-2024 does not exist"}},
+		{"mistyped path", baseline.GitStore{Dir: clone, Path: "eval/baselien.json", Ref: "origin/main"}, baseline.ErrMissingPath,
+			[]string{"eval/baselien.json is not in origin/main", "did you mean eval/baseline.json?"}},
+		{"path in another directory", baseline.GitStore{Dir: dir, Path: "evals/baseline.json", Ref: "main"}, baseline.ErrMissingPath,
+			[]string{"evals/baseline.json is not in main", "did you mean eval/baseline.json?"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := tt.store.Get(ctx, baseline.Key{})
+			if !errors.Is(err, tt.wantErr) || errors.Is(err, baseline.ErrNotFound) {
+				t.Fatalf("err = %v, want %v (and not ErrNotFound)", err, tt.wantErr)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %q", err, w)
+				}
+			}
+			if tt.name == "unknown ref, nothing close" && strings.Contains(err.Error(), "did you mean") {
+				t.Errorf("error %q suggests a ref that is not close", err)
+			}
+		})
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/go-github/v60/github"
 
@@ -29,6 +30,7 @@ type actionSettings struct {
 	skipWithoutKey   bool
 	gate             string
 	token            string
+	commentAuthor    string // login the sticky comment is written as; "" = ask GitHub
 	store            string // branch | git | file
 	storeBranch      string
 	storePath        string
@@ -43,19 +45,24 @@ func actionCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	act := ghaction.New(env.Getenv, env.Stdout)
-	err := runAction(ctx, env, act)
+	out := &actionOutputs{}
+	err := runAction(ctx, env, act, out)
 	if err != nil && !errors.Is(err, errFailed) {
 		// Say so everywhere a reader looks: the annotation, the job summary
 		// and the outputs (a later step may branch on verdict).
 		msg := env.errorText(err)
 		act.Error(msg, ghaction.Annotation{Title: "raggate"})
 		_ = act.AddSummary("### ⚠️ raggate: error\n\nThe gate could not decide: " + report.Escape(msg) + "\n")
-		_ = act.SetOutputs(map[string]string{"passed": "false", "verdict": "error"})
+		out.setError()
+	}
+	// One verdict per run: the outputs are written once, after it is final.
+	if werr := out.write(act); werr != nil && (err == nil || errors.Is(err, errFailed)) {
+		return withCode(ExitOperational, werr)
 	}
 	return err
 }
 
-func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
+func runAction(ctx context.Context, env Env, act *ghaction.Action, out *actionOutputs) error {
 	gh, err := act.Context()
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("read the workflow context: %w", err))
@@ -71,19 +78,28 @@ func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	env.Dir = actionDir(env, gh, act.Input("working-directory"))
+	for _, w := range gh.Warnings {
+		act.Warning(w, ghaction.Annotation{Title: "raggate"})
+	}
+	if env.Dir, err = actionDir(env, gh, act.Input("working-directory")); err != nil {
+		return withCode(ExitUsage, err)
+	}
 	if st.mode != "comment" {
 		if err := joinProblems(o.pathProblems(env, "action", nil), inputName); err != nil {
 			return err
 		}
 	}
 
-	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st}
+	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st, out: out}
 	switch st.mode {
 	case "check":
 		err := a.check(ctx)
 		if err != nil && !errors.Is(err, errFailed) {
-			a.commentError(ctx, err)
+			// The run may have been cancelled: the note gets a context of
+			// its own, bounded, so a stale verdict does not stay up.
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), errorNoteTimeout)
+			a.commentError(nctx, err)
+			cancel()
 		}
 		return err
 	case "baseline":
@@ -94,19 +110,39 @@ func runAction(ctx context.Context, env Env, act *ghaction.Action) error {
 	return usageErr("input mode: %q is not one of check, baseline, comment", st.mode)
 }
 
-// actionDir resolves working-directory against the workspace.
-func actionDir(env Env, gh *ghaction.Context, wd string) string {
+// actionDir resolves working-directory against the workspace and refuses
+// a directory outside it (after cleaning the path and resolving symbolic
+// links): the paths of the inputs are relative to it.
+func actionDir(env Env, gh *ghaction.Context, wd string) (string, error) {
 	base := gh.Workspace
 	if base == "" {
 		base = env.Dir
 	}
-	if wd == "" || wd == "." {
-		return base
+	if base == "" {
+		var err error
+		if base, err = os.Getwd(); err != nil {
+			return "", fmt.Errorf("working directory: %w", err)
+		}
 	}
-	if filepath.IsAbs(wd) || base == "" {
-		return wd
+	dir := base
+	if wd != "" && wd != "." {
+		dir = wd
+		if !filepath.IsAbs(wd) {
+			dir = filepath.Join(base, wd)
+		}
 	}
-	return filepath.Join(base, wd)
+	realBase, err := filepath.EvalSymlinks(base)
+	if err != nil {
+		return "", fmt.Errorf("workspace %s: %w", base, err)
+	}
+	realDir, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return "", fmt.Errorf("input working-directory %q: %w", wd, err)
+	}
+	if rel, err := filepath.Rel(realBase, realDir); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("input working-directory %q resolves to %s, outside the workspace %s: give a directory inside the repository checkout", wd, realDir, realBase)
+	}
+	return filepath.Clean(dir), nil
 }
 
 // actionOptions maps action inputs onto Options.
@@ -161,6 +197,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	st.skipWithoutKey, err = in.Bool("skip-without-key", true)
 	bad(err)
 	st.gate = orDefault(in.Get("gate-name"), "raggate")
+	st.commentAuthor = in.Get("comment-author")
 	st.token = in.Get("github-token")
 	if st.token == "" {
 		st.token = env.getenv("GITHUB_TOKEN")
@@ -202,8 +239,10 @@ type actionRun struct {
 	gh  *ghaction.Context
 	o   Options
 	st  actionSettings
+	out *actionOutputs
 
-	client *github.Client
+	client    *github.Client
+	commenter *ghcomment.Commenter
 }
 
 func (a *actionRun) github() (*github.Client, error) {
@@ -252,7 +291,8 @@ func (a *actionRun) skipWithoutKey() (bool, error) {
 	msg := why + " The gate was skipped (verdict=skipped). For fork PRs use the two-workflow pattern of the README (pull_request uploads results, workflow_run comments), or set skip-without-key: false to fall back to the offline judge."
 	a.act.Warning(msg, ghaction.Annotation{Title: "raggate skipped"})
 	_ = a.act.AddSummary("### ⏭️ " + a.st.gate + ": skipped\n\n" + msg + "\n")
-	return true, a.act.SetOutputs(map[string]string{"passed": "", "verdict": "skipped", "regressions": ""})
+	a.out.set(map[string]string{"verdict": "skipped", "summary-json": `{"passed":null,"verdict":"skipped"}`})
+	return true, nil
 }
 
 // baselineKey is where a check looks for its baseline: for a change under
@@ -369,6 +409,44 @@ func short(sha string) string {
 	return sha
 }
 
+// readBaseline reads the baseline of key and says where it came from. Only
+// a store that was read and holds none yet means "no baseline yet"; a ref
+// or file that cannot be read as configured is exit 2.
+func (a *actionRun) readBaseline(ctx context.Context, store baseline.Store, key baseline.Key) (*results.File, string, error) {
+	f, src, err := store.Get(ctx, key)
+	noBaseline := fmt.Sprintf("no baseline yet for %s: floors only", orDefault(key.Branch, "the base branch"))
+	switch {
+	case err == nil:
+		return f, "baseline: " + src.String(), nil
+	case errors.Is(err, baseline.ErrNotFound):
+		return nil, noBaseline, nil
+	case errors.Is(err, baseline.ErrMissingPath) && a.addsBaselineFile():
+		a.act.Warning(fmt.Sprintf("%v; this change adds it: no baseline until it is merged, floors only", err), ghaction.Annotation{Title: a.st.gate})
+		return nil, noBaseline, nil
+	case errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrUnknownRef), errors.Is(err, baseline.ErrMissingPath):
+		return nil, "", withCode(ExitUsage, fmt.Errorf("read the baseline: %w", err))
+	}
+	return nil, "", withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
+}
+
+// addsBaselineFile reports whether a change under review adds the git
+// store's baseline file: missing at the base commit, present in the
+// checkout. That is a baseline still to come, not a wrong path.
+func (a *actionRun) addsBaselineFile() bool {
+	if a.st.store != "git" || a.st.mode != "check" {
+		return false
+	}
+	if _, sha := a.gh.Base(); sha == "" {
+		return false
+	}
+	p := a.st.storePath
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(orDefault(a.gh.Workspace, a.env.Dir), p)
+	}
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
 // check is the pull-request job: run, compare with the stored baseline,
 // comment, summarise, set outputs.
 func (a *actionRun) check(ctx context.Context) error {
@@ -383,18 +461,9 @@ func (a *actionRun) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	key := a.baselineKey()
-	base, src, err := store.Get(ctx, key)
-	source := ""
-	switch {
-	case errors.Is(err, baseline.ErrNotFound):
-		source = fmt.Sprintf("no baseline yet for %s: floors only", orDefault(key.Branch, "the base branch"))
-	case errors.Is(err, baseline.ErrShallow):
-		return withCode(ExitUsage, err)
-	case err != nil:
-		return withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
-	default:
-		source = "baseline: " + src.String()
+	base, source, err := a.readBaseline(ctx, store, a.baselineKey())
+	if err != nil {
+		return err
 	}
 	head, err := execRun(ctx, a.env, &a.o)
 	if err != nil {
@@ -430,9 +499,7 @@ func (a *actionRun) publish(ctx context.Context, rep *compare.Report, source, he
 	if a.st.comment && a.gh.IsPullRequest() {
 		opErr = a.comment(ctx, a.gh.PullRequest.Number, md, headSHA)
 	}
-	if err := a.setOutputs(rep); err != nil {
-		return withCode(ExitOperational, err)
-	}
+	a.setOutputs(rep)
 	if !rep.Passed {
 		if opErr != nil {
 			// The verdict wins the exit code, but the comment failure is said.
@@ -473,7 +540,14 @@ func (a *actionRun) comment(ctx context.Context, pr int, md, headSHA string) err
 		a.act.Warning("not commenting: "+err.Error(), ghaction.Annotation{Title: a.st.gate})
 		return nil
 	}
-	res, err := ghcomment.Upsert(ctx, c, a.gh.Owner, a.gh.Repo, pr, a.st.gate, a.env.red.String(md), headSHA)
+	if a.commenter == nil {
+		// One per run: the token's identity is looked up once.
+		a.commenter = &ghcomment.Commenter{Client: c, Author: a.st.commentAuthor}
+	}
+	res, err := a.commenter.Upsert(ctx, a.gh.Owner, a.gh.Repo, pr, a.st.gate, a.env.red.String(md), headSHA)
+	if err == nil && res.AuthorAssumed {
+		a.act.Warning("could not tell which account the token comments as (GET /user and the GraphQL viewer both failed); assuming "+res.Author+". With a GitHub App token set the comment-author input to the app's \"<slug>[bot]\" login, or each run adds a new comment.", ghaction.Annotation{Title: a.st.gate})
+	}
 	switch {
 	case errors.Is(err, ghcomment.ErrNoPermission):
 		a.act.Warning("the token may not comment on this pull request (pull requests from forks get a read-only token); the report is in the job summary. See the README's fork-safe two-workflow pattern.", ghaction.Annotation{Title: a.st.gate})
@@ -489,24 +563,22 @@ func (a *actionRun) comment(ctx context.Context, pr int, md, headSHA string) err
 	return nil
 }
 
-func (a *actionRun) setOutputs(rep *compare.Report) error {
+// setOutputs records the outputs of a comparison (written at the end of
+// the run).
+func (a *actionRun) setOutputs(rep *compare.Report) {
 	var regressed []string
 	for _, m := range rep.Metrics {
 		if m.Status == compare.StatusFail {
 			regressed = append(regressed, m.Metric)
 		}
 	}
-	js, err := json.Marshal(summaryJSON(rep))
-	if err != nil {
-		return err
-	}
-	return a.act.SetOutputs(map[string]string{
+	a.out.summary = summaryJSON(rep)
+	a.out.set(map[string]string{
 		"passed":       fmt.Sprint(rep.Passed),
 		"verdict":      string(rep.Verdict),
 		"regressions":  strings.Join(regressed, ","),
 		"results-path": a.outPath(a.o.Out),
 		"report-path":  a.outPath(a.o.Report),
-		"summary-json": string(js),
 	})
 }
 
@@ -563,8 +635,9 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	msg := fmt.Sprintf("stored the baseline of %s@%s (%d samples)", key.Branch, short(key.SHA), len(f.Samples))
 	fmt.Fprintln(a.env.Stderr, msg)
 	_ = a.act.AddSummary("### 📦 " + a.st.gate + ": baseline stored\n\n" + msg + "\n")
-	return a.act.SetOutputs(map[string]string{"passed": "true", "verdict": "stored", "regressions": "",
-		"results-path": a.outPath(a.o.Out), "report-path": "", "summary-json": "{}"})
+	a.out.set(map[string]string{"passed": "true", "verdict": "stored", "results-path": a.outPath(a.o.Out),
+		"summary-json": `{"passed":true,"verdict":"stored"}`})
+	return nil
 }
 
 // outPath is a file's path for later steps: relative to the workspace,
@@ -658,15 +731,9 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 		return err
 	}
 	key := baseline.Key{Branch: pr.GetBase().GetRef(), SHA: pr.GetBase().GetSHA(), Name: gateKeyName(a.st.gate)}
-	base, src, err := store.Get(ctx, key)
-	source := ""
-	switch {
-	case errors.Is(err, baseline.ErrNotFound):
-		source = fmt.Sprintf("no baseline yet for %s: floors only", key.Branch)
-	case err != nil:
-		return withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
-	default:
-		source = "baseline: " + src.String()
+	base, source, err := a.readBaseline(ctx, store, key)
+	if err != nil {
+		return err
 	}
 	rep := compareRedacted(a.env, base, head, th)
 	opts := report.Options{Gate: a.st.gate, HeadSHA: wr.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL()}
@@ -677,9 +744,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if err := a.comment(ctx, meta.PR, md, wr.HeadSHA); err != nil {
 		return err
 	}
-	if err := a.setOutputs(rep); err != nil {
-		return withCode(ExitOperational, err)
-	}
+	a.setOutputs(rep)
 	// The gate itself failed (or passed) in the pull_request run; this job
 	// only reports.
 	return nil
@@ -696,4 +761,62 @@ func (a *actionRun) readMeta() (prMeta, error) {
 		return prMeta{}, withCode(ExitUsage, fmt.Errorf("%s: not a raggate PR record (want {\"pr\": N, \"head_sha\": \"...\"})", p))
 	}
 	return m, nil
+}
+
+// errorNoteTimeout bounds the error note posted after a failed or
+// cancelled check.
+const errorNoteTimeout = 20 * time.Second
+
+// outputNames are the outputs of action.yml; every run writes each of them
+// exactly once.
+var outputNames = []string{"passed", "verdict", "regressions", "results-path", "report-path", "summary-json"}
+
+// actionOutputs collects the step outputs during a run; they are written
+// once at the end, after the final verdict is known (a comment that cannot
+// be posted after a pass turns the verdict into error).
+type actionOutputs struct {
+	values map[string]string
+	// summary is the summary-json object of a comparison, if there was one.
+	summary map[string]any
+	written bool
+}
+
+func (o *actionOutputs) set(values map[string]string) {
+	if o.values == nil {
+		o.values = map[string]string{}
+	}
+	for k, v := range values {
+		o.values[k] = v
+	}
+}
+
+// setError makes the run's verdict error: the gate did not decide, or
+// decided but could not publish. The summary-json agrees with the other
+// outputs.
+func (o *actionOutputs) setError() {
+	o.set(map[string]string{"passed": "false", "verdict": "error", "regressions": ""})
+	if o.summary == nil {
+		o.summary = map[string]any{}
+	}
+	o.summary["passed"], o.summary["verdict"] = false, "error"
+}
+
+// write writes every output once; later calls do nothing.
+func (o *actionOutputs) write(act *ghaction.Action) error {
+	if o.written {
+		return nil
+	}
+	o.written = true
+	vals := map[string]string{}
+	for _, n := range outputNames {
+		vals[n] = o.values[n]
+	}
+	if o.summary != nil {
+		js, err := json.Marshal(o.summary)
+		if err != nil {
+			return err
+		}
+		vals["summary-json"] = string(js)
+	}
+	return act.SetOutputs(vals)
 }

@@ -139,7 +139,8 @@ func TestActionCommentMode(t *testing.T) {
 	}
 
 	// Outside a workflow_run the mode refuses to run.
-	env2 := actionEnv(t, gh, "pull_request_target", map[string]any{"repository": map[string]any{"full_name": repo}}, inputs)
+	env2 := actionEnv(t, gh, "pull_request_target", prPayload(43, strings.Repeat("b", 40), strings.Repeat("a", 40)), inputs)
+	env2["GITHUB_WORKSPACE"] = ws
 	if r := gate(t, env2, "action"); r.code != 2 || !strings.Contains(r.stderr, "workflow_run") {
 		t.Errorf("comment mode on pull_request_target: exit %d %s", r.code, r.stderr)
 	}

@@ -146,7 +146,8 @@ func (b *baselineFlags) open(env Env) (baseline.Store, error) {
 // problem (2), an unreachable store an operational one (3).
 func storeErr(what string, err error) error {
 	switch {
-	case errors.Is(err, baseline.ErrNotFound), errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrReadOnly):
+	case errors.Is(err, baseline.ErrNotFound), errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrReadOnly),
+		errors.Is(err, baseline.ErrUnknownRef), errors.Is(err, baseline.ErrMissingPath):
 		return withCode(ExitUsage, fmt.Errorf("%s: %w", what, err))
 	case errors.Is(err, baseline.ErrNoPermission):
 		return withCode(ExitOperational, fmt.Errorf("%s: %w (the token needs contents: write)", what, err))

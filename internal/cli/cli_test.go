@@ -391,6 +391,8 @@ func TestCheckBaselineRef(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "eval", "results.json"), b, 0o644)
 	gitRun("add", ".")
 	gitRun("commit", "-q", "-m", "baseline")
+	headOut, _ := exec.Command("git", "-C", dir, "rev-parse", "HEAD").Output()
+	head := strings.TrimSpace(string(headOut))
 	// The working tree's copy is gone (as on a PR that deletes it): the
 	// committed one is read.
 	os.Remove(filepath.Join(dir, "eval", "results.json"))
@@ -403,11 +405,24 @@ func TestCheckBaselineRef(t *testing.T) {
 	if code != 0 || !strings.Contains(stdout.String(), "20 paired") {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout.String(), stderr.String())
 	}
-	code = Main(context.Background(), []string{"check", "--quiet", "--dataset", abs, "--judge", "offline",
-		"--baseline-ref", "main:eval/missing.json", "--out", filepath.Join(dir, "head.json")},
-		Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Dir: dir})
-	if code != 0 || !strings.Contains(stderr.String(), "floors only") {
-		t.Errorf("missing file at the ref: exit %d\n%s", code, stderr.String())
+	// A mistyped ref or path is not "no baseline yet": exit 2, naming it
+	// and the nearest existing one, before any judge call.
+	for _, tt := range []struct{ ref, want string }{
+		{"mian:eval/results.json", "mian does not exist in the repository at " + dir + "; did you mean main?"},
+		{"main:eval/result.json", "eval/result.json is not in main (commit " + head[:12] + "); did you mean eval/results.json?"},
+		{"main:eval/missing.json", "eval/missing.json is not in main"},
+	} {
+		stdout.Reset()
+		stderr.Reset()
+		code = Main(context.Background(), []string{"check", "--quiet", "--dataset", abs, "--judge", "offline",
+			"--baseline-ref", tt.ref, "--out", filepath.Join(dir, "typo.json")},
+			Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }, Dir: dir})
+		if code != 2 || !strings.Contains(stderr.String(), tt.want) || strings.Contains(stderr.String(), "floors only") {
+			t.Errorf("--baseline-ref %s: exit %d, want 2 saying %q\n%s", tt.ref, code, tt.want, stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, "typo.json")); err == nil {
+			t.Errorf("--baseline-ref %s: the judge ran before the baseline was checked", tt.ref)
+		}
 	}
 }
 

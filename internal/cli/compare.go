@@ -129,8 +129,8 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store) (*results.F
 	case errors.Is(err, baseline.ErrNotFound):
 		fmt.Fprintf(env.Stderr, "note: %v: no baseline yet, checking floors only\n", err)
 		return nil, "", nil
-	case errors.Is(err, baseline.ErrShallow):
-		return nil, "", withCode(ExitUsage, err)
+	case errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrUnknownRef), errors.Is(err, baseline.ErrMissingPath):
+		return nil, "", withCode(ExitUsage, fmt.Errorf("baseline: %w", err))
 	case err != nil:
 		var perr *os.PathError
 		if errors.As(err, &perr) || errors.Is(err, results.ErrSchema) || errors.Is(err, results.ErrInvalid) {

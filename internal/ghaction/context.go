@@ -1,7 +1,9 @@
 package ghaction
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -47,6 +49,10 @@ type Context struct {
 	RunAttempt int
 	// Actor is GITHUB_ACTOR.
 	Actor string
+	// Warnings are problems with optional variables that were ignored
+	// (a malformed GITHUB_RUN_ID or GITHUB_RUN_ATTEMPT): the caller
+	// should show them as warning annotations.
+	Warnings []string
 
 	// DefaultBranch is the payload's repository.default_branch.
 	DefaultBranch string
@@ -151,28 +157,26 @@ func ReadContext(getenv func(string) string) (*Context, error) {
 	if c.ServerURL == "" {
 		c.ServerURL = DefaultServerURL
 	}
+	// The run id and attempt only make the run's URL: a malformed value
+	// is ignored with a warning, never a reason to stop the gate.
 	if v := getenv("GITHUB_RUN_ID"); v != "" {
 		id, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("GITHUB_RUN_ID %q is not a number", v)
+		if err != nil || id <= 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("ignoring GITHUB_RUN_ID %q: not a positive number (the report links no workflow run)", v))
+		} else {
+			c.RunID = id
 		}
-		c.RunID = id
 	}
 	if v := getenv("GITHUB_RUN_ATTEMPT"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil {
-			return nil, fmt.Errorf("GITHUB_RUN_ATTEMPT %q is not a number", v)
+		if err != nil || n <= 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("ignoring GITHUB_RUN_ATTEMPT %q: not a positive number", v))
+		} else {
+			c.RunAttempt = n
 		}
-		c.RunAttempt = n
 	}
-	if c.EventPath != "" {
-		data, err := os.ReadFile(c.EventPath)
-		if err != nil {
-			return nil, fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
-		}
-		if err := c.parseEvent(data); err != nil {
-			return nil, fmt.Errorf("event payload %s: %w", c.EventPath, err)
-		}
+	if err := c.readEvent(); err != nil {
+		return nil, err
 	}
 	if c.Repository != "" {
 		owner, name, ok := strings.Cut(c.Repository, "/")
@@ -182,6 +186,57 @@ func ReadContext(getenv func(string) string) (*Context, error) {
 		c.Owner, c.Repo = owner, name
 	}
 	return c, nil
+}
+
+// ErrNoPayload is wrapped by ReadContext when the event is a change under
+// review (pull_request*, merge_group) but its payload is missing, empty or
+// lacks the pull request: without it the base commit is unknown, and the
+// gate would trust the change's own files (thresholds, baseline).
+var ErrNoPayload = errors.New("the event payload is required")
+
+// underReview reports the events whose payload names a base to compare
+// against.
+func underReview(event string) bool {
+	return strings.HasPrefix(event, "pull_request") || event == "merge_group"
+}
+
+// readEvent reads and parses the payload at EventPath. A change under
+// review must have one.
+func (c *Context) readEvent() error {
+	review := underReview(c.EventName)
+	if c.EventPath == "" {
+		if review {
+			return fmt.Errorf("%w: GITHUB_EVENT_NAME is %s but GITHUB_EVENT_PATH is not set; raggate will not judge a change under review without knowing its base (it would trust the change's own thresholds and baseline)", ErrNoPayload, c.EventName)
+		}
+		return nil
+	}
+	data, err := os.ReadFile(c.EventPath)
+	if err != nil {
+		if review {
+			return fmt.Errorf("%w: read the %s payload (GITHUB_EVENT_PATH): %w", ErrNoPayload, c.EventName, err)
+		}
+		return fmt.Errorf("read the event payload (GITHUB_EVENT_PATH): %w", err)
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		if review {
+			return fmt.Errorf("%w: the %s payload %s is empty", ErrNoPayload, c.EventName, c.EventPath)
+		}
+		return nil
+	}
+	if err := c.parseEvent(data); err != nil {
+		return fmt.Errorf("event payload %s: %w", c.EventPath, err)
+	}
+	if review && c.PullRequest == nil && c.MergeGroup == nil {
+		return fmt.Errorf("%w: the %s payload %s has no %s object", ErrNoPayload, c.EventName, c.EventPath, payloadKey(c.EventName))
+	}
+	return nil
+}
+
+func payloadKey(event string) string {
+	if event == "merge_group" {
+		return "merge_group"
+	}
+	return "pull_request"
 }
 
 type payloadRepo struct {

@@ -247,11 +247,71 @@ func TestContextEnvironment(t *testing.T) {
 		"missing payload":   {"GITHUB_EVENT_NAME": "push", "GITHUB_EVENT_PATH": filepath.Join(dir, "nope.json")},
 		"broken payload":    {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": broken},
 		"bad repository":    {"GITHUB_REPOSITORY": "just-a-name"},
-		"bad run id":        {"GITHUB_RUN_ID": "abc"},
 		"pr without number": {"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": writeFile(t, dir, `{"pull_request":{"head":{},"base":{}}}`)},
 	} {
 		if _, err := ghaction.ReadContext(env(m)); err == nil {
 			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// The run id and attempt are optional: a malformed value is a warning, not
+// a reason to stop the gate.
+func TestContextIgnoresMalformedOptionalVariables(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     map[string]string
+		wantID  int64
+		wantAtt int
+		warn    string
+	}{
+		{"attempt not a number", map[string]string{"GITHUB_RUN_ID": "77", "GITHUB_RUN_ATTEMPT": "abc"}, 77, 0, `GITHUB_RUN_ATTEMPT "abc"`},
+		{"negative attempt", map[string]string{"GITHUB_RUN_ID": "77", "GITHUB_RUN_ATTEMPT": "-2"}, 77, 0, `GITHUB_RUN_ATTEMPT "-2"`},
+		{"run id not a number", map[string]string{"GITHUB_RUN_ID": "abc", "GITHUB_RUN_ATTEMPT": "2"}, 0, 2, `GITHUB_RUN_ID "abc"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, err := ghaction.ReadContext(env(tt.env))
+			if err != nil {
+				t.Fatalf("err = %v, want the variable ignored", err)
+			}
+			if c.RunID != tt.wantID || c.RunAttempt != tt.wantAtt {
+				t.Errorf("run %d attempt %d, want %d %d", c.RunID, c.RunAttempt, tt.wantID, tt.wantAtt)
+			}
+			if len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], tt.warn) {
+				t.Errorf("warnings %q, want one naming %s", c.Warnings, tt.warn)
+			}
+		})
+	}
+}
+
+// A change under review without its payload has no known base: refuse it
+// rather than trust the checkout.
+func TestContextRequiresThePayloadOfAChangeUnderReview(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		env  map[string]string
+	}{
+		{"no path", map[string]string{"GITHUB_EVENT_NAME": "pull_request"}},
+		{"unreadable path", map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": filepath.Join(dir, "nope.json")}},
+		{"empty file", map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": writeFile(t, dir, " \n")}},
+		{"no pull_request object", map[string]string{"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": writeFile(t, dir, `{"action":"opened"}`)}},
+		{"pull_request_target without path", map[string]string{"GITHUB_EVENT_NAME": "pull_request_target"}},
+		{"merge group without object", map[string]string{"GITHUB_EVENT_NAME": "merge_group", "GITHUB_EVENT_PATH": writeFile(t, dir, `{}`)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ghaction.ReadContext(env(tt.env))
+			if !errors.Is(err, ghaction.ErrNoPayload) {
+				t.Fatalf("err = %v, want ErrNoPayload", err)
+			}
+		})
+	}
+	// Other events may run without a payload (a local run, a dispatch).
+	for _, ev := range []string{"", "push", "workflow_dispatch"} {
+		if _, err := ghaction.ReadContext(env(map[string]string{"GITHUB_EVENT_NAME": ev})); err != nil {
+			t.Errorf("%q without a payload: %v", ev, err)
 		}
 	}
 }

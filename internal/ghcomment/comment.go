@@ -11,13 +11,15 @@
 //	<!-- raggate:head=<head sha> -->
 //
 // A comment is "ours" when a line of it is exactly the gate marker AND its
-// author is the token's own identity. The identity is GET /user (personal
-// access tokens); the workflow's GITHUB_TOKEN and app installation tokens
-// get 403 "Resource not accessible by integration" there, and Upsert then
-// assumes DefaultBotLogin ("github-actions[bot]", the account the
-// GITHUB_TOKEN comments as). Actions that comment with a GitHub App token
-// must set Commenter.Author to the app's "<slug>[bot]" login. A comment by
-// anyone else that quotes the marker is ignored.
+// author is the token's own identity: Commenter.Author when set, else
+// GET /user (personal access tokens). The workflow's GITHUB_TOKEN and app
+// installation tokens (actions/create-github-app-token) get 403 "Resource
+// not accessible by integration" there; Upsert then asks GraphQL's
+// `viewer { login }`, which answers them with the "<slug>[bot]" login
+// ("github-actions[bot]" for the GITHUB_TOKEN). Only when that fails too
+// does it assume DefaultBotLogin, and says so in Result.AuthorAssumed: a
+// GitHub App token then needs Commenter.Author. A comment by anyone else
+// that quotes the marker is ignored.
 //
 // # Older runs
 //
@@ -91,6 +93,10 @@ type Result struct {
 	URL string
 	// Author is the login whose comments were considered ours.
 	Author string
+	// AuthorAssumed is set when the token's identity could be read neither
+	// from GET /user nor from GraphQL and Author is DefaultBotLogin by
+	// assumption (wrong for a GitHub App token: set Commenter.Author).
+	AuthorAssumed bool
 	// PreviousHead is the head sha the existing comment recorded, if any.
 	PreviousHead string
 	// Reason explains a Skipped result.
@@ -185,6 +191,7 @@ type Commenter struct {
 
 	mu       sync.Mutex
 	identity string
+	assumed  bool
 }
 
 // Upsert creates or updates the sticky comment of gate on pull request pr
@@ -211,11 +218,11 @@ func (c *Commenter) Upsert(ctx context.Context, owner, repo string, pr int, gate
 	if err != nil {
 		return Result{}, err
 	}
-	author, err := c.whoAmI(ctx)
+	author, assumed, err := c.whoAmI(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Author: author}
+	res := Result{Author: author, AuthorAssumed: assumed}
 	where := fmt.Sprintf("%s/%s#%d", owner, repo, pr)
 
 	existing, dups, err := c.find(ctx, owner, repo, pr, GateMarker(gate), author)
@@ -259,15 +266,16 @@ func (c *Commenter) Upsert(ctx context.Context, owner, repo string, pr int, gate
 	return res, nil
 }
 
-// whoAmI returns the login of the token's account.
-func (c *Commenter) whoAmI(ctx context.Context) (string, error) {
+// whoAmI returns the login of the token's account, and whether it is
+// DefaultBotLogin by assumption.
+func (c *Commenter) whoAmI(ctx context.Context) (string, bool, error) {
 	if c.Author != "" {
-		return c.Author, nil
+		return c.Author, false, nil
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.identity != "" {
-		return c.identity, nil
+		return c.identity, c.assumed, nil
 	}
 	u, _, err := c.Client.Users.Get(ctx, "")
 	switch {
@@ -275,15 +283,62 @@ func (c *Commenter) whoAmI(ctx context.Context) (string, error) {
 		c.identity = u.GetLogin()
 	case statusOf(err) == http.StatusForbidden && !isRateLimit(err):
 		// GITHUB_TOKEN and app installation tokens may not read /user
-		// ("Resource not accessible by integration"); the workflow token
-		// comments as github-actions[bot].
-		c.identity = DefaultBotLogin
+		// ("Resource not accessible by integration"); GraphQL's viewer
+		// answers them.
+		login, verr := viewerLogin(ctx, c.Client)
+		if verr != nil {
+			if ctx.Err() != nil {
+				return "", false, ctx.Err()
+			}
+			// Old Enterprise servers, GraphQL blocked: the workflow token
+			// comments as github-actions[bot].
+			login, c.assumed = DefaultBotLogin, true
+		}
+		c.identity = login
 	case err == nil:
-		return "", errors.New("ghcomment: GET /user returned no login")
+		return "", false, errors.New("ghcomment: GET /user returned no login")
 	default:
-		return "", classify("identify the token's account (GET /user)", err)
+		return "", false, classify("identify the token's account (GET /user)", err)
 	}
-	return c.identity, nil
+	return c.identity, c.assumed, nil
+}
+
+// viewerLogin asks GraphQL for the token's login: { viewer { login } }.
+// The endpoint is https://api.github.com/graphql, or
+// https://HOST/api/graphql on GitHub Enterprise Server (REST under
+// /api/v3/).
+func viewerLogin(ctx context.Context, client *github.Client) (string, error) {
+	u := "graphql"
+	if p := client.BaseURL.Path; strings.HasSuffix(p, "/api/v3/") {
+		g := *client.BaseURL
+		g.Path = strings.TrimSuffix(p, "v3/") + "graphql"
+		u = g.String()
+	}
+	req, err := client.NewRequest(http.MethodPost, u, map[string]string{"query": "query { viewer { login } }"})
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		Data struct {
+			Viewer struct {
+				Login string `json:"login"`
+			} `json:"viewer"`
+		} `json:"data"`
+		Errors []struct {
+			Message string `json:"message"`
+		} `json:"errors"`
+	}
+	if _, err := client.Do(ctx, req, &out); err != nil {
+		return "", classify("identify the token's account (GraphQL viewer)", err)
+	}
+	if out.Data.Viewer.Login == "" {
+		msg := "no login"
+		if len(out.Errors) > 0 {
+			msg = out.Errors[0].Message
+		}
+		return "", fmt.Errorf("identify the token's account (GraphQL viewer): %s", msg)
+	}
+	return out.Data.Viewer.Login, nil
 }
 
 // find lists every comment of the pull request (100 per page, following

@@ -225,6 +225,78 @@ func TestUpsertIntegrationToken(t *testing.T) {
 	}
 }
 
+// A GitHub App installation token (actions/create-github-app-token) may
+// not read GET /user and comments as "<slug>[bot]": the identity comes from
+// GraphQL's viewer, so later runs find and update the app's own comment.
+func TestUpsertAppInstallationToken(t *testing.T) {
+	app := ghtest.Identity{Login: "raggate-app[bot]", ID: 777, Type: "Bot"}
+	enterprise := newServer(t)
+	entClient, _ := newClient(t, enterprise)
+	dotcom := ghtest.NewServer(t)
+	tests := []struct {
+		name   string
+		server *ghtest.Server
+		client *github.Client
+		path   string
+	}{
+		{"GitHub Enterprise Server", enterprise, entClient, "/api/graphql"},
+		{"github.com", dotcom, dotcom.Client(), "/graphql"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := tt.server
+			s.UseIntegrationToken(app)
+			// The workflow token's comment with the same marker is not ours.
+			other := s.AddComment(repoName, 9, ghtest.ActionsBot, ghcomment.GateMarker("main")+"\nnot the app's")
+			ctx := context.Background()
+			var first ghcomment.Result
+			for i, body := range []string{"one", "two"} {
+				// A new Commenter per run, as in two workflow runs.
+				res, err := (&ghcomment.Commenter{Client: tt.client}).Upsert(ctx, "octo", "rag", 9, "main", body, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				if res.Author != app.Login || res.AuthorAssumed {
+					t.Fatalf("run %d: author %q (assumed %v), want %q from GraphQL", i+1, res.Author, res.AuthorAssumed, app.Login)
+				}
+				if i == 0 {
+					first = res
+				} else if res.Action != ghcomment.Updated || res.CommentID != first.CommentID || res.CommentID == other {
+					t.Fatalf("second run %+v, want the app's comment %d updated", res, first.CommentID)
+				}
+			}
+			if n := len(s.Comments(repoName, 9)); n != 2 {
+				t.Errorf("%d comments, want the bot's and one of the app's", n)
+			}
+			var rawPaths []string
+			for _, r := range s.Requests() {
+				if r.Path == "/graphql" {
+					rawPaths = append(rawPaths, r.RawPath)
+				}
+			}
+			if len(rawPaths) != 2 || rawPaths[0] != tt.path {
+				t.Errorf("GraphQL requests at %v, want two at %s", rawPaths, tt.path)
+			}
+		})
+	}
+}
+
+// When neither GET /user nor GraphQL says who the token is, Upsert assumes
+// the workflow token's bot and says it assumed.
+func TestUpsertIdentityAssumedWhenGraphQLFails(t *testing.T) {
+	s := newServer(t)
+	s.UseIntegrationToken(ghtest.ActionsBot)
+	s.FailMatching("POST", "/graphql", -1, ghtest.ServerError)
+	client, _ := newClient(t, s)
+	res, err := ghcomment.Upsert(context.Background(), client, "octo", "rag", 9, "main", "one", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Author != ghcomment.DefaultBotLogin || !res.AuthorAssumed {
+		t.Errorf("author %q assumed %v, want %s assumed", res.Author, res.AuthorAssumed, ghcomment.DefaultBotLogin)
+	}
+}
+
 func TestUpsertOlderHeadDoesNotOverwrite(t *testing.T) {
 	s := newServer(t)
 	client, _ := newClient(t, s)

@@ -1,16 +1,20 @@
 // Package ghtest is an in-process fake of the parts of the GitHub REST API
-// that raggate uses, served by net/http/httptest: the authenticated user,
-// issue comments (with Link pagination), commits and compare, the contents
-// API (with blob-sha conflict checks), git refs, trees, commits and blobs.
+// that raggate uses, served by net/http/httptest: the authenticated user
+// (REST /user and GraphQL's viewer), issue comments (with Link
+// pagination), branches, commits and compare, the contents API (with
+// blob-sha conflict checks), git refs, trees, commits and blobs.
 //
 // It behaves like the real service where raggate depends on the behaviour:
 // status codes, error bodies ({"message", "documentation_url", "status"}),
 // Link headers with rel="next"/"last", per_page capped at 100, 201 on
 // create, 409 for a stale blob sha and 422 for a missing one, 403 "Resource
-// not accessible by integration" for read-only tokens and for GET /user with
-// an integration token, and secondary rate limits (403 or 429 with
-// retry-after). Repositories are created on first use with default branch
-// "main". The server is safe for concurrent use and records every request.
+// not accessible by integration" for read-only tokens and for GET /user
+// with an integration token, GraphQL's viewer (which does answer
+// integration tokens, with the "<slug>[bot]" login), and secondary rate
+// limits (403 or 429 with retry-after), injected into the next requests
+// (FailNext) or into the requests of one endpoint (FailMatching).
+// Repositories are created on first use with default branch "main". The
+// server is safe for concurrent use and records every request.
 //
 // Typical use:
 //
@@ -141,6 +145,7 @@ type Server struct {
 	integration   bool
 	readOnly      bool
 	faults        []Fault
+	targeted      []*targetedFault
 	retryAfter    time.Duration
 	contentsLimit int
 	repos         map[string]*repo
@@ -204,9 +209,10 @@ func (s *Server) SetIdentity(id Identity) {
 }
 
 // UseIntegrationToken puts the server in GITHUB_TOKEN mode: GET /user
-// answers 403 "Resource not accessible by integration" and writes are
-// authored by bot (ActionsBot for the workflow token, or an app's
-// "<slug>[bot]").
+// answers 403 "Resource not accessible by integration", GraphQL's viewer
+// is bot, and writes are authored by bot (ActionsBot for the workflow
+// token, or an app's "<slug>[bot]" for an installation token of
+// actions/create-github-app-token).
 func (s *Server) UseIntegrationToken(bot Identity) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -230,6 +236,40 @@ func (s *Server) FailNext(n int, f Fault) {
 	for range n {
 		s.faults = append(s.faults, f)
 	}
+}
+
+// targetedFault fails the requests with a method and path prefix.
+type targetedFault struct {
+	method, prefix string
+	left           int // < 0: every matching request
+	fault          Fault
+}
+
+// FailMatching makes the next n requests with the method (any when empty)
+// and a path starting with pathPrefix (without the Enterprise prefix) fail
+// with f; n < 0 fails all of them. Other requests are served normally.
+func (s *Server) FailMatching(method, pathPrefix string, n int, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.targeted = append(s.targeted, &targetedFault{method: method, prefix: pathPrefix, left: n, fault: f})
+}
+
+// takeFault returns the fault for a request, if any: a matching targeted
+// fault first, else the next of FailNext. Call with s.mu held.
+func (s *Server) takeFault(method, path string) Fault {
+	for _, tf := range s.targeted {
+		if tf.left != 0 && (tf.method == "" || tf.method == method) && strings.HasPrefix(path, tf.prefix) {
+			if tf.left > 0 {
+				tf.left--
+			}
+			return tf.fault
+		}
+	}
+	var f Fault
+	if len(s.faults) > 0 {
+		f, s.faults = s.faults[0], s.faults[1:]
+	}
+	return f
 }
 
 // SetRetryAfter sets the wait announced by rate-limit faults (default 1s;
@@ -456,6 +496,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
 	inPrefix := s.prefix == "" || strings.HasPrefix(path, s.prefix+"/")
 	path = strings.TrimPrefix(path, s.prefix)
+	if s.prefix != "" && r.URL.Path == "/api/graphql" {
+		// GitHub Enterprise Server serves GraphQL beside the REST prefix.
+		inPrefix, path = true, "/graphql"
+	}
 
 	rec := &Request{
 		Method: r.Method, Path: path, RawPath: r.URL.Path, RawQuery: r.URL.RawQuery,
@@ -490,10 +534,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	var fault Fault
-	if len(s.faults) > 0 {
-		fault, s.faults = s.faults[0], s.faults[1:]
-	}
+	fault := s.takeFault(r.Method, path)
 	retryAfter := s.retryAfter
 	readOnly := s.readOnly
 	s.mu.Unlock()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -156,6 +157,53 @@ func TestFaults(t *testing.T) {
 	}
 	if u, _, err := s.Client().Users.Get(ctx, ""); err != nil || u.GetLogin() != ghtest.DefaultUser.Login {
 		t.Errorf("after faults: %v %v", u, err)
+	}
+}
+
+// FailMatching fails only the requests it names.
+func TestFailMatching(t *testing.T) {
+	s := ghtest.NewServer(t)
+	ctx := context.Background()
+	s.FailMatching("POST", "/repos/octo/rag/issues/3/comments", 1, ghtest.ServerError)
+	if _, _, err := s.Client().Users.Get(ctx, ""); err != nil {
+		t.Errorf("an unmatched request failed: %v", err)
+	}
+	body := &github.IssueComment{Body: github.String("x")}
+	if _, _, err := s.Client().Issues.CreateComment(ctx, "octo", "rag", 3, body); status(err) != http.StatusBadGateway {
+		t.Errorf("matched request: %v, want 502", err)
+	}
+	if _, _, err := s.Client().Issues.CreateComment(ctx, "octo", "rag", 3, body); err != nil {
+		t.Errorf("after the one fault: %v", err)
+	}
+}
+
+// GraphQL's viewer answers every kind of token, integration tokens
+// included, with the login their comments carry.
+func TestGraphQLViewer(t *testing.T) {
+	app := ghtest.Identity{Login: "raggate-app[bot]", ID: 777, Type: "Bot"}
+	for _, ent := range []bool{false, true} {
+		var opts []ghtest.Option
+		path := "/graphql"
+		if ent {
+			opts, path = append(opts, ghtest.Enterprise()), "/api/graphql"
+		}
+		s := ghtest.NewServer(t, opts...)
+		s.UseIntegrationToken(app)
+		ask := func(query string) (int, string) {
+			resp, err := s.HTTPClient().Post(s.ServerURL+path, "application/json", strings.NewReader(`{"query":`+strconv.Quote(query)+`}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b)
+		}
+		if code, body := ask("query { viewer { login } }"); code != 200 || body != `{"data":{"viewer":{"login":"raggate-app[bot]"}}}` {
+			t.Errorf("enterprise %v: viewer: %d %s", ent, code, body)
+		}
+		if code, body := ask("{ repository(owner:\"o\", name:\"r\") { id } }"); code != 200 || !strings.Contains(body, `"errors"`) {
+			t.Errorf("enterprise %v: other query: %d %s", ent, code, body)
+		}
 	}
 }
 

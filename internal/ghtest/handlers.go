@@ -19,6 +19,7 @@ const maxCommentChars = 65536
 func (s *Server) routes() {
 	m := s.mux
 	m.HandleFunc("GET /user", s.getUser)
+	m.HandleFunc("POST /graphql", s.graphQL)
 	m.HandleFunc("GET /repos/{owner}/{repo}", s.withRepo(s.getRepo))
 	m.HandleFunc("GET /repos/{owner}/{repo}/issues/{number}/comments", s.withRepo(s.listComments))
 	m.HandleFunc("POST /repos/{owner}/{repo}/issues/{number}/comments", s.withRepo(s.createComment))
@@ -30,6 +31,7 @@ func (s *Server) routes() {
 	m.HandleFunc("GET /repos/{owner}/{repo}/compare/{basehead}", s.withRepo(s.compare))
 	m.HandleFunc("GET /repos/{owner}/{repo}/contents/{path...}", s.withRepo(s.getContents))
 	m.HandleFunc("PUT /repos/{owner}/{repo}/contents/{path...}", s.withRepo(s.putContents))
+	m.HandleFunc("GET /repos/{owner}/{repo}/branches", s.withRepo(s.listBranches))
 	m.HandleFunc("GET /repos/{owner}/{repo}/git/ref/{ref...}", s.withRepo(s.getRef))
 	m.HandleFunc("POST /repos/{owner}/{repo}/git/refs", s.withRepo(s.createRef))
 	m.HandleFunc("PATCH /repos/{owner}/{repo}/git/refs/{ref...}", s.withRepo(s.updateRef))
@@ -146,6 +148,28 @@ func (s *Server) getUser(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, s.userJSON(r, id))
+}
+
+// graphQL answers the one query raggate sends, { viewer { login } }, for
+// every kind of token (GitHub's GraphQL serves installation tokens, unlike
+// GET /user); other queries get GraphQL's error shape.
+func (s *Server) graphQL(w http.ResponseWriter, r *http.Request) {
+	var in struct {
+		Query string `json:"query"`
+	}
+	if !decodeBody(w, r, &in) {
+		return
+	}
+	s.mu.Lock()
+	id := s.identity
+	s.mu.Unlock()
+	q := strings.Join(strings.Fields(in.Query), "")
+	if strings.Contains(q, "viewer{login}") {
+		writeJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"viewer": map[string]any{"login": id.Login}}})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"errors": []map[string]any{{
+		"message": "ghtest: only { viewer { login } } is implemented", "type": "NOT_IMPLEMENTED"}}})
 }
 
 func (s *Server) getRepo(w http.ResponseWriter, r *http.Request, rp *repo) {
@@ -593,6 +617,28 @@ func (s *Server) refJSON(r *http.Request, rp *repo, ref, sha string) map[string]
 			"url":  fmt.Sprintf("%s/repos/%s/git/commits/%s", s.apiBase(r), rp.fullName(), sha),
 		},
 	}
+}
+
+// listBranches lists the branches by name, paginated.
+func (s *Server) listBranches(w http.ResponseWriter, r *http.Request, rp *repo) {
+	var names []string
+	for ref := range rp.refs {
+		if b, ok := strings.CutPrefix(ref, "refs/heads/"); ok {
+			names = append(names, b)
+		}
+	}
+	sort.Strings(names)
+	lo, hi := s.paginate(w, r, len(names))
+	out := make([]map[string]any, 0, hi-lo)
+	for _, b := range names[lo:hi] {
+		sha := rp.refs["refs/heads/"+b]
+		out = append(out, map[string]any{
+			"name":      b,
+			"commit":    map[string]any{"sha": sha, "url": fmt.Sprintf("%s/repos/%s/commits/%s", s.apiBase(r), rp.fullName(), sha)},
+			"protected": false,
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 func (s *Server) getRef(w http.ResponseWriter, r *http.Request, rp *repo) {

@@ -29,9 +29,12 @@ const zwsp = "\u200b"
 //   - no block syntax: a leading # + - = or "1." is escaped;
 //   - no pings or cross-references: a zero-width space follows every @ and
 //     every # that precedes a word character or digit, so "@user",
-//     "@org/team" and "owner/repo#12" render as text.
-//
-// Bare URLs are left alone: GitHub shows them as themselves.
+//     "@org/team" and "owner/repo#12" render as text;
+//   - no autolinks: GitHub links bare URLs ("https://...", any
+//     "scheme://") and "www." names without link syntax, so a zero-width
+//     space goes after the ':' of every "://" and before the '.' of
+//     "www." (e-mail addresses are already broken at their @). The text
+//     reads the same but is not a link, and a copied URL does not work.
 func Escape(s string) string {
 	return escapeFlat(flatten(s))
 }
@@ -163,12 +166,29 @@ func escapeFlat(s string) string {
 			if olist && i == lead {
 				b.WriteByte('\\')
 			}
+			if r == '.' && wwwBefore(rs, i) {
+				b.WriteString(zwsp)
+			}
 			b.WriteRune(r)
+		case ':':
+			b.WriteRune(r)
+			if next(i) == '/' && i+2 < len(rs) && rs[i+2] == '/' {
+				b.WriteString(zwsp)
+			}
 		default:
 			b.WriteRune(r)
 		}
 	}
 	return b.String()
+}
+
+// wwwBefore reports whether the '.' at rs[i] ends a "www" that GitHub
+// would autolink: "www" (any case) not preceded by a letter or digit.
+func wwwBefore(rs []rune, i int) bool {
+	if i < 3 || !strings.EqualFold(string(rs[i-3:i]), "www") {
+		return false
+	}
+	return i == 3 || !(unicode.IsLetter(rs[i-4]) || unicode.IsDigit(rs[i-4]))
 }
 
 // plain makes untrusted text safe for a terminal: one line, no control

@@ -24,7 +24,7 @@ func TestEscape(t *testing.T) {
 		{"spaces", "  spaced   out \u00a0 ", "spaced out"},
 		{"fence", "```go\nx := 1\n```", "\\`\\`\\`go x := 1 \\`\\`\\`"},
 		{"inline code", "use `rm -rf`", "use \\`rm -rf\\`"},
-		{"link", "[link](https://evil.example)", `\[link\](https://evil.example)`},
+		{"link", "[link](https://evil.example)", "\\[link\\](https:\u200b//evil.example)"},
 		{"image", "![img](x.png)", `\!\[img\](x.png)`},
 		{"emphasis", "**bold** _it_ ~~gone~~", `\*\*bold\*\* \_it\_ \~\~gone\~\~`},
 		{"snake case", "context_recall_v2", "context_recall_v2"},
@@ -43,6 +43,15 @@ func TestEscape(t *testing.T) {
 		{"invalid utf8", "a\xffb", "a\uFFFDb"},
 		{"control", "a\x1b[31mred\x1b[0m", `a \[31mred \[0m`},
 		{"empty", "", ""},
+		{"bare url", "see https://evil.example/x?a=1", "see https:\u200b//evil.example/x?a=1"},
+		{"http url", "http://evil.example", "http:\u200b//evil.example"},
+		{"other scheme", "ftp://files.example/x and HTTPS://X.EXAMPLE", "ftp:\u200b//files.example/x and HTTPS:\u200b//X.EXAMPLE"},
+		{"url in link syntax", "![x](https://evil.example/x.png)", "\\!\\[x\\](https:\u200b//evil.example/x.png)"},
+		{"www", "visit www.evil.example today", "visit www\u200b.evil.example today"},
+		{"www upper case", "WWW.EVIL.EXAMPLE", "WWW\u200b.EVIL.EXAMPLE"},
+		{"www after punctuation", "(www.evil.example)", "(www\u200b.evil.example)"},
+		{"not www", "awww.example and www-x", "awww.example and www-x"},
+		{"colon", "ratio 3:1, a: b", "ratio 3:1, a: b"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -116,6 +125,16 @@ func checkEscaped(t *testing.T, in, out string) {
 			t.Fatalf("Escape(%q) = %q: an issue reference survives", in, out)
 		}
 	}
+	// GitHub autolinks "scheme://..." and "www." even without link syntax.
+	if strings.Contains(out, "://") {
+		t.Fatalf("Escape(%q) = %q: a URL survives", in, out)
+	}
+	for i, r := range rs {
+		if r == '.' && i >= 3 && strings.EqualFold(string(rs[i-3:i]), "www") &&
+			(i == 3 || !(unicode.IsLetter(rs[i-4]) || unicode.IsDigit(rs[i-4]))) {
+			t.Fatalf("Escape(%q) = %q: a www. link survives", in, out)
+		}
+	}
 	for i := 0; i < len(out); i++ {
 		switch c := out[i]; c {
 		case '|', '[', ']', '`', '!', '*', '~', '$':
@@ -141,7 +160,7 @@ func FuzzEscape(f *testing.F) {
 	for _, s := range []string{
 		"@octocat", "<script>alert(1)</script>", "a|b", `\|`, "line\nbreak", "```\ncode\n```",
 		"[link](x)", "![img](x)", "owner/repo#12", "&amp;", "1. x", "# h", "\u202e", "\xff", "@\u200bx",
-		"_a_", "**", "$$", "~", "-", "\\\\|",
+		"_a_", "**", "$$", "~", "-", "\\\\|", "https://x.example", "www.x.example", "a:/" + "/b",
 	} {
 		f.Add(s)
 	}

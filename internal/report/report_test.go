@@ -319,11 +319,13 @@ var cases = []reportCase{
 		for i := range h.Samples {
 			h.Samples[i].Scores["x|<b>@team\x1b[2J_metric"] = results.Score(0.5)
 			b.Samples[i].Scores["x|<b>@team\x1b[2J_metric"] = results.Score(0.5)
+			h.Samples[i].Scores["www.evil.example/metric"] = results.Score(0.5)
+			b.Samples[i].Scores["www.evil.example/metric"] = results.Score(0.5)
 		}
 		h.Samples[0].ID = "id|with|pipes @admin"
 		h.Samples[len(h.Samples)-1].Question = "new: <img src=x onerror=alert(1)> @everyone"
 		b.Samples[0].Question = "removed: [click](javascript:alert(1))"
-		h.Judge.Model = "gpt-4o-mini <b>|</b>"
+		h.Judge.Model = "gpt-4o-mini <b>|</b> http://evil.example/model"
 		h.Dataset.Path = "eval/<golden>|@team.jsonl"
 		return compare.Compare(b, h, thresholds(t))
 	}},
@@ -399,6 +401,31 @@ func TestGoldenCasesSayWhatTheyShould(t *testing.T) {
 		for _, w := range want[c.name] {
 			if !strings.Contains(md, w) {
 				t.Errorf("%s: markdown lacks %q", c.name, w)
+			}
+		}
+	}
+}
+
+// Text from the data never becomes a link, table cells included: GitHub
+// autolinks bare "https://..." and "www." in comments. The only links are
+// the report's own (the workflow run).
+func TestUntrustedURLsAreNotLinks(t *testing.T) {
+	for _, c := range cases {
+		if c.name != "untrusted" {
+			continue
+		}
+		opts := optsFor(c.name)
+		r := c.make(t)
+		for name, md := range map[string]string{"markdown": Markdown(r, opts), "summary": Summary(r, opts)} {
+			if !strings.Contains(md, "evil.example/model") || !strings.Contains(md, "evil.example/metric |") {
+				t.Fatalf("%s: the fixture's URLs in table cells are not shown", name)
+			}
+			rest := strings.ReplaceAll(md, "]("+opts.RunURL+")", "")
+			if strings.Contains(rest, "://") {
+				t.Errorf("%s: a URL from the data would be autolinked:\n%s", name, rest)
+			}
+			if strings.Contains(strings.ToLower(rest), "www.") {
+				t.Errorf("%s: a www. name from the data would be autolinked", name)
 			}
 		}
 	}
