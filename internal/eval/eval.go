@@ -237,9 +237,9 @@ type score struct {
 
 func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 	r := &SampleResult{
-		ID:        e.s.ID,
-		Question:  e.s.UserInput,
-		Scores:    make(map[string]float64, len(ms)),
+		ID:            e.s.ID,
+		Question:      e.s.UserInput,
+		Scores:        make(map[string]float64, len(ms)),
 		Undefined:     map[string]string{},
 		UndefinedKind: map[string]results.UndefinedKind{},
 		Reasons:       map[string]string{},

@@ -99,14 +99,14 @@ type Sum struct {
 // Sample holds one sample's scores. A NaN score is stored as null with its
 // reason in Undefined.
 type Sample struct {
-	ID        string             `json:"id"`
-	Question  string             `json:"question,omitempty"`
-	Scores    map[string]Score   `json:"scores"`
-	Undefined map[string]string  `json:"undefined,omitempty"`
+	ID        string            `json:"id"`
+	Question  string            `json:"question,omitempty"`
+	Scores    map[string]Score  `json:"scores"`
+	Undefined map[string]string `json:"undefined,omitempty"`
 	// UndefinedKind classifies each reason in Undefined (data, judge or
 	// metric). Files written before it existed lack it: see KindOf.
 	UndefinedKind map[string]UndefinedKind `json:"undefined_kind,omitempty"`
-	Runs               map[string][]Score `json:"runs,omitempty"`
+	Runs          map[string][]Score       `json:"runs,omitempty"`
 	// Reasons holds the judge's explanation of a low score, where known.
 	Reasons map[string]string `json:"reasons,omitempty"`
 	// InputHash is a hash of the sample's inputs: equal hashes on base and
