@@ -7,7 +7,7 @@ import (
 	"github.com/raggate/raggate/metrics"
 )
 
-// The diagnosis applies the patterns of METRICS.md, "Reading the metrics",
+// The diagnosis applies the patterns of the README's "Reading the metrics",
 // to the verdicts, and to nothing else: a metric is "low" (for noise
 // sensitivity, "high") only when it regressed significantly or breached its
 // floor, and "high" only when it held (~), improved, or met its floor.
@@ -86,7 +86,7 @@ var patterns = []pattern{
 }
 
 // diagnose returns the patterns that the verdicts of r match, in the order
-// of METRICS.md. It is empty when nothing regressed or breached a floor.
+// of the README's table. It is empty when nothing regressed or breached a floor.
 func diagnose(r *compare.Report) []finding {
 	byName := map[string]compare.MetricResult{}
 	for _, m := range r.Metrics {
