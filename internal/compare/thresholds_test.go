@@ -358,6 +358,15 @@ func TestExampleThresholdsFile(t *testing.T) {
 	if r := th.For("noise_sensitivity_relevant"); r.Max == nil || *r.Max != 0.30 {
 		t.Errorf("noise_sensitivity_relevant: max %v, want 0.30", r.Max)
 	}
+	// The example's family is the default one.
+	for _, m := range []string{"context_precision", "faithfulness", "factual_correctness", "noise_sensitivity_relevant", "semantic_similarity", "exact_match"} {
+		if th.Gated(m) != DefaultThresholds().Gated(m) && m != "noise_sensitivity_relevant" {
+			t.Errorf("%s: gated %v in the example, %v by default", m, th.Gated(m), DefaultThresholds().Gated(m))
+		}
+	}
+	if !th.Gated("noise_sensitivity_relevant") || th.Gated("semantic_similarity") {
+		t.Error("the example must gate noise_sensitivity_relevant (it has a rule) and not semantic_similarity")
+	}
 }
 
 func TestLoadThresholdsMissingFile(t *testing.T) {
