@@ -150,7 +150,7 @@ type MetricRule struct {
 	Level Level    `json:"level"`
 }
 
-// DefaultThresholds returns the built-in thresholds: DESIGN.md's defaults
+// DefaultThresholds returns the built-in thresholds: the documented defaults
 // and no per-metric floors. Each call returns a fresh value; callers may
 // modify their copy.
 func DefaultThresholds() Thresholds {
