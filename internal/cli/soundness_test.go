@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/raggate/raggate/internal/judge/openaitest"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -178,5 +179,19 @@ func TestBaselinePutRefusesIncompleteResults(t *testing.T) {
 				t.Errorf("the store was written (%v)", err)
 			}
 		})
+	}
+}
+
+// TestCheckCutByTheTimeBudgetExits3: `gate check` whose own run was cut
+// keeps exit 3 (an operational failure), not the 1 of an incomplete head
+// given to `gate compare`.
+func TestCheckCutByTheTimeBudgetExits3(t *testing.T) {
+	srv := openaitest.NewServer(t)
+	srv.Inject(openaitest.Stall().Times(-1))
+	r := gate(t, map[string]string{"OPENAI_API_KEY": "k"}, "check", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl",
+		"--baseline", repo+"/testdata/demo/baseline.json", "--base-url", srv.URL, "--model", "m", "--embedding-model", "e",
+		"--no-cache", "--max-duration", "300ms", "--out", filepath.Join(t.TempDir(), "r.json"))
+	if r.code != 3 || !strings.Contains(r.stderr, "time budget --max-duration=300ms reached") {
+		t.Fatalf("exit %d, want 3\n%s", r.code, r.stderr)
 	}
 }
