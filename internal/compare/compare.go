@@ -440,11 +440,15 @@ func undefinedKeys(smp results.Sample, scores map[string][]float64, i int) map[s
 }
 
 // kindOf returns the kind of metric m's undefined score on sample i ("" when
-// defined).
+// defined). A sample without any entry for the metric was not scored for
+// it: like missing data, that says nothing about the change.
 func (s *side) kindOf(i int, m string) results.UndefinedKind {
+	if col, ok := s.scores[m]; ok && !math.IsNaN(col[i]) {
+		return ""
+	}
 	k, ok := s.undef[i][m]
 	if !ok {
-		return ""
+		return results.KindData
 	}
 	return s.f.Samples[i].KindOf(k)
 }

@@ -775,3 +775,17 @@ func TestFamilyLeavesReportOnlyMetricsOut(t *testing.T) {
 		t.Errorf("16 gated metrics: passed %v change %s p_adj %v, want ~ (16/256 > 0.05)", r.Passed, m.Change, m.PWorseAdj)
 	}
 }
+
+// TestUnrecordedScoreIsNotLost: a head sample with no entry at all for a
+// metric (not scored for it) says nothing about the change.
+func TestUnrecordedScoreIsNotLost(t *testing.T) {
+	b, h := lostFiles("faithfulness", 8, 0, "no statements in response", "")
+	for i := range 8 {
+		delete(h.Samples[i].Scores, "faithfulness")
+		h.Samples[i].Undefined = nil
+	}
+	r := Compare(b, h, DefaultThresholds())
+	if m := metricOf(t, r, "faithfulness"); m.Lost != 0 || !r.Passed {
+		t.Errorf("lost %d, passed %v, failures %q", m.Lost, r.Passed, r.Failures)
+	}
+}
