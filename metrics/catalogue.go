@@ -34,7 +34,21 @@ type Metric struct {
 	// suite when the dataset has their fields.
 	Default     bool
 	Description string
+	// Range is the interval every defined score lies in; the zero value
+	// means [0, 1]. Cosine-based metrics reach down to -1.
+	Range [2]float64
 }
+
+// ScoreRange returns the lowest and the highest score the metric can give.
+func (m Metric) ScoreRange() (lo, hi float64) {
+	if m.Range == [2]float64{} {
+		return 0, 1
+	}
+	return m.Range[0], m.Range[1]
+}
+
+// cosineRange is the range of a raw cosine similarity.
+var cosineRange = [2]float64{-1, 1}
 
 // LLM reports whether the metric needs a judge.
 func (m Metric) LLM() bool { return len(m.Steps) > 0 }
@@ -73,6 +87,7 @@ var catalogue = []Metric{
 	{Name: FaithfulnessName, Needs: []Field{UserInput, RetrievedContexts, Response}, Steps: []Step{StepStatements, StepVerify}, Default: true,
 		Description: "share of response statements supported by the retrieved contexts"},
 	{Name: AnswerRelevancyName, Aliases: []string{"response_relevancy"}, Needs: []Field{UserInput, Response}, Steps: []Step{StepQuestion, StepEmbed}, Default: true,
+		Range:       cosineRange,
 		Description: "similarity of questions generated from the response to the real question"},
 	{Name: FactualCorrectnessName, Needs: []Field{Response, Reference}, Steps: []Step{StepStatements, StepVerify}, Default: true,
 		Description: "F1 of response claims against reference claims"},
@@ -81,8 +96,10 @@ var catalogue = []Metric{
 	{Name: NoiseSensitivityIrrelevantName, Needs: []Field{UserInput, Response, Reference, RetrievedContexts}, Direction: LowerIsBetter, Steps: []Step{StepStatements, StepVerify}, Default: true,
 		Description: "share of response statements that are wrong and drawn from irrelevant contexts (lower is better)"},
 	{Name: SemanticSimilarityName, Needs: []Field{Response, Reference}, Steps: []Step{StepEmbed}, Default: true,
+		Range:       cosineRange,
 		Description: "cosine similarity of response and reference embeddings"},
 	{Name: AnswerCorrectnessName, Needs: []Field{Response, Reference}, Steps: []Step{StepStatements, StepVerify, StepEmbed},
+		Range:       [2]float64{-0.25, 1}, // the similarity term may be negative
 		Description: "0.75 x factual F1 + 0.25 x semantic similarity"},
 	{Name: IDContextPrecisionName, Needs: []Field{RetrievedContextIDs, ReferenceContextIDs}, Default: true,
 		Description: "share of retrieved context ids that are reference ids"},

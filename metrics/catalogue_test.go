@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"math"
 	"slices"
 	"testing"
 )
@@ -201,5 +202,30 @@ func TestDefaultSuite(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestScoreRange: raw cosines reach -1 (answer_relevancy and
+// semantic_similarity are not clipped), answer_correctness inherits a
+// quarter of that, every other metric lies in [0, 1].
+func TestScoreRange(t *testing.T) {
+	want := map[string][2]float64{
+		AnswerRelevancyName:    {-1, 1},
+		SemanticSimilarityName: {-1, 1},
+		AnswerCorrectnessName:  {-0.25, 1},
+	}
+	for _, m := range Catalogue() {
+		lo, hi := m.ScoreRange()
+		w, ok := want[m.Name]
+		if !ok {
+			w = [2]float64{0, 1}
+		}
+		if lo != w[0] || hi != w[1] {
+			t.Errorf("%s: range [%v, %v], want [%v, %v]", m.Name, lo, hi, w[0], w[1])
+		}
+	}
+	// The lowest answer_correctness: no factual overlap, opposite embeddings.
+	if got := AnswerCorrectness(0, 1, 1, -1, DefaultAnswerCorrectnessWeights, DefaultBeta); math.Abs(got-(-0.25)) > 1e-9 {
+		t.Errorf("AnswerCorrectness at its lowest = %v, want -0.25", got)
 	}
 }

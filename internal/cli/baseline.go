@@ -63,6 +63,9 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}
+		if err := storable(f, b.results); err != nil {
+			return err
+		}
 		if key.SHA == "" && f.Git != nil {
 			key.SHA = f.Git.SHA
 		}
@@ -106,6 +109,21 @@ func (b *baselineFlags) validate(env Env, put bool) error {
 		in = append(in, namedPath{"path", b.path})
 	}
 	return joinProblems(outputProblems(env, in, []namedPath{{"out", b.out}}), flagName)
+}
+
+// storable refuses results that cannot stand for a branch: an incomplete
+// run, one shard, or no scored sample (exit 2).
+func storable(f *results.File, path string) error {
+	const fix = "re-run `gate run` to completion and store that file"
+	switch {
+	case f.Incomplete != "":
+		return usageErr("baseline put: %s is an incomplete run (%s); a baseline must be complete: %s", path, f.Incomplete, fix)
+	case len(f.Samples) == 0:
+		return usageErr("baseline put: %s has no scored samples; %s", path, fix)
+	case f.Shard != "":
+		return usageErr("baseline put: %s holds only shard %s; merge the shards with `gate merge` and store the merged file", path, f.Shard)
+	}
+	return nil
 }
 
 func (b *baselineFlags) open(env Env) (baseline.Store, error) {

@@ -170,8 +170,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 }
 
 // tooManyUndefined names the metrics the judge failed to score on more
-// than limit of the samples. Undefined for reasons of the data (a missing
-// field, nothing to decompose) does not count: those are not judge failures.
+// than limit of the samples. Only judge-kind undefined scores count (see
+// results.UndefinedKind): a missing or empty field, or a response with
+// nothing to decompose, is not a judge failure.
 func tooManyUndefined(f *results.File, limit float64) string {
 	if limit >= 1 || len(f.Samples) == 0 {
 		return ""
@@ -179,13 +180,13 @@ func tooManyUndefined(f *results.File, limit float64) string {
 	var bad []string
 	for _, m := range f.Config.Metrics {
 		n, reasons := 0, map[string]int{}
-		for _, s := range f.Samples {
-			r, ok := s.Undefined[m]
-			if !ok || strings.HasPrefix(r, "missing field ") || strings.HasPrefix(r, "no ") {
+		for i := range f.Samples {
+			s := &f.Samples[i]
+			if s.KindOf(m) != results.KindJudge {
 				continue
 			}
 			n++
-			reasons[r]++
+			reasons[s.Undefined[m]]++
 		}
 		if float64(n) > limit*float64(len(f.Samples)) {
 			top, topN := "", 0
@@ -414,6 +415,12 @@ func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, run
 					rs.Undefined = map[string]string{}
 				}
 				rs.Undefined[k] = s.Undefined[k]
+				if kind := s.UndefinedKind[k]; kind != "" {
+					if rs.UndefinedKind == nil {
+						rs.UndefinedKind = map[string]results.UndefinedKind{}
+					}
+					rs.UndefinedKind[k] = kind
+				}
 			}
 		}
 		if len(s.Reasons) > 0 {

@@ -39,6 +39,9 @@ const (
 	VerdictNewMetric Verdict = "new_metric"
 	// VerdictNotInHead: the metric is scored on base but not on head.
 	VerdictNotInHead Verdict = "not_in_head"
+	// VerdictLostScores: significantly more paired samples lost their
+	// score (defined on base, undefined on head) than gained one.
+	VerdictLostScores Verdict = "lost_scores"
 )
 
 // Overall verdicts of the gate.
@@ -241,6 +244,29 @@ type MetricResult struct {
 	MDE results.Score `json:"mde"`
 	// Unpaired counts paired samples scored on only one side for this metric.
 	Unpaired int `json:"unpaired"`
+
+	// ReportOnly is true for a metric outside the gated family (see
+	// Thresholds.Gated): it is compared and shown, with p-values corrected
+	// among the report-only metrics, and never fails the gate.
+	ReportOnly bool `json:"report_only"`
+	// Lost counts paired samples scored on base and undefined on head,
+	// Regained the reverse; a score undefined for reasons of the data (kind
+	// data: a missing or empty golden field) counts in neither.
+	Lost     int `json:"lost"`
+	Regained int `json:"regained"`
+	// LostShare is (Lost - Regained) over the paired samples counted.
+	LostShare results.Score `json:"lost_share"`
+	// PLost is the exact one-sided sign (McNemar) test of Lost against
+	// Regained, PLostAdj the same corrected within the metric's family
+	// (with the PWorse values). Null when untested: with fewer transitions
+	// than could ever reach alpha the test is left out of the family.
+	PLost    results.Score `json:"p_lost"`
+	PLostAdj results.Score `json:"p_lost_adj"`
+	// LostScores is true when the loss is significant: PLostAdj < alpha
+	// and LostShare >= tolerance.
+	LostScores bool `json:"lost_scores"`
+	// LostReason is the most frequent head reason among the lost samples.
+	LostReason string `json:"lost_reason,omitempty"`
 }
 
 // SampleRef names a sample.
@@ -307,7 +333,13 @@ type side struct {
 	scores  map[string][]float64 // metric -> score per sample (NaN undefined)
 	noise   map[string]float64   // metric -> judge noise
 	reasons []map[string]string  // per sample, canonical metric -> reason
+	// undef is, per sample, canonical metric -> the results key of an
+	// undefined score (for its kind and reason).
+	undef []map[string]string
 }
+
+// pair is a paired sample: its index in head and in base.
+type pair struct{ h, b int }
 
 func newSide(f *results.File) *side {
 	s := &side{f: f, byID: map[string]int{}, present: map[string]bool{},
@@ -332,6 +364,7 @@ func newSide(f *results.File) *side {
 	}
 	noiseSum, noiseN := map[string]float64{}, map[string]int{}
 	s.reasons = make([]map[string]string, n)
+	s.undef = make([]map[string]string, n)
 	for i, smp := range f.Samples {
 		if _, dup := s.byID[smp.ID]; !dup {
 			s.byID[smp.ID] = i
@@ -368,6 +401,7 @@ func newSide(f *results.File) *side {
 				noiseN[m]++
 			}
 		}
+		s.undef[i] = undefinedKeys(smp, s.scores, i)
 		if len(smp.Reasons) > 0 {
 			s.reasons[i] = map[string]string{}
 			for k, v := range smp.Reasons {
@@ -442,7 +476,6 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 	}
 
 	// Pair samples by id.
-	type pair struct{ h, b int }
 	var pairs []pair
 	for i, smp := range head.Samples {
 		if bs == nil {
@@ -509,7 +542,8 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 			dir = cm.Direction
 		}
 		mr := MetricResult{
-			Metric: m, Direction: dir.String(), Rule: rule, Status: StatusOK,
+			Metric: m, Direction: dir.String(), Rule: rule, Status: StatusOK, ReportOnly: !th.Gated(m),
+			LostShare: results.NaN(), PLost: results.NaN(), PLostAdj: results.NaN(),
 			BaseMean: results.NaN(), HeadMean: results.NaN(),
 			BaseJudgeNoise: results.NaN(), HeadJudgeNoise: results.NaN(),
 			PairedBaseMean: results.NaN(), PairedHeadMean: results.NaN(),
@@ -559,6 +593,7 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 				hv, bv, raw = append(hv, h), append(bv, b), append(raw, h-b)
 			}
 			perMetric[m] = dd
+			testLost(&mr, hs, bs, pairs)
 			mr.N = len(dd.d)
 			if mr.N > 0 {
 				mr.PairedBaseMean, mr.PairedHeadMean = results.Score(mean(bv)), results.Score(mean(hv))
@@ -597,32 +632,12 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		r.Metrics = append(r.Metrics, mr)
 	}
 
-	// Multiple comparisons: Holm separately for the regression and the
-	// improvement families.
-	pw, pb := make([]float64, len(tested)), make([]float64, len(tested))
-	for k, i := range tested {
-		pw[k], pb[k] = r.Metrics[i].PWorse.Value(), r.Metrics[i].PBetter.Value()
-	}
-	if def.Correction == CorrectionHolm {
-		pw, pb = HolmAdjust(pw), HolmAdjust(pb)
-	}
-	for k, i := range tested {
-		mr := &r.Metrics[i]
-		mr.PWorseAdj, mr.PBetterAdj = results.Score(pw[k]), results.Score(pb[k])
-		delta := mr.Delta.Value()
-		switch {
-		case delta <= -mr.Rule.Tolerance+eps && pw[k] < mr.Rule.Alpha:
-			mr.Change = VerdictRegression
-		case delta >= mr.Rule.Tolerance-eps && pb[k] < mr.Rule.Alpha:
-			mr.Change = VerdictImprovement
-		default:
-			mr.Change = VerdictNoChange
-		}
-	}
+	adjustFamilies(r.Metrics, tested, def.Correction)
+	decide(r.Metrics, tested)
 
 	// Verdicts, floors, levels.
 	var fail, warn []string
-	var weak []string
+	var weak, reportOnly []string
 	for i := range r.Metrics {
 		mr := &r.Metrics[i]
 		mr.Verdict = mr.Change
@@ -651,12 +666,21 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 				mr.Verdict = VerdictBelowFloor
 			}
 		}
+		if mr.LostScores {
+			reasons = append(reasons, lostMessage(mr))
+			if mr.Change != VerdictRegression {
+				mr.Verdict = VerdictLostScores
+			}
+		}
 		if len(reasons) > 0 {
 			mr.Reasons = reasons
-			if mr.Rule.Level == LevelWarn {
+			switch {
+			case mr.ReportOnly:
+				reportOnly = append(reportOnly, reasons...)
+			case mr.Rule.Level == LevelWarn:
 				mr.Status = StatusWarn
 				warn = append(warn, reasons...)
-			} else {
+			default:
 				mr.Status = StatusFail
 				fail = append(fail, reasons...)
 			}
@@ -671,7 +695,9 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 			msg := fmt.Sprintf("%s is undefined for %d of %d head samples (base: %d of %d): the judge failed on most samples, see the results' undefined reasons",
 				mr.Metric, mr.HeadUndefined, hn, mr.BaseUndefined, bn)
 			mr.Reasons = append(mr.Reasons, msg)
-			if mr.Rule.Level == LevelWarn {
+			if mr.ReportOnly {
+				reportOnly = append(reportOnly, msg)
+			} else if mr.Rule.Level == LevelWarn {
 				mr.Status = StatusWarn
 				warn = append(warn, msg)
 			} else {
@@ -725,14 +751,13 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 			r.Notes = append(r.Notes, fmt.Sprintf("with these samples, changes smaller than the minimum detectable effect (80%% power) may show as ~: %s", strings.Join(weak, ", ")))
 		}
 	}
-	if head.Incomplete != "" {
-		warn = append(warn, fmt.Sprintf("head run is incomplete (%s): %d samples scored; the others are not compared", head.Incomplete, len(head.Samples)))
-	}
+	hf, hw := headCompleteness(r, base, head)
+	fail, warn = append(fail, hf...), append(warn, hw...)
 	if head.Shard != "" {
 		warn = append(warn, fmt.Sprintf("head holds only shard %s; merge the shards with `gate merge` before comparing", head.Shard))
 	}
-	if len(head.Samples) == 0 {
-		warn = append(warn, "head has no scored samples")
+	if len(reportOnly) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("report-only metrics (not gated, see the thresholds' gate and report_only): %s", strings.Join(reportOnly, "; ")))
 	}
 	var unused []string
 	for m := range th.Metrics {

@@ -8,7 +8,11 @@
 // d_i = head_i - base_i (sign flipped for lower-is-better metrics, so that a
 // positive difference always means "better") are tested with a one-sided
 // paired sign-flip permutation test (exact up to 20 non-zero differences,
-// seeded Monte Carlo beyond), Holm-adjusted across metrics. A metric
+// seeded Monte Carlo beyond), Holm-adjusted across the gated metrics
+// (Thresholds.Gated; the report-only metrics form a family of their own and
+// never fail the gate). Scores lost on head (defined on base, undefined on
+// head for a reason other than the data) are tested against scores gained
+// with an exact sign test in the same family. A metric
 // regresses only when its mean difference is at least the tolerance AND the
 // adjusted p-value is below alpha; otherwise it is reported as "~" (no
 // significant change), in the spirit of benchstat. The report also carries a

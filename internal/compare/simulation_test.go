@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"testing"
 
 	"github.com/raggate/raggate/internal/results"
@@ -41,10 +42,43 @@ func simulate(rng *rand.Rand, n int, names []string, drop float64) (*results.Fil
 	return file(bs...), file(hs...)
 }
 
+// undefineAtRandom makes each score of f undefined with probability p,
+// half of them for want of statements (kind metric), half by a judge
+// failure.
+func undefineAtRandom(rng *rand.Rand, f *results.File, p float64) {
+	for i := range f.Samples {
+		s := &f.Samples[i]
+		for _, m := range sortedMetrics(s.Scores) {
+			if rng.Float64() >= p {
+				continue
+			}
+			s.Scores[m] = results.NaN()
+			if s.Undefined == nil {
+				s.Undefined = map[string]string{}
+			}
+			s.Undefined[m] = "no statements in response"
+			if rng.IntN(2) == 0 {
+				s.Undefined[m] = "judge returned invalid JSON"
+			}
+		}
+	}
+}
+
+func sortedMetrics(m map[string]results.Score) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // TestSimulationAA checks that comparing a pipeline with itself, under
-// realistic judge noise, fails the gate at most at the nominal rate alpha
-// (family-wise, over three metrics, thanks to Holm), and measures how often
-// it would fail without the correction and without the tolerance.
+// realistic judge noise and scores left undefined at random on both sides,
+// fails the gate at most at the nominal rate alpha (family-wise, over
+// three metrics and their lost-scores tests, thanks to Holm), and measures
+// how often it would fail without the correction and without the
+// tolerance.
 func TestSimulationAA(t *testing.T) {
 	const sims = 400
 	names := []string{"context_recall", "faithfulness", "factual_correctness"}
@@ -53,10 +87,22 @@ func TestSimulationAA(t *testing.T) {
 	rng := rand.New(rand.NewPCG(20261130, 1))
 	cfg := Config{Bootstrap: -1} // the CI does not decide anything
 	var gate, noCorrection, noTolerance, anyRawP int
+	var lostAlarms int
 	for range sims {
 		n := 30 + rng.IntN(21)
 		b, h := simulate(rng, n, names, 0)
+		// Both sides leave about one score in eight undefined, at random
+		// (a response with no statements, a judge failure): the lost-scores
+		// test is in the family and must not raise false alarms either.
+		undefineAtRandom(rng, b, 0.12)
+		undefineAtRandom(rng, h, 0.12)
 		r := cfg.Compare(b, h, th)
+		for _, m := range r.Metrics {
+			if m.LostScores {
+				lostAlarms++
+				break
+			}
+		}
 		if !r.Passed {
 			gate++
 		}
@@ -65,7 +111,7 @@ func TestSimulationAA(t *testing.T) {
 			if m.Delta.Value() <= -m.Rule.Tolerance && m.PWorse.Value() < alpha {
 				nc = true
 			}
-			if m.PWorseAdj.Value() < alpha {
+			if m.PWorseAdj.Value() < alpha || m.PLostAdj.Value() < alpha {
 				nt = true
 			}
 			if m.PWorse.Value() < alpha {
@@ -84,11 +130,15 @@ func TestSimulationAA(t *testing.T) {
 	}
 	rate := float64(gate) / sims
 	margin := 3 * math.Sqrt(alpha*(1-alpha)/sims)
-	t.Logf("A/A, %d simulations, 30-50 samples, 3 metrics, defaults: false-failure rate %.4f (limit %.4f = alpha + 3 SE)", sims, rate, alpha+margin)
+	t.Logf("A/A, %d simulations, 30-50 samples, 3 metrics, 12%% undefined at random on each side, defaults: false-failure rate %.4f (limit %.4f = alpha + 3 SE); lost-scores alarms %.4f",
+		sims, rate, alpha+margin, float64(lostAlarms)/sims)
 	t.Logf("  same with Holm but no tolerance: %.4f; tolerance but no correction: %.4f; raw p < alpha on any metric: %.4f",
 		float64(noTolerance)/sims, float64(noCorrection)/sims, float64(anyRawP)/sims)
 	if rate > alpha+margin {
 		t.Errorf("false-failure rate %.4f exceeds alpha %.2f + margin %.4f", rate, alpha, margin)
+	}
+	if r := float64(lostAlarms) / sims; r > alpha+margin {
+		t.Errorf("lost-scores false-alarm rate %.4f exceeds alpha %.2f + margin %.4f", r, alpha, margin)
 	}
 	// The family-wise error without the tolerance must also respect alpha:
 	// that is Holm's guarantee, independent of the tolerance.

@@ -323,3 +323,23 @@ func quantileSorted(xs []float64, q float64) float64 {
 	}
 	return xs[lo] + (h-float64(lo))*(xs[lo+1]-xs[lo])
 }
+
+// BinomialUpperHalf returns P(X >= k) for X ~ Binomial(n, 1/2): the exact
+// one-sided p-value of a sign (McNemar) test that saw k of n discordant
+// pairs go one way. It is 1 for k <= 0 and 0 for k > n.
+func BinomialUpperHalf(k, n int) float64 {
+	if k <= 0 {
+		return 1
+	}
+	if k > n {
+		return 0
+	}
+	lgN, _ := math.Lgamma(float64(n + 1))
+	sum := 0.0
+	for i := k; i <= n; i++ {
+		lgI, _ := math.Lgamma(float64(i + 1))
+		lgR, _ := math.Lgamma(float64(n - i + 1))
+		sum += math.Exp(lgN - lgI - lgR - float64(n)*math.Ln2)
+	}
+	return math.Min(1, sum)
+}

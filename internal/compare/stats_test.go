@@ -301,3 +301,23 @@ func repeat(x float64, n int) []float64 {
 	}
 	return out
 }
+
+func TestBinomialUpperHalf(t *testing.T) {
+	tests := []struct {
+		k, n int
+		want float64
+	}{
+		{0, 5, 1},
+		{8, 8, 1.0 / 256},
+		{7, 8, 9.0 / 256},
+		{5, 10, 638.0 / 1024},
+		{11, 10, 0},
+		{3, 0, 0},
+		{60, 100, 0.028443966820490395},
+	}
+	for _, tt := range tests {
+		if got := BinomialUpperHalf(tt.k, tt.n); math.Abs(got-tt.want) > 1e-12 {
+			t.Errorf("BinomialUpperHalf(%d, %d) = %v, want %v", tt.k, tt.n, got, tt.want)
+		}
+	}
+}

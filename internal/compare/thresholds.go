@@ -90,6 +90,51 @@ type Thresholds struct {
 	Defaults Defaults `json:"defaults"`
 	// Metrics is keyed by canonical metric name (aliases are normalised).
 	Metrics map[string]MetricConfig `json:"metrics,omitempty"`
+	// Gate lists the metrics that may fail the gate besides those with a
+	// rule in Metrics; nil means CoreMetrics. ReportOnly lists metrics that
+	// never fail the gate. See Gated.
+	Gate       []string `json:"gate,omitempty"`
+	ReportOnly []string `json:"report_only,omitempty"`
+}
+
+// CoreMetrics are the metrics gated by default: the core judge metrics.
+var CoreMetrics = []string{
+	metrics.ContextPrecisionName, metrics.ContextRecallName, metrics.FaithfulnessName,
+	metrics.AnswerRelevancyName, metrics.FactualCorrectnessName,
+}
+
+// Gated reports whether a metric (name or alias) belongs to the gated
+// family: it is listed in Gate (CoreMetrics when Gate is nil) or has a
+// rule in Metrics, and is not in ReportOnly. Only gated metrics can fail
+// the gate, and the multiple-comparison correction runs over them alone;
+// the others are report-only: compared, shown with their p-values
+// (corrected among themselves), never failing.
+func (t Thresholds) Gated(metric string) bool {
+	name := CanonicalMetric(metric)
+	has := func(list []string) bool {
+		for _, m := range list {
+			if CanonicalMetric(m) == name {
+				return true
+			}
+		}
+		return false
+	}
+	if has(t.ReportOnly) {
+		return false
+	}
+	gate := t.Gate
+	if gate == nil {
+		gate = CoreMetrics
+	}
+	if has(gate) {
+		return true
+	}
+	for k := range t.Metrics {
+		if CanonicalMetric(k) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // MetricRule is the resolved rule of one metric: its own settings where the
@@ -105,7 +150,7 @@ type MetricRule struct {
 	Level Level    `json:"level"`
 }
 
-// DefaultThresholds returns the built-in thresholds: DESIGN.md's defaults
+// DefaultThresholds returns the built-in thresholds: the documented defaults
 // and no per-metric floors. Each call returns a fresh value; callers may
 // modify their copy.
 func DefaultThresholds() Thresholds {
@@ -259,7 +304,7 @@ func LoadThresholds(path string) (Thresholds, error) {
 }
 
 var (
-	topKeys      = []string{"version", "defaults", "metrics"}
+	topKeys      = []string{"version", "defaults", "metrics", "gate", "report_only"}
 	defaultsKeys = []string{"tolerance", "alpha", "correction", "min_samples", "on_missing_baseline", "on_judge_change"}
 	metricKeys   = []string{"min", "max", "tolerance", "alpha", "level"}
 )
@@ -302,6 +347,8 @@ func ParseThresholds(name string, data []byte) (th Thresholds, err error) {
 		return Thresholds{}, p.err(name)
 	}
 	var sawVersion bool
+	var gateNodes, reportNodes map[string]*yaml.Node
+	metricNodes := map[string]*yaml.Node{}
 	p.mapping(root, "at top level", topKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "version":
@@ -314,9 +361,14 @@ func ParseThresholds(name string, data []byte) (th Thresholds, err error) {
 		case "defaults":
 			p.defaults(v, &th.Defaults)
 		case "metrics":
-			p.metrics(v, th.Metrics)
+			p.metrics(v, th.Metrics, metricNodes)
+		case "gate":
+			th.Gate, gateNodes = p.metricList(v, key)
+		case "report_only":
+			th.ReportOnly, reportNodes = p.metricList(v, key)
 		}
 	})
+	p.checkFamily(reportNodes, gateNodes, metricNodes)
 	if !sawVersion {
 		p.add(root, "missing \"version: 1\"")
 	}
@@ -417,7 +469,53 @@ func (p *thParser) defaults(n *yaml.Node, d *Defaults) {
 	})
 }
 
-func (p *thParser) metrics(n *yaml.Node, out map[string]MetricConfig) {
+// metricList parses gate: or report_only:, a list of metric names; it
+// returns the canonical names and, for each, the node that named it.
+func (p *thParser) metricList(n *yaml.Node, key string) ([]string, map[string]*yaml.Node) {
+	nodes := map[string]*yaml.Node{}
+	if isNull(n) {
+		return nil, nodes
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.add(n, "%s: expected a list of metric names, such as [faithfulness, context_recall], got %s", key, describe(n))
+		return nil, nodes
+	}
+	out := []string{}
+	for _, item := range n.Content {
+		item = deref(item)
+		if item.Kind != yaml.ScalarNode || isNull(item) {
+			p.add(item, "%s: expected a metric name, got %s", key, describe(item))
+			continue
+		}
+		m, ok := metrics.Lookup(item.Value)
+		if !ok {
+			p.add(item, "unknown metric %q in %s; %s", item.Value, key, suggestion(item.Value, metrics.Names(), "known metrics"))
+			continue
+		}
+		if prev, dup := nodes[m.Name]; dup {
+			p.add(item, "duplicate metric %q in %s, first at line %d", item.Value, key, prev.Line)
+			continue
+		}
+		nodes[m.Name] = item
+		out = append(out, m.Name)
+	}
+	return out, nodes
+}
+
+// checkFamily refuses a report-only metric that is also gated explicitly,
+// by gate: or by a rule under metrics:.
+func (p *thParser) checkFamily(reportOnly, gate, rules map[string]*yaml.Node) {
+	for m, n := range reportOnly {
+		if g, ok := gate[m]; ok {
+			p.add(n, "%s is both in report_only and in gate (line %d); keep it in one", m, g.Line)
+		}
+		if r, ok := rules[m]; ok {
+			p.add(n, "%s is in report_only but has a rule under metrics (line %d), and a report-only metric never fails the gate; remove one (or use level: warn)", m, r.Line)
+		}
+	}
+}
+
+func (p *thParser) metrics(n *yaml.Node, out map[string]MetricConfig, seen map[string]*yaml.Node) {
 	if isNull(n) {
 		return
 	}
@@ -425,7 +523,6 @@ func (p *thParser) metrics(n *yaml.Node, out map[string]MetricConfig) {
 		p.add(n, "metrics: expected a mapping of metric names to rules, such as {faithfulness: {min: 0.85}}, got %s", describe(n))
 		return
 	}
-	seen := map[string]*yaml.Node{}
 	p.mapping(n, "in metrics", nil, func(key string, k, v *yaml.Node) {
 		m, ok := metrics.Lookup(key)
 		if !ok {

@@ -86,7 +86,7 @@ func TestParseThresholdsErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- a\n- b\n",
-			want: []string{`t.yaml:1:1: expected a mapping with keys version, defaults, metrics, got a list`},
+			want: []string{`t.yaml:1:1: expected a mapping with keys version, defaults, metrics, gate, report_only, got a list`},
 		},
 		{
 			name: "invalid YAML",
@@ -158,6 +158,29 @@ func TestParseThresholdsErrors(t *testing.T) {
 			name: "missing value",
 			yaml: "version: 1\ndefaults:\n  alpha:\n",
 			want: []string{`t.yaml:3:9: defaults.alpha: expected a number, got nothing`},
+		},
+		{
+			name: "unknown metric in gate",
+			yaml: "version: 1\ngate: [faithfulnes, context_recall]\n",
+			want: []string{`t.yaml:2:8: unknown metric "faithfulnes" in gate; did you mean "faithfulness"?`},
+		},
+		{
+			name: "report_only not a list",
+			yaml: "version: 1\nreport_only: exact_match\n",
+			want: []string{`t.yaml:2:14: report_only: expected a list of metric names, such as [faithfulness, context_recall], got "exact_match"`},
+		},
+		{
+			name: "duplicate in report_only",
+			yaml: "version: 1\nreport_only:\n  - exact_match\n  - Exact_Match\n",
+			want: []string{`t.yaml:4:5: duplicate metric "Exact_Match" in report_only, first at line 3`},
+		},
+		{
+			name: "both gated and report-only",
+			yaml: "version: 1\ngate: [faithfulness]\nreport_only: [response_relevancy, faithfulness]\nmetrics:\n  answer_relevancy: {min: 0.5}\n",
+			want: []string{
+				`t.yaml:3:15: answer_relevancy is in report_only but has a rule under metrics (line 5)`,
+				`t.yaml:3:35: faithfulness is both in report_only and in gate (line 2); keep it in one`,
+			},
 		},
 	}
 	for _, tt := range tests {
@@ -243,6 +266,48 @@ metrics:
 	}
 }
 
+// TestGatedFamily: by default the core judge metrics and every metric with
+// a rule are gated; gate: replaces the core list, report_only: removes.
+func TestGatedFamily(t *testing.T) {
+	tests := []struct {
+		name        string
+		yaml        string
+		gated, only []string
+	}{
+		{"defaults", "version: 1\n",
+			[]string{"context_precision", "context_recall", "faithfulness", "answer_relevancy", "response_relevancy", "factual_correctness"},
+			[]string{"semantic_similarity", "exact_match", "noise_sensitivity_relevant", "string_similarity", "my_metric"}},
+		{"a rule gates", "version: 1\nmetrics:\n  noise_sensitivity_relevant: {max: 0.3}\n  exact_match:\n",
+			[]string{"faithfulness", "noise_sensitivity_relevant", "exact_match"}, []string{"semantic_similarity"}},
+		{"gate replaces the core list", "version: 1\ngate: [faithfulness, semantic_similarity]\nmetrics:\n  context_recall: {min: 0.5}\n",
+			[]string{"faithfulness", "semantic_similarity", "context_recall"}, []string{"answer_relevancy", "factual_correctness"}},
+		{"report_only removes", "version: 1\nreport_only: [answer_relevancy]\n",
+			[]string{"faithfulness"}, []string{"answer_relevancy", "response_relevancy"}},
+		{"empty gate", "version: 1\ngate: []\n", nil, []string{"faithfulness"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			th, err := ParseThresholds("t.yaml", []byte(tt.yaml))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range tt.gated {
+				if !th.Gated(m) {
+					t.Errorf("%s is report-only, want gated", m)
+				}
+			}
+			for _, m := range tt.only {
+				if th.Gated(m) {
+					t.Errorf("%s is gated, want report-only", m)
+				}
+			}
+		})
+	}
+	if !(Thresholds{}).Gated("faithfulness") || (Thresholds{}).Gated("exact_match") {
+		t.Error("the zero Thresholds must gate the core metrics alone")
+	}
+}
+
 func TestDefaultThresholds(t *testing.T) {
 	th := DefaultThresholds()
 	want := Defaults{Tolerance: 0.02, Alpha: 0.05, Correction: CorrectionHolm, MinSamples: 10,
@@ -292,6 +357,15 @@ func TestExampleThresholdsFile(t *testing.T) {
 	}
 	if r := th.For("noise_sensitivity_relevant"); r.Max == nil || *r.Max != 0.30 {
 		t.Errorf("noise_sensitivity_relevant: max %v, want 0.30", r.Max)
+	}
+	// The example's family is the default one.
+	for _, m := range []string{"context_precision", "faithfulness", "factual_correctness", "noise_sensitivity_relevant", "semantic_similarity", "exact_match"} {
+		if th.Gated(m) != DefaultThresholds().Gated(m) && m != "noise_sensitivity_relevant" {
+			t.Errorf("%s: gated %v in the example, %v by default", m, th.Gated(m), DefaultThresholds().Gated(m))
+		}
+	}
+	if !th.Gated("noise_sensitivity_relevant") || th.Gated("semantic_similarity") {
+		t.Error("the example must gate noise_sensitivity_relevant (it has a rule) and not semantic_similarity")
 	}
 }
 

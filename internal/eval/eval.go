@@ -9,10 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/metrics"
 )
@@ -39,6 +41,9 @@ type SampleResult struct {
 	Scores map[string]float64
 	// Undefined gives the reason of every NaN score.
 	Undefined map[string]string
+	// UndefinedKind says, for every NaN score, whether the data, the judge
+	// or the metric's definition left it undefined.
+	UndefinedKind map[string]results.UndefinedKind
 	// Reasons explains scores below 1 where the judge said why.
 	Reasons map[string]string
 }
@@ -227,22 +232,24 @@ type sampleEval struct {
 type score struct {
 	v      float64
 	reason string // why undefined, or why low
+	kind   results.UndefinedKind
 }
 
 func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 	r := &SampleResult{
-		ID:        e.s.ID,
-		Question:  e.s.UserInput,
-		Scores:    make(map[string]float64, len(ms)),
-		Undefined: map[string]string{},
-		Reasons:   map[string]string{},
+		ID:            e.s.ID,
+		Question:      e.s.UserInput,
+		Scores:        make(map[string]float64, len(ms)),
+		Undefined:     map[string]string{},
+		UndefinedKind: map[string]results.UndefinedKind{},
+		Reasons:       map[string]string{},
 	}
 	scores := make([]score, len(ms))
 	errs := make([]error, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
 		if f, ok := e.missing(m); ok {
-			scores[i] = score{v: nan, reason: "missing field " + string(f)}
+			scores[i] = score{v: nan, reason: "missing field " + string(f), kind: results.KindData}
 			continue
 		}
 		wg.Add(1)
@@ -250,18 +257,18 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 			defer wg.Done()
 			defer func() {
 				if p := recover(); p != nil {
-					scores[i] = score{v: nan, reason: fmt.Sprintf("internal error: %v", p)}
+					scores[i] = score{v: nan, reason: fmt.Sprintf("internal error: %v", p), kind: results.KindJudge}
 					debug.PrintStack()
 				}
 			}()
 			v, reason, err := e.compute(m)
 			switch {
 			case err == nil:
-				scores[i] = score{v: v, reason: reason}
+				scores[i] = e.classify(m, v, reason)
 			case judge.IsFatal(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 				errs[i] = err
 			default:
-				scores[i] = score{v: nan, reason: judge.ReasonOf(err)}
+				scores[i] = score{v: nan, reason: judge.ReasonOf(err), kind: results.KindJudge}
 			}
 		}(i, m)
 	}
@@ -280,11 +287,48 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 				sc.reason = "undefined"
 			}
 			r.Undefined[m.Name] = sc.reason
+			r.UndefinedKind[m.Name] = sc.kind
 		case sc.reason != "":
 			r.Reasons[m.Name] = sc.reason
 		}
 	}
 	return r, nil
+}
+
+// goldenFields are the fields the dataset's author writes; the others
+// (response, retrieved contexts and their ids) are the pipeline's output.
+var goldenFields = []metrics.Field{metrics.UserInput, metrics.Reference, metrics.ReferenceContexts, metrics.ReferenceContextIDs}
+
+// classify types a score computed without a judge error. A NaN is the
+// data's doing when a golden field the metric needs is empty (reason
+// "empty field X"), else the metric's: it is undefined by its definition
+// for what the pipeline produced (a response with no statements).
+func (e *sampleEval) classify(m metrics.Metric, v float64, reason string) score {
+	if !isNaN(v) {
+		return score{v: v, reason: reason}
+	}
+	for _, f := range m.Needs {
+		if slices.Contains(goldenFields, f) && e.empty(f) {
+			return score{v: nan, reason: "empty field " + string(f), kind: results.KindData}
+		}
+	}
+	if reason == "" {
+		reason = "undefined by the metric's definition for this sample"
+	}
+	return score{v: nan, reason: reason, kind: results.KindMetric}
+}
+
+// empty reports whether a field holds only whitespace or an empty list.
+func (e *sampleEval) empty(f metrics.Field) bool {
+	if f.IsList() {
+		for _, x := range e.s.List(f) {
+			if strings.TrimSpace(x) != "" {
+				return false
+			}
+		}
+		return true
+	}
+	return strings.TrimSpace(e.s.String(f)) == ""
 }
 
 func (e *sampleEval) missing(m metrics.Metric) (metrics.Field, bool) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/internal/judge/judgetest"
+	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -240,4 +241,54 @@ func mustResolve(t *testing.T, names ...string) []metrics.Metric {
 		t.Fatal(err)
 	}
 	return ms
+}
+
+// TestUndefinedKinds: every undefined score says whether the data, the
+// judge or the metric's definition left it undefined.
+func TestUndefinedKinds(t *testing.T) {
+	f := judgetest.New(t)
+	f.FailStatements("broken.", &judge.Undefined{Reason: "judge refused"})
+	f.OnStatements("ok")
+	f.OnStatements(" ")
+	mk := func(id, resp string, ref *string) metrics.Sample {
+		var s metrics.Sample
+		s.ID = id
+		s.Set(metrics.UserInput, "q")
+		s.SetList(metrics.RetrievedContexts, []string{"ctx"})
+		s.Set(metrics.Response, resp)
+		if ref != nil {
+			s.Set(metrics.Reference, *ref)
+		}
+		return s
+	}
+	empty := " "
+	samples := []metrics.Sample{mk("judge", "broken.", nil), mk("metric", "ok", nil), mk("data", "ok", &empty)}
+	res, err := Run(context.Background(), judge.Memo(f), samples, Options{Metrics: mustResolve(t, "faithfulness", "context_recall")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]SampleResult{}
+	for _, s := range res.Samples {
+		byID[s.ID] = s
+	}
+	tests := []struct {
+		id, metric, reason string
+		kind               results.UndefinedKind
+	}{
+		{"judge", "faithfulness", "judge refused", results.KindJudge},
+		{"judge", "context_recall", "missing field reference", results.KindData},
+		{"metric", "faithfulness", "no statements in response", results.KindMetric},
+		{"data", "context_recall", "empty field reference", results.KindData},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id+"/"+tt.metric, func(t *testing.T) {
+			s := byID[tt.id]
+			if !math.IsNaN(s.Scores[tt.metric]) {
+				t.Fatalf("score = %v, want NaN", s.Scores[tt.metric])
+			}
+			if s.Undefined[tt.metric] != tt.reason || s.UndefinedKind[tt.metric] != tt.kind {
+				t.Errorf("undefined = %q (%s), want %q (%s)", s.Undefined[tt.metric], s.UndefinedKind[tt.metric], tt.reason, tt.kind)
+			}
+		})
+	}
 }

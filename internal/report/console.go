@@ -49,6 +49,9 @@ func Console(w io.Writer, r *compare.Report) error {
 			buf.WriteString(", Holm-adjusted")
 		}
 		buf.WriteString(".\n")
+		for _, e := range legendExtras(r) {
+			buf.WriteString(e + ".\n")
+		}
 	} else {
 		if lower {
 			buf.WriteString("* lower is better. ")

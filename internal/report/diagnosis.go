@@ -86,7 +86,7 @@ var patterns = []pattern{
 }
 
 // diagnose returns the patterns that the verdicts of r match, in the order
-// of the README. It is empty when nothing regressed or breached a floor.
+// of the README's table. It is empty when nothing regressed or breached a floor.
 func diagnose(r *compare.Report) []finding {
 	byName := map[string]compare.MetricResult{}
 	for _, m := range r.Metrics {

@@ -36,7 +36,7 @@ func TestDiagnose(t *testing.T) {
 		nsr = metrics.NoiseSensitivityRelevantName
 		nsi = metrics.NoiseSensitivityIrrelevantName
 	)
-	// Patterns by their "likely cause", in METRICS.md order.
+	// Patterns by their "likely cause", in the README's order.
 	const (
 		ranking  = "the ranking puts useless chunks first"
 		topkNois = "the right chunk is on top, but the rest of the top-k is noise"

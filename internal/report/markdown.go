@@ -414,10 +414,14 @@ func writeTable(b *strings.Builder, r *compare.Report, p profile) {
 	if def.Correction == compare.CorrectionNone {
 		adj = ""
 	}
+	extra := ""
+	for _, e := range legendExtras(r) {
+		extra += "<br>" + e
+	}
 	fmt.Fprintf(b, "\n<sub>✅ improvement · ~ no significant change · ❌ fails the gate · ⚠️ warning or not tested · ↓ lower is better<br>"+
 		"Base, Head: means over the samples scored on both sides · Δ = Head - Base, with its 95%% paired bootstrap interval · "+
-		"p: one-sided, in the direction of Δ%s · regression: worse by at least the tolerance (default %s) with p below %s</sub>\n\n",
-		adj, fmtBound(def.Tolerance), fmtBound(def.Alpha))
+		"p: one-sided, in the direction of Δ%s · regression: worse by at least the tolerance (default %s) with p below %s%s</sub>\n\n",
+		adj, fmtBound(def.Tolerance), fmtBound(def.Alpha), extra)
 }
 
 func writeSentences(b *strings.Builder, title string, ss []string, p profile) {
@@ -473,7 +477,7 @@ func writeDiagnosis(b *strings.Builder, r *compare.Report) {
 		return
 	}
 	details(b, true, "Diagnosis")
-	b.WriteString("What the significant changes suggest (raggate README, Metrics, \"Reading the metrics\"); hints, not proof:\n\n")
+	b.WriteString("What the significant changes suggest (raggate README, \"Metrics\", \"Reading the metrics\"); hints, not proof:\n\n")
 	for _, f := range fs {
 		fmt.Fprintf(b, "- **%s**: likely %s. Try: %s.\n", f.when, f.cause, f.try)
 	}

@@ -297,7 +297,23 @@ var cases = []reportCase{
 		specs := defaultSpecs()
 		specs = setSpec(specs, "answer_relevancy", func(s *metricSpec) { s.pBase, s.pHead, s.changed = 0.85, 0.6, 0.7 })
 		b, h := pairFiles(8, 45, 0, 0, specs)
-		h.Incomplete = "time budget of 10m0s exceeded"
+		b.Incomplete = "time budget of 10m0s exceeded"
+		return compare.Compare(b, h, thresholds(t))
+	}},
+	{"lost_scores", func(t testing.TB) *compare.Report {
+		// Garbage answers: a third of the head's responses have nothing to
+		// judge, so the response metrics are undefined there.
+		specs := append(defaultSpecs(), metricSpec{name: "semantic_similarity", pBase: 0.9, pHead: 0.9, statements: 10})
+		b, h := pairFiles(9, 30, 0, 0, specs)
+		for i := range 10 {
+			s := &h.Samples[i]
+			s.Undefined = map[string]string{}
+			for _, m := range []string{"faithfulness", "answer_relevancy", "semantic_similarity"} {
+				s.Scores[m] = results.NaN()
+				s.Undefined[m] = "no statements in response"
+			}
+			s.Reasons = nil
+		}
 		return compare.Compare(b, h, thresholds(t))
 	}},
 	{"untrusted", func(t testing.TB) *compare.Report {
@@ -393,7 +409,8 @@ func TestGoldenCasesSayWhatTheyShould(t *testing.T) {
 		"no_baseline":   {"no baseline yet: floors only", "**No baseline yet for main: floors only.**", "❌ below floor 0.8", "✅ meets floor 0.85", "| Metric | Head | n | Verdict |"},
 		"judge_changed": {"### ❌ raggate: judge changed", "(changed)", "<summary>Judge noise</summary>"},
 		"insufficient":  {"too few paired samples", "⚠️ too few pairs (n=6)", "new metric"},
-		"warnings":      {"### ⚠️ raggate: passed with 3 warnings", "⚠️ regression, below floor 0.80 (warn level)", "**Warnings**"},
+		"warnings":      {"### ⚠️ raggate: passed with 3 warnings", "⚠️ regression, below floor 0.80 (warn level)", "**Warnings**", "base run is incomplete"},
+		"lost_scores":   {"### ❌ raggate: 1 metric lost scores", "❌ lost 10 scores (p 0.007)", "⚠️ lost 10 scores (p 0.007) (warn level)", "~ lost 10 scores (p 0.002), report-only", "lost N scores: ", "report-only: not in the gated family"},
 		"untrusted":     {"@\u200bocto", "&lt;script&gt;", `\|`},
 	}
 	for _, c := range cases {
@@ -517,6 +534,8 @@ func TestHeadline(t *testing.T) {
 		{"no baseline with warnings", compare.Report{Passed: true, Verdict: compare.VerdictPassWithWarnings, Warnings: []string{"w"}},
 			"⚠️ passed with 1 warning (no baseline yet: floors only)"},
 		{"unexplained failure", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Failures: []string{"x"}}, "❌ failed"},
+		{"incomplete head", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Failures: []string{"x"},
+			Head: compare.Side{Incomplete: "cancelled"}}, "❌ head run incomplete"},
 	}
 	for _, tt := range tests {
 		if got := headline(&tt.r).markdown(); got != tt.want {

@@ -114,12 +114,21 @@ func verdictCell(m compare.MetricResult) cell {
 			parts = append(parts, "no floor set")
 		}
 	}
+	if m.LostScores {
+		parts = append(parts, fmt.Sprintf("lost %d scores (p %s)", m.Lost, fmtP(m.PLostAdj)))
+	}
 	switch m.Status {
 	case compare.StatusFail:
 		k = kindBad
 	case compare.StatusWarn:
 		k = kindWarn
 		parts = append(parts, "(warn level)")
+	}
+	if m.ReportOnly {
+		if k == kindBad {
+			k = kindNone // a report-only metric never fails the gate
+		}
+		parts = append(parts, "report-only")
 	}
 	text := strings.Join(parts, ", ")
 	text = strings.ReplaceAll(text, ", (warn level)", " (warn level)")
@@ -166,7 +175,7 @@ func lowerIsBetter(m compare.MetricResult) bool { return m.Direction == "lower" 
 
 // headline is the overall verdict: its kind and a short text.
 func headline(r *compare.Report) cell {
-	var regressed, floors, improved, few, tested int
+	var regressed, floors, lost, improved, few, tested int
 	for _, m := range r.Metrics {
 		switch m.Change {
 		case compare.VerdictImprovement:
@@ -180,9 +189,12 @@ func headline(r *compare.Report) cell {
 		if m.Status != compare.StatusFail {
 			continue
 		}
-		if m.Change == compare.VerdictRegression {
+		switch {
+		case m.Change == compare.VerdictRegression:
 			regressed++
-		} else if breached(m) {
+		case m.LostScores:
+			lost++
+		case breached(m):
 			floors++
 		}
 	}
@@ -192,8 +204,14 @@ func headline(r *compare.Report) cell {
 		if regressed > 0 {
 			parts = append(parts, plural(regressed, "metric", "metrics")+" regressed")
 		}
+		if lost > 0 {
+			parts = append(parts, plural(lost, "metric", "metrics")+" lost scores")
+		}
 		if floors > 0 {
 			parts = append(parts, plural(floors, "floor", "floors")+" breached")
+		}
+		if r.Head.Incomplete != "" {
+			parts = append(parts, "head run incomplete")
 		}
 		if r.JudgeChanged && def.OnJudgeChange == compare.ActionFail {
 			parts = append(parts, "judge changed")
@@ -248,4 +266,22 @@ func headline(r *compare.Report) cell {
 		text += "; " + strings.Join(extra, "; ")
 	}
 	return cell{kindGood, text}
+}
+
+// legendExtras are the legend sentences the table needs beyond the fixed
+// ones: report-only metrics and lost scores, when the report has them.
+func legendExtras(r *compare.Report) []string {
+	var reportOnly, lost bool
+	for _, m := range r.Metrics {
+		reportOnly = reportOnly || m.ReportOnly
+		lost = lost || m.LostScores
+	}
+	var out []string
+	if lost {
+		out = append(out, "lost N scores: N paired samples scored on base are undefined on head, significantly more than the reverse (exact sign test, in the same correction)")
+	}
+	if reportOnly && r.HasBaseline {
+		out = append(out, "report-only: not in the gated family (thresholds gate / report_only), never fails the gate; its p is corrected among the report-only metrics")
+	}
+	return out
 }

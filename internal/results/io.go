@@ -8,7 +8,10 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+
+	"github.com/raggate/raggate/metrics"
 )
 
 // MarshalJSON writes NaN as null.
@@ -68,8 +71,57 @@ func Parse(data []byte) (*File, error) {
 			return nil, fmt.Errorf("%w: duplicate sample id %q", ErrInvalid, s.ID)
 		}
 		seen[s.ID] = true
+		if err := checkScores(&f.Samples[i]); err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
 	}
 	return &f, nil
+}
+
+// checkScores checks that every score and run of a sample is null or in
+// its metric's range ([0, 1] for metrics outside the catalogue).
+func checkScores(s *Sample) error {
+	for _, m := range sortedKeys(s.Scores) {
+		if err := checkScore(s.ID, m, s.Scores[m], ""); err != nil {
+			return err
+		}
+	}
+	for _, m := range sortedKeys(s.Runs) {
+		for j, v := range s.Runs[m] {
+			if err := checkScore(s.ID, m, v, fmt.Sprintf(" (run %d)", j+1)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func checkScore(id, m string, v Score, run string) error {
+	if v.IsNaN() {
+		return nil
+	}
+	lo, hi := 0.0, 1.0
+	if cm, ok := metrics.Lookup(m); ok {
+		lo, hi = cm.ScoreRange()
+	}
+	if x := v.Value(); x < lo-rangeSlack || x > hi+rangeSlack {
+		return fmt.Errorf("sample %q: %s score %v%s is outside [%v, %v]; scores are null or in the metric's range (was the file edited by hand, or written by another tool?)",
+			id, m, x, run, lo, hi)
+	}
+	return nil
+}
+
+// rangeSlack absorbs floating-point rounding at the ends of a range (a
+// cosine of 1.0000000000000002).
+const rangeSlack = 1e-9
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Read reads and parses a results file; errors name the path.

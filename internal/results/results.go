@@ -6,6 +6,7 @@ package results
 
 import (
 	"math"
+	"strings"
 	"time"
 )
 
@@ -98,16 +99,60 @@ type Sum struct {
 // Sample holds one sample's scores. A NaN score is stored as null with its
 // reason in Undefined.
 type Sample struct {
-	ID        string             `json:"id"`
-	Question  string             `json:"question,omitempty"`
-	Scores    map[string]Score   `json:"scores"`
-	Undefined map[string]string  `json:"undefined,omitempty"`
-	Runs      map[string][]Score `json:"runs,omitempty"`
+	ID        string            `json:"id"`
+	Question  string            `json:"question,omitempty"`
+	Scores    map[string]Score  `json:"scores"`
+	Undefined map[string]string `json:"undefined,omitempty"`
+	// UndefinedKind classifies each reason in Undefined (data, judge or
+	// metric). Files written before it existed lack it: see KindOf.
+	UndefinedKind map[string]UndefinedKind `json:"undefined_kind,omitempty"`
+	Runs          map[string][]Score       `json:"runs,omitempty"`
 	// Reasons holds the judge's explanation of a low score, where known.
 	Reasons map[string]string `json:"reasons,omitempty"`
 	// InputHash is a hash of the sample's inputs: equal hashes on base and
 	// head mean the sample did not change.
 	InputHash string `json:"input_hash,omitempty"`
+}
+
+// UndefinedKind says why a score is undefined.
+type UndefinedKind string
+
+// The kinds of undefined scores.
+const (
+	// KindData: a field the metric needs is absent from the dataset, or a
+	// golden field (user_input, reference, reference contexts or ids) is
+	// empty. Not the pipeline's fault and not the judge's.
+	KindData UndefinedKind = "data"
+	// KindJudge: the judge failed or returned output that could not be used.
+	KindJudge UndefinedKind = "judge"
+	// KindMetric: the metric is undefined by its definition for what the
+	// pipeline produced (a response with no statements, an empty embedding).
+	KindMetric UndefinedKind = "metric"
+)
+
+// KindOf returns the kind of the undefined score of metric m ("" when the
+// score is not undefined). Files without undefined_kind (written before
+// it existed) are classified from the reason, conservatively: "missing
+// field ..." is data, a reason starting with "no " ("no statements in
+// response") is metric, anything else is judge.
+func (s *Sample) KindOf(m string) UndefinedKind {
+	reason, ok := s.Undefined[m]
+	if k := s.UndefinedKind[m]; k == KindData || k == KindJudge || k == KindMetric {
+		return k
+	}
+	if !ok {
+		if v, has := s.Scores[m]; has && v.IsNaN() {
+			return KindJudge
+		}
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(reason, "missing field ") || strings.HasPrefix(reason, "empty field "):
+		return KindData
+	case strings.HasPrefix(reason, "no "):
+		return KindMetric
+	}
+	return KindJudge
 }
 
 // Score is a float64 that is written as JSON null when NaN.

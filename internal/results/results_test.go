@@ -67,6 +67,16 @@ func TestParseErrors(t *testing.T) {
 		{"bad score", `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"x":"high"}}]}`, "score", false},
 		{"missing id", `{"schema":"raggate.results/v1","samples":[{"scores":{}}]}`, "samples[0] has no id", false},
 		{"duplicate id", `{"schema":"raggate.results/v1","samples":[{"id":"a"},{"id":"a"}]}`, `duplicate sample id "a"`, false},
+		{"negative score", `{"schema":"raggate.results/v1","samples":[{"id":"q-7","scores":{"faithfulness":-1.0}}]}`,
+			`sample "q-7": faithfulness score -1 is outside [0, 1]`, false},
+		{"score above 1", `{"schema":"raggate.results/v1","samples":[{"id":"a"},{"id":"b","scores":{"faithfulness":5}}]}`,
+			`sample "b": faithfulness score 5 is outside [0, 1]`, false},
+		{"run out of range", `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"context_recall":0.5},"runs":{"context_recall":[0.5,1.5]}}]}`,
+			`sample "a": context_recall score 1.5 (run 2) is outside [0, 1]`, false},
+		{"unknown metric out of range", `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"my_metric":2}}]}`,
+			`my_metric score 2 is outside [0, 1]`, false},
+		{"cosine below its range", `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"answer_relevancy":-1.5}}]}`,
+			`answer_relevancy score -1.5 is outside [-1, 1]`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,6 +88,46 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("errors.Is(err, ErrSchema) = %v, want %v", got, tt.schema)
 			}
 		})
+	}
+}
+
+// TestParseAcceptsScoresInRange: null, the ends of [0, 1], and a negative
+// cosine (answer_relevancy's range is [-1, 1]) are valid.
+func TestParseAcceptsScoresInRange(t *testing.T) {
+	data := `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"faithfulness":0,"context_recall":1,"answer_relevancy":-0.2,"semantic_similarity":null},
+		"runs":{"faithfulness":[0,null]}}]}`
+	f, err := Parse([]byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Samples[0].Scores["answer_relevancy"]; got != -0.2 {
+		t.Errorf("answer_relevancy = %v, want -0.2", got)
+	}
+	if err := func() error { _, err := Read(filepath.Join(t.TempDir(), "none.json")); return err }(); err == nil {
+		t.Error("reading a missing file succeeded")
+	}
+}
+
+func TestReadNamesTheFileOfAnOutOfRangeScore(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "base.json")
+	os.WriteFile(path, []byte(`{"schema":"raggate.results/v1","samples":[{"id":"q-1","scores":{"faithfulness":5}}]}`), 0o644)
+	_, err := Read(path)
+	if err == nil || !strings.Contains(err.Error(), path+": ") || !errors.Is(err, ErrInvalid) {
+		t.Fatalf("err = %v, want it to name %s and wrap ErrInvalid", err, path)
+	}
+}
+
+func TestKindOf(t *testing.T) {
+	s := Sample{ID: "a",
+		Scores: map[string]Score{"a": NaN(), "b": NaN(), "c": NaN(), "d": NaN(), "e": NaN(), "f": 0.5, "g": NaN()},
+		Undefined: map[string]string{"a": "missing field reference", "b": "no statements in response",
+			"c": "judge returned invalid JSON", "d": "no statements in response", "e": "empty field user_input"},
+		UndefinedKind: map[string]UndefinedKind{"d": KindJudge},
+	}
+	for m, want := range map[string]UndefinedKind{"a": KindData, "b": KindMetric, "c": KindJudge, "d": KindJudge, "e": KindData, "f": "", "g": KindJudge, "zz": ""} {
+		if got := s.KindOf(m); got != want {
+			t.Errorf("KindOf(%q) = %q, want %q", m, got, want)
+		}
 	}
 }
 

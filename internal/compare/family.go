@@ -1,0 +1,185 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+// testLost counts the metric's lost and regained scores among the pairs
+// and tests them. A transition test whose smallest possible p-value (all
+// transitions one way, 2^-n) is not below alpha can never reject, so it is
+// left untested and out of the family, where it would only dilute the
+// others (Tarone's argument; the count n is ancillary under the null).
+func testLost(mr *MetricResult, hs, bs *side, pairs []pair) {
+	lost, regained, counted, reason := transitions(hs, bs, pairs, mr.Metric)
+	mr.Lost, mr.Regained, mr.LostReason = lost, regained, reason
+	if counted > 0 {
+		mr.LostShare = results.Score(float64(lost-regained) / float64(counted))
+	}
+	if n := lost + regained; n > 0 && math.Pow(0.5, float64(n)) < mr.Rule.Alpha {
+		mr.PLost = results.Score(BinomialUpperHalf(lost, n))
+	}
+}
+
+// adjustFamilies corrects the p-values for multiple comparisons: the gated
+// metrics form one family and the report-only metrics another, so that
+// metrics nobody gates on never dilute the ones that matter. Within a
+// family, Holm runs over the regression hypotheses (every tested metric's
+// PWorse and every tested PLost together) and, separately, over the
+// improvement hypotheses (PBetter).
+func adjustFamilies(ms []MetricResult, tested []int, correction Correction) {
+	isTested := make(map[int]bool, len(tested))
+	for _, i := range tested {
+		isTested[i] = true
+	}
+	for _, reportOnly := range []bool{false, true} {
+		var worse, better []*results.Score // adjusted values to fill
+		var pw, pb []float64
+		for i := range ms {
+			mr := &ms[i]
+			if mr.ReportOnly != reportOnly {
+				continue
+			}
+			if isTested[i] {
+				worse, pw = append(worse, &mr.PWorseAdj), append(pw, mr.PWorse.Value())
+				better, pb = append(better, &mr.PBetterAdj), append(pb, mr.PBetter.Value())
+			}
+			if !mr.PLost.IsNaN() {
+				worse, pw = append(worse, &mr.PLostAdj), append(pw, mr.PLost.Value())
+			}
+		}
+		if correction == CorrectionHolm {
+			pw, pb = HolmAdjust(pw), HolmAdjust(pb)
+		}
+		for k, dst := range worse {
+			*dst = results.Score(pw[k])
+		}
+		for k, dst := range better {
+			*dst = results.Score(pb[k])
+		}
+	}
+}
+
+// decide sets the paired verdict of the tested metrics and flags
+// significant losses of scores, from the adjusted p-values.
+func decide(ms []MetricResult, tested []int) {
+	for _, i := range tested {
+		mr := &ms[i]
+		delta := mr.Delta.Value()
+		switch {
+		case delta <= -mr.Rule.Tolerance+eps && mr.PWorseAdj.Value() < mr.Rule.Alpha:
+			mr.Change = VerdictRegression
+		case delta >= mr.Rule.Tolerance-eps && mr.PBetterAdj.Value() < mr.Rule.Alpha:
+			mr.Change = VerdictImprovement
+		default:
+			mr.Change = VerdictNoChange
+		}
+	}
+	for i := range ms {
+		mr := &ms[i]
+		mr.LostScores = !mr.PLostAdj.IsNaN() && mr.PLostAdj.Value() < mr.Rule.Alpha &&
+			mr.LostShare.Value() >= mr.Rule.Tolerance-eps
+	}
+}
+
+// lostMessage is the failure sentence of a significant loss of scores.
+func lostMessage(mr *MetricResult) string {
+	msg := fmt.Sprintf("%s lost its score on %d paired samples (scored on base, undefined on head; %d the other way, %s)",
+		mr.Metric, mr.Lost, mr.Regained, fmtP(mr.PLostAdj.Value()))
+	if mr.LostReason != "" {
+		msg += fmt.Sprintf(", most often: %s", mr.LostReason)
+	}
+	return msg
+}
+
+// headCompleteness returns why the head cannot be judged complete: an
+// incomplete or empty run fails, and so does a head that pairs with fewer
+// than half of the base's samples, unless it scored its whole dataset and
+// that dataset changed (then it only warns).
+func headCompleteness(r *Report, base, head *results.File) (fail, warn []string) {
+	n := len(head.Samples)
+	if head.Incomplete != "" {
+		fail = append(fail, fmt.Sprintf("head run is incomplete (%s): %d samples scored; an incomplete run cannot pass, re-run `gate run` to completion (raise --max-duration, or wait for the judge to recover)", head.Incomplete, n))
+	}
+	if n == 0 {
+		fail = append(fail, "head has no scored samples: nothing was compared; re-run `gate run` to completion on the dataset")
+		return fail, warn
+	}
+	if base == nil || len(base.Samples) == 0 || 2*r.Counts.Paired >= len(base.Samples) || head.Incomplete != "" {
+		return fail, warn
+	}
+	msg := fmt.Sprintf("head pairs with only %d of the base's %d samples (at least half must pair)", r.Counts.Paired, len(base.Samples))
+	if r.DatasetChanged && head.Dataset.Samples > 0 && n >= head.Dataset.Samples {
+		return fail, append(warn, msg+": the dataset changed; store a baseline of the new dataset with `gate baseline put`")
+	}
+	return append(fail, msg+": the head run scored too few samples to stand for the base; re-run `gate run` on the whole dataset (not one --shard; merge shards with `gate merge`)"), warn
+}
+
+// undefinedKeys maps the canonical name of every metric undefined on
+// sample i to the sample's key for it.
+func undefinedKeys(smp results.Sample, scores map[string][]float64, i int) map[string]string {
+	var out map[string]string
+	add := func(k string) {
+		m := CanonicalMetric(k)
+		if col, ok := scores[m]; ok && math.IsNaN(col[i]) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			if _, dup := out[m]; !dup {
+				out[m] = k
+			}
+		}
+	}
+	for k := range smp.Undefined {
+		add(k)
+	}
+	for k := range smp.Scores {
+		add(k)
+	}
+	return out
+}
+
+// kindOf returns the kind of metric m's undefined score on sample i ("" when
+// defined). A sample without any entry for the metric was not scored for
+// it: like missing data, that says nothing about the change.
+func (s *side) kindOf(i int, m string) results.UndefinedKind {
+	if col, ok := s.scores[m]; ok && !math.IsNaN(col[i]) {
+		return ""
+	}
+	k, ok := s.undef[i][m]
+	if !ok {
+		return results.KindData
+	}
+	return s.f.Samples[i].KindOf(k)
+}
+
+// transitions counts the pairs whose metric m is defined on base and
+// undefined on head (lost) and the reverse (regained), over the pairs where
+// neither side is undefined for reasons of the data; reason is the head's
+// most frequent reason among the lost.
+func transitions(hs, bs *side, pairs []pair, m string) (lost, regained, counted int, reason string) {
+	reasons := map[string]int{}
+	for _, p := range pairs {
+		hk, bk := hs.kindOf(p.h, m), bs.kindOf(p.b, m)
+		if hk == results.KindData || bk == results.KindData {
+			continue
+		}
+		counted++
+		switch {
+		case hk != "" && bk == "":
+			lost++
+			reasons[hs.f.Samples[p.h].Undefined[hs.undef[p.h][m]]]++
+		case hk == "" && bk != "":
+			regained++
+		}
+	}
+	top := 0
+	for r, c := range reasons {
+		if c > top || (c == top && r < reason) {
+			reason, top = r, c
+		}
+	}
+	return lost, regained, counted, reason
+}
