@@ -1,3 +1,3 @@
 // Package archtest holds tests of raggate's architecture: the dependency
-// rule of DESIGN.md (pure packages never reach the network or API clients).
+// rule of the README's architecture (pure packages never reach the network or API clients).
 package archtest
