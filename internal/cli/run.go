@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/raggate/raggate/internal/dataset"
+	_ "github.com/raggate/raggate/internal/dataset/parquetfile" // reads .parquet datasets
 	"github.com/raggate/raggate/internal/eval"
 	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/internal/judge/offline"
@@ -48,7 +49,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 // finished (marked incomplete) and returns both the file and the error.
 func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if o.Dataset == "" {
-		return nil, usageErr("--dataset is required: the golden dataset (JSONL, JSON or CSV), e.g. --dataset testdata/demo/golden.jsonl")
+		return nil, usageErr("--dataset is required: the golden dataset (JSONL, JSON, CSV or Parquet), e.g. --dataset testdata/demo/golden.jsonl")
 	}
 	if o.Out == "" {
 		return nil, usageErr("--out must name the results file to write")
@@ -57,7 +58,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	ds, err := dataset.Load(env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses)})
+	ds, err := dataset.Load(env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses), StrictFields: o.StrictFields})
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
@@ -370,6 +371,9 @@ func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, run
 		}
 		if src := byID[s.ID]; src != nil {
 			rs.InputHash = inputHash(src)
+			if len(src.Metadata) > 0 {
+				rs.Metadata = src.Metadata
+			}
 		}
 		f.Samples = append(f.Samples, rs)
 	}

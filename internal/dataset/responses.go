@@ -60,7 +60,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 	samples := slices.Clone(d.Samples)
 	matchedBy := make([]int, len(samples)) // line of the row joined to each sample
 	var unmatched []string
-	conv := &converter{file: name, role: roleResponses, ps: &ps}
+	conv := &converter{file: name, role: roleResponses, ps: &ps, rows: isParquet(name, data, opts.Format)}
 	n, k, keys := parseFile(name, data, opts, res, &ps, func(rec record) {
 		c, ok := conv.convert(rec)
 		if !ok {
@@ -72,7 +72,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 		case c.idGiven:
 			i, found := byID[row.ID]
 			if !found {
-				unmatched = append(unmatched, fmt.Sprintf("line %d (id %s)", c.p.line, short(row.ID)))
+				unmatched = append(unmatched, fmt.Sprintf("%s (id %s)", conv.where(c.p.line), short(row.ID)))
 				return
 			}
 			golden := &d.Samples[i]
@@ -87,7 +87,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 			m := byInput[row.UserInput]
 			switch len(m) {
 			case 0:
-				unmatched = append(unmatched, fmt.Sprintf("line %d (user_input %s)", c.p.line, short(row.UserInput)))
+				unmatched = append(unmatched, fmt.Sprintf("%s (user_input %s)", conv.where(c.p.line), short(row.UserInput)))
 				return
 			case 1:
 				idx = m[0]
@@ -111,7 +111,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 			return
 		}
 		if prev := matchedBy[idx]; prev != 0 {
-			conv.problem(c.p, "", fmt.Sprintf("a second row for the sample %s (the first is on line %d); keep one", short(samples[idx].ID), prev))
+			conv.problem(c.p, "", fmt.Sprintf("a second row for the sample %s (the first is on %s); keep one", short(samples[idx].ID), conv.where(prev)))
 			return
 		}
 		matchedBy[idx] = c.p.line
@@ -124,6 +124,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 				s.Set(f, row.String(f))
 			}
 		}
+		conv.mergeMeta(&s, row.Metadata)
 		samples[idx] = s
 	})
 	if ps.count() == 0 && n == 0 {
@@ -160,6 +161,8 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 
 	d.Samples = samples
 	d.Fields = fieldsOf(samples)
+	warnings = append(warnings, conv.notes.warnings(name)...)
+	warnings = append(warnings, synonymWarnings(name, keys, res, d.Fields)...)
 	d.Warnings = append(d.Warnings, warnings...)
 	d.SHA256 = hex.EncodeToString(h.Sum(nil))
 	d.ResponsesPath = name
