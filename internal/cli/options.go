@@ -15,9 +15,9 @@ type Options struct {
 	Dataset   string
 	Responses string
 	Fields    []string // canonical=name-in-file
+	Metrics   string   // comma-separated; empty = default suite
 	// StrictFields makes extra dataset columns errors instead of metadata.
 	StrictFields bool
-	Metrics   string   // comma-separated; empty = default suite
 
 	// Judge.
 	Judge          string // auto | offline | openai

@@ -96,7 +96,7 @@ func parquetColumns(name string, cols []string, res *resolver, ps *problems, key
 		t := res.resolve(c)
 		switch t.kind {
 		case tUnknown:
-			ps.add(Problem{File: name, Msg: "column " + t.msg})
+			ps.add(Problem{File: name, Msg: t.msg})
 			t = target{kind: tIgnored}
 			bad++
 		case tField, tID:
