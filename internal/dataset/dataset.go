@@ -39,8 +39,8 @@ type Options struct {
 	// ResponsesPath names a file of pipeline outputs to join to the golden
 	// samples. Only Load reads it; Parse ignores it (use ParseResponses).
 	ResponsesPath string
-	// Ignore lists further keys (or CSV columns) to skip, besides the
-	// built-in metadata keys.
+	// Ignore lists keys (or columns) to drop instead of keeping them as
+	// metadata.
 	Ignore []string
 	// Format forces a format instead of choosing by extension and content.
 	Format Format
@@ -58,7 +58,7 @@ type Dataset struct {
 	SHA256        string
 	ResponsesPath string // responses file joined, if any
 	Samples       []metrics.Sample
-	Lines         []int                  // golden file line where each sample starts
+	Lines         []int                  // golden file line (Parquet: row) where each sample starts
 	Warnings      []string               // non-fatal problems, one sentence each
 	Fields        map[metrics.Field]bool // fields present in at least one sample
 }

@@ -32,10 +32,20 @@ func Decode(r io.ReaderAt, size int64) (columns []string, rows iter.Seq2[[]any, 
 		columns = append(columns, field.Name())
 	}
 	rows = func(yield func([]any, error) bool) {
-		rd := parquet.NewReader(f)
+		rd := parquet.NewGenericReader[map[string]any](f, f.Schema())
 		defer rd.Close()
+		batch := make([]map[string]any, batchSize)
 		for {
-			m, err := read(rd)
+			n, err := read(rd, batch)
+			for _, m := range batch[:n] {
+				vals := make([]any, len(columns))
+				for i, c := range columns {
+					vals[i] = m[c]
+				}
+				if !yield(vals, nil) {
+					return
+				}
+			}
 			if errors.Is(err, io.EOF) {
 				return
 			}
@@ -43,17 +53,13 @@ func Decode(r io.ReaderAt, size int64) (columns []string, rows iter.Seq2[[]any, 
 				yield(nil, err)
 				return
 			}
-			vals := make([]any, len(columns))
-			for i, c := range columns {
-				vals[i] = m[c]
-			}
-			if !yield(vals, nil) {
-				return
-			}
 		}
 	}
 	return columns, rows, nil
 }
+
+// batchSize is the number of rows decoded at a time.
+const batchSize = 64
 
 // open opens the file, turning a panic of the library on damaged input
 // into an error.
@@ -66,15 +72,16 @@ func open(r io.ReaderAt, size int64) (f *parquet.File, err error) {
 	return parquet.OpenFile(r, size)
 }
 
-// read reads the next row, turning a panic of the library on damaged
-// input into an error.
-func read(rd *parquet.Reader) (m map[string]any, err error) {
+// read reads the next rows into batch, turning a panic of the library on
+// damaged input into an error.
+func read(rd *parquet.GenericReader[map[string]any], batch []map[string]any) (n int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("damaged row: %v", p)
+			n, err = 0, fmt.Errorf("damaged row: %v", p)
 		}
 	}()
-	m = map[string]any{}
-	err = rd.Read(&m)
-	return m, err
+	for i := range batch {
+		batch[i] = map[string]any{}
+	}
+	return rd.Read(batch)
 }
