@@ -149,6 +149,8 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	bad(err)
 	st.skipWithoutKey, err = in.Bool("skip-without-key", true)
 	bad(err)
+	o.StrictFields, err = in.Bool("strict-fields", false)
+	bad(err)
 	st.gate = orDefault(in.Get("gate-name"), "raggate")
 	st.token = in.Get("github-token")
 	if st.token == "" {
