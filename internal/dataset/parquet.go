@@ -34,15 +34,19 @@ func RegisterParquet(d ParquetDecoder) { parquetDecoder = d }
 const parquetMagic = "PAR1"
 
 // isParquet reports whether a file is to be read as Parquet: by format,
-// else by extension, else by its magic bytes.
+// else by extension, else (for names without a text format's extension) by
+// its magic bytes.
 func isParquet(name string, data []byte, f Format) bool {
-	switch f {
-	case FormatParquet:
-		return true
-	case FormatAuto:
-		return strings.EqualFold(filepath.Ext(name), ".parquet") || bytes.HasPrefix(data, []byte(parquetMagic))
+	if f != FormatAuto {
+		return f == FormatParquet
 	}
-	return false
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".parquet":
+		return true
+	case ".csv", ".json", ".jsonl", ".ndjson":
+		return false
+	}
+	return bytes.HasPrefix(data, []byte(parquetMagic))
 }
 
 // readParquet reads a Parquet file's rows as records, numbered from 1.

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"os"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -179,7 +180,15 @@ func TestCorruptParquet(t *testing.T) {
 	}
 	for name, data := range tests {
 		t.Run(name, func(t *testing.T) {
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
 			got := parseErr(t, "g.parquet", string(data), dataset.Options{})
+			runtime.ReadMemStats(&after)
+			// A damaged footer length must not make the reader allocate
+			// what it claims (2 GiB here).
+			if mib := (after.TotalAlloc - before.TotalAlloc) >> 20; mib > 64 {
+				t.Errorf("%d MiB allocated for a %d-byte file", mib, len(data))
+			}
 			if !strings.HasPrefix(got, "g.parquet: not a readable Parquet file (") ||
 				!strings.HasSuffix(got, "); check that the file is complete, or export it again") {
 				t.Errorf("error %q", got)

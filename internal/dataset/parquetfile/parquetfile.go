@@ -8,6 +8,7 @@
 package parquetfile
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -64,12 +65,40 @@ const batchSize = 64
 // open opens the file, turning a panic of the library on damaged input
 // into an error.
 func open(r io.ReaderAt, size int64) (f *parquet.File, err error) {
+	if err := checkFooter(r, size); err != nil {
+		return nil, err
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("damaged file: %v", p)
 		}
 	}()
 	return parquet.OpenFile(r, size)
+}
+
+// checkFooter checks the magic bytes and the footer length before the
+// library reads the footer: it allocates as much as the length says, so a
+// damaged length could ask for gigabytes.
+func checkFooter(r io.ReaderAt, size int64) error {
+	const magic = "PAR1"
+	if size < 12 {
+		return fmt.Errorf("%d bytes is too short for a Parquet file", size)
+	}
+	var head [4]byte
+	var tail [8]byte
+	if _, err := r.ReadAt(head[:], 0); err != nil {
+		return err
+	}
+	if _, err := r.ReadAt(tail[:], size-8); err != nil {
+		return err
+	}
+	if string(head[:]) != magic || string(tail[4:]) != magic {
+		return errors.New("no PAR1 magic bytes at the start and the end")
+	}
+	if n := int64(binary.LittleEndian.Uint32(tail[:4])); n > size-12 {
+		return fmt.Errorf("the footer claims %d bytes but the file has %d", n, size)
+	}
+	return nil
 }
 
 // read reads the next rows into batch, turning a panic of the library on
