@@ -61,6 +61,7 @@ type Dataset struct {
 	Lines         []int                  // golden file line (Parquet: row) where each sample starts
 	Warnings      []string               // non-fatal problems, one sentence each
 	Fields        map[metrics.Field]bool // fields present in at least one sample
+	rows          bool                   // Lines are Parquet rows
 }
 
 // Load reads and parses the golden dataset at path and, if
@@ -281,8 +282,8 @@ func parseGolden(name string, data []byte, opts Options) (*Dataset, map[string]b
 		return nil, nil, err
 	}
 	sum := sha256.Sum256(data)
-	d := &Dataset{Path: name, SHA256: hex.EncodeToString(sum[:])}
-	conv := &converter{file: name, role: roleGolden, ps: &ps, rows: isParquet(name, data, opts.Format)}
+	d := &Dataset{Path: name, SHA256: hex.EncodeToString(sum[:]), rows: isParquet(name, data, opts.Format)}
+	conv := &converter{file: name, role: roleGolden, ps: &ps, rows: d.rows}
 	type origin struct {
 		line    int
 		derived bool

@@ -6,6 +6,7 @@ import (
 	"os"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
@@ -224,5 +225,25 @@ func BenchmarkParseParquet(b *testing.B) {
 		if _, err := dataset.Parse("fiqa.parquet", data, dataset.Options{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+func TestParquetGoldenWithResponses(t *testing.T) {
+	d := parse(t, "g.parquet", string(writeParquet(t, ragasRows)), dataset.Options{})
+	id := d.Samples[0].ID
+	responses := `{"id":"` + id + `","response":"new","latency_ms":12}`
+	if err := dataset.ParseResponses(d, "r.jsonl", []byte(responses), dataset.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if d.Samples[0].Response != "new" || d.Samples[0].Metadata["latency_ms"] != "12" || d.Samples[0].Metadata["topic"] != "billing" {
+		t.Errorf("joined sample %+v", d.Samples[0])
+	}
+	want := `g.parquet: 1 of 2 samples have no row in r.jsonl, so they keep only the golden file's fields: "` + d.Samples[1].ID + `" (row 2)`
+	if !slices.Contains(d.Warnings, want) {
+		t.Errorf("warnings %q; want %q", d.Warnings, want)
+	}
+	err := dataset.ParseResponses(d, "r.jsonl", []byte(`{"id":"`+id+`","user_input":"other","response":"x"}`), dataset.Options{})
+	if err == nil || !strings.Contains(err.Error(), "(g.parquet row 1)") {
+		t.Errorf("error %v; want it to name g.parquet row 1", err)
 	}
 }

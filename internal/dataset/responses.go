@@ -78,8 +78,8 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 			golden := &d.Samples[i]
 			if row.Has(metrics.UserInput) && golden.Has(metrics.UserInput) &&
 				strings.TrimSpace(row.UserInput) != strings.TrimSpace(golden.UserInput) {
-				conv.problem(c.p, "user_input", fmt.Sprintf("differs from the user_input of the golden sample with id %s (%s:%d); regenerate the responses from the current golden file",
-					short(row.ID), d.Path, goldenLine(i)))
+				conv.problem(c.p, "user_input", fmt.Sprintf("differs from the user_input of the golden sample with id %s (%s); regenerate the responses from the current golden file",
+					short(row.ID), d.at(goldenLine(i))))
 				return
 			}
 			idx = i
@@ -92,8 +92,8 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 			case 1:
 				idx = m[0]
 			default:
-				conv.problem(c.p, "user_input", fmt.Sprintf(`matches %d golden samples (%s lines %d and %d); add the "id" of the right sample to this row`,
-					len(m), d.Path, goldenLine(m[0]), goldenLine(m[1])))
+				conv.problem(c.p, "user_input", fmt.Sprintf(`matches %d golden samples (%s %ss %d and %d); add the "id" of the right sample to this row`,
+					len(m), d.Path, d.unit(), goldenLine(m[0]), goldenLine(m[1])))
 				return
 			}
 		default:
@@ -142,7 +142,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 	var missing []string
 	for i, line := range matchedBy {
 		if line == 0 {
-			missing = append(missing, fmt.Sprintf("%s (line %d)", short(samples[i].ID), goldenLine(i)))
+			missing = append(missing, fmt.Sprintf("%s (%s %d)", short(samples[i].ID), d.unit(), goldenLine(i)))
 		}
 	}
 	if n := len(missing); n > 0 {
@@ -175,4 +175,21 @@ func list(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return strings.Join(items[:maxListed], ", ") + fmt.Sprintf(", and %d more", len(items)-maxListed)
+}
+
+// unit is what Lines counts: "line", or "row" for a Parquet golden file.
+func (d *Dataset) unit() string {
+	if d.rows {
+		return "row"
+	}
+	return "line"
+}
+
+// at names where a golden sample starts: "golden.jsonl:7", or
+// "golden.parquet row 7".
+func (d *Dataset) at(line int) string {
+	if d.rows {
+		return fmt.Sprintf("%s row %d", d.Path, line)
+	}
+	return fmt.Sprintf("%s:%d", d.Path, line)
 }
