@@ -207,6 +207,9 @@ func (r *resolver) misspelling(key string) string {
 // unknownMsg explains an unknown key and how to fix it.
 func (r *resolver) unknownMsg(key string) string {
 	if s := r.misspelling(key); s != "" {
+		if f := canonicalOf(s); f != "" && strings.EqualFold(key, s) {
+			return fmt.Sprintf("unknown field %s: names are case-sensitive: rename it %q, or map it with --field %s=%s", short(key), s, f, key)
+		}
 		return fmt.Sprintf("unknown field %s: did you mean %q?", short(key), s)
 	}
 	strict := "; or drop --strict-fields to keep it as metadata"
@@ -219,6 +222,17 @@ func (r *resolver) unknownMsg(key string) string {
 	}
 	return fmt.Sprintf("unknown field %s; rename it to one of %s, or map it with --field <field>=<name>%s",
 		short(key), strings.Join(canonicalNames(), ", "), strict)
+}
+
+// canonicalOf returns the canonical name of a field or old name, or "".
+func canonicalOf(name string) string {
+	if f, ok := oldNames[name]; ok {
+		return string(f)
+	}
+	if isCanonical(name) {
+		return name
+	}
+	return ""
 }
 
 // synonymWarnings warns about metadata keys that other tools use for a

@@ -116,8 +116,8 @@ func TestMisspelledColumnsStillFail(t *testing.T) {
 		{"r.jsonl", `{"question":"q","retreived_contexts":["c"],"status":"success"}`,
 			`r.jsonl:1:17: unknown field "retreived_contexts": did you mean "retrieved_contexts"?`},
 		{"h.csv", "sample_id,Retreival Setting,Question,Context,Answer,Label\nh-1,top-3,q,c,a,PASS\n",
-			`h.csv:1:29: unknown field "Question": did you mean "question"?` + "\n" +
-				`h.csv:1:46: unknown field "Answer": did you mean "answer"?`},
+			`h.csv:1:29: unknown field "Question": names are case-sensitive: rename it "question", or map it with --field user_input=Question` + "\n" +
+				`h.csv:1:46: unknown field "Answer": names are case-sensitive: rename it "answer", or map it with --field response=Answer`},
 		{"w.json", `[{"question":"q","answr":"a","context_v1":["c"]}]`,
 			`w.json:1:18: unknown field "answr": did you mean "answer"?`},
 	}
