@@ -44,6 +44,10 @@ type Sample struct {
 
 	// Present records which fields the dataset gave.
 	Present map[Field]bool `json:"-"`
+	// Metadata holds the dataset's other columns as text (topic, source,
+	// ...), for slicing results; no metric reads it, and it is not part of
+	// the sample's JSON form.
+	Metadata map[string]string `json:"-"`
 }
 
 // Has reports whether the sample has field f.

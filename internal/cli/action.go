@@ -196,6 +196,8 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	bad(err)
 	st.skipWithoutKey, err = in.Bool("skip-without-key", true)
 	bad(err)
+	o.StrictFields, err = in.Bool("strict-fields", false)
+	bad(err)
 	st.gate = orDefault(in.Get("gate-name"), "raggate")
 	st.commentAuthor = in.Get("comment-author")
 	st.token = in.Get("github-token")

@@ -18,6 +18,8 @@ type Options struct {
 	Responses string
 	Fields    []string // canonical=name-in-file
 	Metrics   string   // comma-separated; empty = default suite
+	// StrictFields makes extra dataset columns errors instead of metadata.
+	StrictFields bool
 
 	// Judge.
 	Judge          string // auto | offline | openai
@@ -83,9 +85,10 @@ func defaultOptions() Options {
 }
 
 func (o *Options) bindDataset(fs *flag.FlagSet) {
-	fs.StringVar(&o.Dataset, "dataset", o.Dataset, "golden dataset `file` (JSONL, JSON array or CSV)")
+	fs.StringVar(&o.Dataset, "dataset", o.Dataset, "golden dataset `file` (JSONL, JSON array, CSV or Parquet)")
 	fs.StringVar(&o.Responses, "responses", o.Responses, "optional `file` of pipeline outputs (response, contexts) joined to the dataset by id or user_input")
 	fs.Var((*listFlag)(&o.Fields), "field", "map a field to the name used in the file, `canonical=name` (repeatable), e.g. --field response=answer")
+	fs.BoolVar(&o.StrictFields, "strict-fields", o.StrictFields, "reject dataset columns that are not fields, instead of keeping them as metadata")
 	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "comma-separated `metrics` to compute (default: the default suite the data allows)")
 }
 

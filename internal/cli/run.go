@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/raggate/raggate/internal/dataset"
+	_ "github.com/raggate/raggate/internal/dataset/parquetfile" // reads .parquet datasets
 	"github.com/raggate/raggate/internal/eval"
 	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/internal/judge/offline"
@@ -57,7 +58,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	ds, err := dataset.Load(env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses)})
+	ds, err := dataset.Load(env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses), StrictFields: o.StrictFields})
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
@@ -428,6 +429,9 @@ func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, run
 		}
 		if src := byID[s.ID]; src != nil {
 			rs.InputHash = inputHash(src)
+			if len(src.Metadata) > 0 {
+				rs.Metadata = src.Metadata
+			}
 		}
 		f.Samples = append(f.Samples, rs)
 	}

@@ -42,10 +42,12 @@ func (r *reader) readCSV() int {
 		case first[name] > 0:
 			p.Msg = fmt.Sprintf("column %d repeats the name %s of column %d; keep one", i+1, short(name), first[name])
 		case t.kind == tUnknown:
-			p.Msg = unknownMsg(name)
+			p.Msg = t.msg
 			if !strings.Contains(p.Msg, "; rename it to one of") {
 				suggested++
 			}
+		case t.kind == tMeta:
+			cols[i] = t
 		default:
 			cols[i] = t
 			known++
@@ -68,6 +70,9 @@ func (r *reader) readCSV() int {
 	}
 	for _, p := range headerProblems {
 		r.ps.add(p)
+	}
+	if known == 0 {
+		return 0 // every row would lack its fields: the header problems say why
 	}
 
 	n := 0
@@ -92,7 +97,7 @@ func (r *reader) readCSV() int {
 		}
 		rec := record{p: pos{line, col}}
 		for i, cell := range row {
-			if cols[i].kind != tField && cols[i].kind != tID {
+			if k := cols[i].kind; k != tField && k != tID && k != tMeta {
 				continue
 			}
 			l, c := cr.FieldPos(i)

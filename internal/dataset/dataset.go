@@ -25,6 +25,8 @@ const (
 	FormatJSONL Format = "jsonl"
 	FormatJSON  Format = "json"
 	FormatCSV   Format = "csv"
+	// FormatParquet needs a registered decoder (see RegisterParquet).
+	FormatParquet Format = "parquet"
 )
 
 // Options control loading. The zero value loads a file in the standard
@@ -37,11 +39,14 @@ type Options struct {
 	// ResponsesPath names a file of pipeline outputs to join to the golden
 	// samples. Only Load reads it; Parse ignores it (use ParseResponses).
 	ResponsesPath string
-	// Ignore lists further keys (or CSV columns) to skip, besides the
-	// built-in metadata keys.
+	// Ignore lists keys (or columns) to drop instead of keeping them as
+	// metadata.
 	Ignore []string
 	// Format forces a format instead of choosing by extension and content.
 	Format Format
+	// StrictFields makes every key that is not a field, an id, a mapped
+	// name or ignored an error, instead of metadata.
+	StrictFields bool
 }
 
 // Dataset is a loaded golden dataset.
@@ -53,9 +58,10 @@ type Dataset struct {
 	SHA256        string
 	ResponsesPath string // responses file joined, if any
 	Samples       []metrics.Sample
-	Lines         []int                  // golden file line where each sample starts
+	Lines         []int                  // golden file line (Parquet: row) where each sample starts
 	Warnings      []string               // non-fatal problems, one sentence each
 	Fields        map[metrics.Field]bool // fields present in at least one sample
+	rows          bool                   // Lines are Parquet rows
 }
 
 // Load reads and parses the golden dataset at path and, if
@@ -140,6 +146,7 @@ const (
 	kindStream
 	kindCSV
 	kindNotJSON
+	kindParquet
 )
 
 // detect chooses how to read data (without a BOM); see the package doc.
@@ -186,6 +193,9 @@ const utf8BOM = "\xef\xbb\xbf"
 // kind of file and the keys seen.
 func parseFile(name string, data []byte, opts Options, res *resolver, ps *problems, emit func(record)) (n int, k kind, keys map[string]bool) {
 	keys = make(map[string]bool)
+	if isParquet(name, data, opts.Format) {
+		return readParquet(name, data, res, ps, keys, emit), kindParquet, keys
+	}
 	if len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff) {
 		ps.add(Problem{File: name, Msg: "the file is UTF-16 encoded; save it as UTF-8"})
 		return 0, kindLines, keys
@@ -242,6 +252,11 @@ func emptyMsg(k kind, role role) string {
 		what = `{"id": "...", "response": "...", "retrieved_contexts": ["..."]}`
 	}
 	switch k {
+	case kindParquet:
+		if role == roleResponses {
+			return "no rows; the file must have columns such as id and response, and one row per sample"
+		}
+		return "no samples; the file must have columns such as user_input, retrieved_contexts, response and reference, and one row per sample"
 	case kindCSV:
 		if role == roleResponses {
 			return "no rows; the first row must be a header naming the fields (e.g. id,response) and each further row gives one sample's outputs"
@@ -267,8 +282,8 @@ func parseGolden(name string, data []byte, opts Options) (*Dataset, map[string]b
 		return nil, nil, err
 	}
 	sum := sha256.Sum256(data)
-	d := &Dataset{Path: name, SHA256: hex.EncodeToString(sum[:])}
-	conv := &converter{file: name, role: roleGolden, ps: &ps}
+	d := &Dataset{Path: name, SHA256: hex.EncodeToString(sum[:]), rows: isParquet(name, data, opts.Format)}
+	conv := &converter{file: name, role: roleGolden, ps: &ps, rows: d.rows}
 	type origin struct {
 		line    int
 		derived bool
@@ -289,13 +304,13 @@ func parseGolden(name string, data []byte, opts Options) (*Dataset, map[string]b
 		if o, dup := ids[c.s.ID]; dup {
 			switch {
 			case o.derived && !c.idGiven:
-				conv.problem(c.idPos, "user_input", fmt.Sprintf(`same user_input as the sample on line %d, so both get the id %s; add an "id" field to each sample to tell them apart`, o.line, short(c.s.ID)))
+				conv.problem(c.idPos, "user_input", fmt.Sprintf(`same user_input as the sample on %s, so both get the id %s; add an "id" field to each sample to tell them apart`, conv.where(o.line), short(c.s.ID)))
 			case o.derived:
-				conv.problem(c.idPos, "id", fmt.Sprintf(`%s is also the id derived from the user_input of the sample on line %d; give each sample a unique "id"`, short(c.s.ID), o.line))
+				conv.problem(c.idPos, "id", fmt.Sprintf(`%s is also the id derived from the user_input of the sample on %s; give each sample a unique "id"`, short(c.s.ID), conv.where(o.line)))
 			case !c.idGiven:
-				conv.problem(c.idPos, "user_input", fmt.Sprintf(`the id derived from this user_input, %s, is also the "id" of the sample on line %d; give each sample a unique "id"`, short(c.s.ID), o.line))
+				conv.problem(c.idPos, "user_input", fmt.Sprintf(`the id derived from this user_input, %s, is also the "id" of the sample on %s; give each sample a unique "id"`, short(c.s.ID), conv.where(o.line)))
 			default:
-				conv.problem(c.idPos, "id", fmt.Sprintf(`duplicate id %s, also on line %d; give each sample a unique "id"`, short(c.s.ID), o.line))
+				conv.problem(c.idPos, "id", fmt.Sprintf(`duplicate id %s, also on %s; give each sample a unique "id"`, short(c.s.ID), conv.where(o.line)))
 			}
 			return
 		}
@@ -310,6 +325,8 @@ func parseGolden(name string, data []byte, opts Options) (*Dataset, map[string]b
 		return nil, nil, err
 	}
 	d.Fields = fieldsOf(d.Samples)
+	d.Warnings = append(d.Warnings, conv.notes.warnings(name)...)
+	d.Warnings = append(d.Warnings, synonymWarnings(name, keys, res, d.Fields)...)
 	return d, keys, nil
 }
 

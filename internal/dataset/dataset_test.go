@@ -187,12 +187,14 @@ func TestFormatsGiveTheSameSamples(t *testing.T) {
 			metrics.RetrievedContextIDs, []string{"d1"}, metrics.ReferenceContextIDs, []string{"d1", "d2"},
 			metrics.ReferenceContexts, []string{"ctx, with comma", "line\nbreak \"quoted\""}),
 	}
+	// Extra keys are kept as metadata, nested values as compact JSON.
+	want[0].Metadata = map[string]string{"metadata": `{"k":1}`}
 	jsonl := `{"id": "a1", "user_input": "What is X?", "retrieved_contexts": ["X is Y.", "Z"], "response": "X is Y", "reference": "Y", "metadata": {"k": 1}}
 {"question": "Why?", "contexts": [], "answer": "", "ground_truth": null}
 {"id": 7, "user_input": "  spaced \t", "ground_truths": ["r1", "r2"], "retrieved_context_ids": ["d1"], "reference_context_ids": ["d1", "d2"], "reference_contexts": ["ctx, with comma", "line\nbreak \"quoted\""]}
 `
 	array := `[
-  {"id": "a1", "user_input": "What is X?", "retrieved_contexts": ["X is Y.", "Z"], "response": "X is Y", "reference": "Y"},
+  {"id": "a1", "user_input": "What is X?", "retrieved_contexts": ["X is Y.", "Z"], "response": "X is Y", "reference": "Y", "metadata": {"k": 1}},
   {"question": "Why?", "contexts": [], "answer": ""},
   {
     "id": 7,
@@ -204,16 +206,16 @@ func TestFormatsGiveTheSameSamples(t *testing.T) {
   }
 ]`
 	stream := `{"id": "a1", "user_input": "What is X?",
- "retrieved_contexts": ["X is Y.", "Z"], "response": "X is Y", "reference": "Y"}
+ "retrieved_contexts": ["X is Y.", "Z"], "response": "X is Y", "reference": "Y", "metadata": {"k":1}}
 {"question": "Why?", "contexts": [], "answer": ""}
 {
   "id": 7, "user_input": "  spaced \t", "ground_truths": ["r1", "r2"], "retrieved_context_ids": ["d1"],
   "reference_context_ids": ["d1", "d2"], "reference_contexts": ["ctx, with comma", "line\nbreak \"quoted\""]
 }`
-	csv := "id,user_input,retrieved_contexts,response,reference,reference_contexts,retrieved_context_ids,reference_context_ids\n" +
-		`a1,What is X?,"[""X is Y."", ""Z""]",X is Y,Y,,,` + "\n" +
-		`,Why?,[],"",,,,` + "\n" +
-		`7,"  spaced ` + "\t" + `",,,"r1` + "\n" + `r2","[""ctx, with comma"", ""line\nbreak \""quoted\""""]","[""d1""]","[""d1"",""d2""]"` + "\n"
+	csv := "id,user_input,retrieved_contexts,response,reference,reference_contexts,retrieved_context_ids,reference_context_ids,metadata\n" +
+		`a1,What is X?,"[""X is Y."", ""Z""]",X is Y,Y,,,,"{""k"":1}"` + "\n" +
+		`,Why?,[],"",,,,,` + "\n" +
+		`7,"  spaced ` + "\t" + `",,,"r1` + "\n" + `r2","[""ctx, with comma"", ""line\nbreak \""quoted\""""]","[""d1""]","[""d1"",""d2""]",` + "\n"
 	// In CSV an empty cell is an absent field, so the second sample has no response there.
 	wantCSV := slices.Clone(want)
 	wantCSV[1] = sample(dataset.DeriveID("Why?"), metrics.UserInput, "Why?", metrics.RetrievedContexts, []string{})
@@ -455,21 +457,35 @@ func TestIDs(t *testing.T) {
 	}
 }
 
-func TestIgnoredKeys(t *testing.T) {
+func TestRagasKeysAreMetadata(t *testing.T) {
 	data := `{"user_input":"q","metadata":{"a":[1]},"episode_done":true,"evolution_type":"simple","synthesizer_name":"x","multi_responses":["a"],"rubrics":{"1":"bad"},"persona_name":"p","query_style":"s","query_length":"l","source":"wiki"}`
-	parseErr(t, "g.jsonl", data, dataset.Options{}) // "source" is unknown
-	d := parse(t, "g.jsonl", data, dataset.Options{Ignore: []string{"source"}})
-	want := []metrics.Sample{sample(dataset.DeriveID("q"), metrics.UserInput, "q")}
-	if !reflect.DeepEqual(d.Samples, want) {
+	meta := map[string]string{
+		"metadata": `{"a":[1]}`, "episode_done": "true", "evolution_type": "simple", "synthesizer_name": "x",
+		"multi_responses": `["a"]`, "rubrics": `{"1":"bad"}`, "persona_name": "p", "query_style": "s", "query_length": "l",
+	}
+	// Ragas keys are accepted even with strict fields; "source" is not.
+	got := parseErr(t, "g.jsonl", data, dataset.Options{StrictFields: true})
+	if !strings.HasPrefix(got, `g.jsonl:1:211: unknown field "source"`) || strings.Contains(got, "\n") {
+		t.Errorf("strict error %q; want only the one about source", got)
+	}
+	d := parse(t, "g.jsonl", data, dataset.Options{Ignore: []string{"source"}, StrictFields: true})
+	want := sample(dataset.DeriveID("q"), metrics.UserInput, "q")
+	want.Metadata = meta
+	if !reflect.DeepEqual(d.Samples, []metrics.Sample{want}) {
 		t.Errorf("samples %#v", d.Samples)
+	}
+	// Without Ignore, source is kept too.
+	d = parse(t, "g.jsonl", data, dataset.Options{})
+	if len(d.Samples[0].Metadata) != len(meta)+1 || d.Samples[0].Metadata["source"] != "wiki" {
+		t.Errorf("metadata %v; want source kept too", d.Samples[0].Metadata)
 	}
 	// A CSV column can be ignored too.
 	d = parse(t, "g.csv", "user_input,source,metadata\nq,wiki,{}\n", dataset.Options{Ignore: []string{"source"}})
-	if !reflect.DeepEqual(d.Samples, want) {
-		t.Errorf("CSV samples %#v", d.Samples)
+	if got := d.Samples[0].Metadata; !reflect.DeepEqual(got, map[string]string{"metadata": "{}"}) {
+		t.Errorf("CSV metadata %v", got)
 	}
-	// reference_context (singular) is not ignored: it is a likely typo.
-	got := parseErr(t, "g.jsonl", `{"user_input":"q","reference_context":["c"]}`, dataset.Options{})
+	// reference_context (singular) is not metadata: it is a likely typo.
+	got = parseErr(t, "g.jsonl", `{"user_input":"q","reference_context":["c"]}`, dataset.Options{})
 	if want := `g.jsonl:1:19: unknown field "reference_context": did you mean "reference_contexts"?`; got != want {
 		t.Errorf("error %q; want %q", got, want)
 	}

@@ -1,6 +1,7 @@
-// Package dataset loads golden datasets for raggate: JSON Lines, JSON arrays
-// and CSV files of samples, in either Ragas vocabulary, with optional field
-// mapping and an optional separate file of pipeline responses. It validates
+// Package dataset loads golden datasets for raggate: JSON Lines, JSON arrays,
+// CSV and Parquet files of samples, in either Ragas vocabulary, with optional
+// field mapping, extra columns kept as metadata, and an optional separate
+// file of pipeline responses. It validates
 // everything it reads and reports every problem with its file, line and
 // column, saying how to fix it.
 //
@@ -10,6 +11,12 @@
 // sniffing the first bytes (after an optional UTF-8 byte order mark, which is
 // always stripped):
 //
+//   - .parquet, or a file starting with the Parquet magic "PAR1": Parquet,
+//     read by the decoder given to RegisterParquet (importing
+//     internal/dataset/parquetfile registers one). Top-level columns are the
+//     keys; list columns are lists, a null is an absent field, numbers and
+//     booleans are what JSON numbers and booleans are. Rows are numbered
+//     from 1 and take the place of lines in Dataset.Lines and problems.
 //   - .csv: CSV (comma-separated, RFC 4180 quoting). The first row is a
 //     header naming the fields; header names are trimmed of surrounding
 //     spaces, values are not. List fields are written as a JSON array of
@@ -50,14 +57,30 @@
 // responses file. A mapped name that no row uses is a warning (Load looks at
 // both files; Parse only at the one it is given).
 //
-// Unknown keys are errors (with a "did you mean" suggestion, or a mapping
-// suggestion for names other tools use, such as query or context; each
-// unknown key is reported once per file, where it first occurs), except the
-// metadata keys that Ragas and its test-set generators write, which are
-// ignored: metadata, episode_done, evolution_type, synthesizer_name,
-// multi_responses, rubrics, persona_name, query_style, query_length; and
-// those listed in Options.Ignore. "reference_context" (singular) is not
-// ignored: it is far more likely a typo of reference_contexts.
+// # Metadata
+//
+// Any other key (or CSV or Parquet column) is kept in the sample's
+// Metadata, as text: strings as they are, numbers and booleans as written
+// in the file, lists and objects as compact JSON; a null or an empty CSV
+// cell gives no value. A value is cut to MaxMetadataValue bytes (ending with
+// TruncatedMark) and a sample keeps its first MaxMetadataKeys keys in file
+// order; both cuts are warnings. Keys other tools use for our fields (query,
+// context, label, ...) are kept too, with a warning suggesting the mapping
+// when no sample has that field. Keys listed in Options.Ignore are dropped.
+//
+// A key that looks like a misspelling of a field name, an old name or a
+// mapped name is an error with a "did you mean" suggestion, reported once
+// per file where it first occurs: it differs only in case, or by at most
+// len/5 edits (1 to 3; a swap of adjacent letters is one edit) from a name
+// of more than 4 letters, and is not that name with a prefix or suffix set
+// off by a non-letter (see suggest.Misspelling). "reference_context"
+// (singular) is such an error: it is far more likely a typo of
+// reference_contexts.
+//
+// With Options.StrictFields every other key is an error, except the
+// metadata keys that Ragas and its test-set generators write (metadata,
+// episode_done, evolution_type, synthesizer_name, multi_responses, rubrics,
+// persona_name, query_style, query_length), which are kept as metadata.
 //
 // # Ids
 //
@@ -73,7 +96,9 @@
 // for Load, or LoadResponses / ParseResponses), in any of the formats above.
 // Each row gives "id" and/or "user_input", and any of response,
 // retrieved_contexts and retrieved_context_ids (old names accepted); other
-// sample fields are errors there, because they belong in the golden file. A
+// sample fields are errors there, because they belong in the golden file.
+// Its extra keys follow the metadata rules and join the sample's metadata,
+// replacing the golden file's values for the same keys. A
 // row is joined to the golden sample with its id, else to the one sample
 // with its user_input (a user_input shared by several samples needs an id).
 // A row giving an id and a user_input must give the sample's user_input
@@ -96,6 +121,9 @@
 // *Error, one problem per line:
 //
 //	file:line:col: field: what is wrong; how to fix it
+//
+// or, in a Parquet file, "file: row N: field: ...". A Parquet file that
+// cannot be decoded is one problem naming the file.
 //
 // Line and column are 1-based; columns count bytes (like Go's compiler) and
 // start after a byte order mark. A problem with a value points at the value,

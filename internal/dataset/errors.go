@@ -15,19 +15,25 @@ type Problem struct {
 	File string // file name as given; "" for problems with the options
 	Line int    // 1-based; 0 when the problem is about the whole file
 	Col  int    // 1-based byte column; 0 when unknown
+	// Row is the 1-based row of a Parquet file, which has no lines; 0
+	// otherwise.
+	Row int
 	// Field is the key as written in the file ("contexts", "answer", ...),
 	// or "" when the problem is not about one field.
 	Field string
 	Msg   string // what is wrong; how to fix it
 }
 
-// String formats the problem as "file:line:col: field: msg", leaving out the
-// parts that are empty.
+// String formats the problem as "file:line:col: field: msg" (or "file: row
+// N: field: msg" for a Parquet row), leaving out the parts that are empty.
 func (p Problem) String() string {
 	var b strings.Builder
 	if p.File != "" {
 		b.WriteString(p.File)
-		if p.Line > 0 {
+		if p.Row > 0 {
+			b.WriteString(": row ")
+			b.WriteString(strconv.Itoa(p.Row))
+		} else if p.Line > 0 {
 			b.WriteByte(':')
 			b.WriteString(strconv.Itoa(p.Line))
 			if p.Col > 0 {

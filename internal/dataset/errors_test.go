@@ -54,17 +54,33 @@ func TestParseErrors(t *testing.T) {
 			want: `golden.jsonl:1:19: unknown field "questoin": did you mean "question"?`,
 		},
 		{
-			name: "unknown field without suggestion",
+			name: "strict: unknown field without suggestion",
 			file: "golden.jsonl",
 			data: `{"user_input":"a","foo":1}`,
-			want: `golden.jsonl:1:19: unknown field "foo"; rename it to one of id, user_input, retrieved_contexts, response, reference, reference_contexts, retrieved_context_ids, reference_context_ids, or map it with --field <field>=<name>`,
+			opts: dataset.Options{StrictFields: true},
+			want: `golden.jsonl:1:19: unknown field "foo"; rename it to one of id, user_input, retrieved_contexts, response, reference, reference_contexts, retrieved_context_ids, reference_context_ids, or map it with --field <field>=<name>; or drop --strict-fields to keep it as metadata`,
 		},
 		{
-			name: "unknown field that other tools use",
+			name: "strict: unknown field that other tools use",
 			file: "golden.jsonl",
 			data: `{"query":"a","context":"c"}`,
-			want: `golden.jsonl:1:2: unknown field "query": if it holds user_input, rename it "user_input" or map it with --field user_input=query
-golden.jsonl:1:14: unknown field "context": if it holds retrieved_contexts, rename it "retrieved_contexts" or map it with --field retrieved_contexts=context`,
+			opts: dataset.Options{StrictFields: true},
+			want: `golden.jsonl:1:2: unknown field "query": if it holds user_input, rename it "user_input" or map it with --field user_input=query; or drop --strict-fields to keep it as metadata
+golden.jsonl:1:14: unknown field "context": if it holds retrieved_contexts, rename it "retrieved_contexts" or map it with --field retrieved_contexts=context; or drop --strict-fields to keep it as metadata`,
+		},
+		{
+			name: "strict: a misspelling keeps its suggestion",
+			file: "golden.jsonl",
+			data: `{"user_input":"a","respnose":"r"}`,
+			opts: dataset.Options{StrictFields: true},
+			want: `golden.jsonl:1:19: unknown field "respnose": did you mean "response"?`,
+		},
+		{
+			name: "misspelled mapped name",
+			file: "golden.jsonl",
+			data: `{"user_input":"a","answer_txt":"r"}`,
+			opts: dataset.Options{Mapping: map[string]string{"response": "answer_text"}},
+			want: `golden.jsonl:1:19: unknown field "answer_txt": did you mean "answer_text"?`,
 		},
 		{
 			name: "list field given as a string",
@@ -272,9 +288,15 @@ golden.csv:6:3: retrieved_contexts: not a JSON array of strings: invalid charact
 			file: "golden.csv",
 			data: "question,answr, ctx ,metadata,,question\na,b,c,d,e,f\n",
 			want: `golden.csv:1:10: unknown field "answr": did you mean "answer"?
-golden.csv:1:16: unknown field "ctx"; rename it to one of id, user_input, retrieved_contexts, response, reference, reference_contexts, retrieved_context_ids, reference_context_ids, or map it with --field <field>=<name>
 golden.csv:1:31: column 5 has no name; name every column in the header row
 golden.csv:1:32: column 6 repeats the name "question" of column 1; keep one`,
+		},
+		{
+			name: "strict: CSV header",
+			file: "golden.csv",
+			data: "question,Retreival Setting\na,b\n",
+			opts: dataset.Options{StrictFields: true},
+			want: `golden.csv:1:10: unknown field "Retreival Setting"; rename it to one of id, user_input, retrieved_contexts, response, reference, reference_contexts, retrieved_context_ids, reference_context_ids, or map it with --field <field>=<name>; or drop --strict-fields to keep it as metadata`,
 		},
 		{
 			name: "CSV without a header",
@@ -306,7 +328,7 @@ field mapping usr_input=q: unknown field "usr_input": did you mean "user_input"?
 			file: "golden.jsonl",
 			data: `{"user_input":"a"}`,
 			opts: dataset.Options{Format: "yaml"},
-			want: `unknown format "yaml"; use jsonl, json or csv (or leave it empty to choose by extension)`,
+			want: `unknown format "yaml"; use jsonl, json, csv or parquet (or leave it empty to choose by extension)`,
 		},
 		{
 			name: "keys with line breaks stay on one line",
@@ -319,7 +341,8 @@ golden.jsonl:1:36: unknown field "response\n": did you mean "response"?`,
 			name: "long keys are shortened",
 			file: "golden.jsonl",
 			data: `{"user_input":"a","` + strings.Repeat("k", 100) + `":1}`,
-			want: `golden.jsonl:1:19: unknown field "` + strings.Repeat("k", 60) + `"...; rename it to one of id, user_input, retrieved_contexts, response, reference, reference_contexts, retrieved_context_ids, reference_context_ids, or map it with --field <field>=<name>`,
+			opts: dataset.Options{StrictFields: true},
+			want: `golden.jsonl:1:19: unknown field "` + strings.Repeat("k", 60) + `"...; rename it to one of id, user_input, retrieved_contexts, response, reference, reference_contexts, retrieved_context_ids, reference_context_ids, or map it with --field <field>=<name>; or drop --strict-fields to keep it as metadata`,
 		},
 	}
 	for _, tt := range tests {

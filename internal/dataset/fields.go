@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,9 +27,10 @@ var oldNames = map[string]metrics.Field{
 // oldOrder lists oldNames in a fixed order for suggestions.
 var oldOrder = []string{"question", "contexts", "answer", "ground_truth", "ground_truths"}
 
-// ignoredNames are metadata keys written by Ragas and its test-set
-// generators; they are skipped without a warning.
-var ignoredNames = []string{
+// ragasNames are metadata keys written by Ragas and its test-set
+// generators. They are kept as metadata like any extra column, and are
+// accepted even with Options.StrictFields.
+var ragasNames = []string{
 	"metadata", "episode_done", "evolution_type", "synthesizer_name",
 	"multi_responses", "rubrics", "persona_name", "query_style", "query_length",
 }
@@ -48,7 +50,7 @@ var synonyms = map[string]metrics.Field{
 	"expected_output": metrics.Reference, "expected_answer": metrics.Reference,
 	"gold_answer": metrics.Reference, "golden_answer": metrics.Reference,
 	"target": metrics.Reference, "label": metrics.Reference, "ideal": metrics.Reference,
-	"reference_answer": metrics.Reference, "gold": metrics.Reference,
+	"reference_answer": metrics.Reference, "gold": metrics.Reference, "gt_answer": metrics.Reference,
 }
 
 // responseFields are the fields a responses file may give besides the join
@@ -66,19 +68,22 @@ const (
 	tField
 	tID
 	tIgnored
+	tMeta // kept as metadata
 )
 
 // target is what a key in a file stands for.
 type target struct {
 	kind   targetKind
 	field  metrics.Field
-	mapped bool // named through Options.Mapping
+	mapped bool   // named through Options.Mapping
+	msg    string // tUnknown: what is wrong and how to fix it
 }
 
 // resolver maps the keys found in files to fields.
 type resolver struct {
 	names   map[string]target
 	mapping [][2]string // validated mapping, sorted: canonical, file name
+	strict  bool        // Options.StrictFields
 }
 
 func isCanonical(name string) bool {
@@ -96,7 +101,7 @@ func canonicalNames() []string {
 // newResolver validates the options (format and mapping) and builds the
 // key table.
 func newResolver(opts Options, ps *problems) *resolver {
-	r := &resolver{names: make(map[string]target)}
+	r := &resolver{names: make(map[string]target), strict: opts.StrictFields}
 	r.names[idKey] = target{kind: tID}
 	for _, f := range metrics.Fields {
 		r.names[string(f)] = target{kind: tField, field: f}
@@ -104,18 +109,18 @@ func newResolver(opts Options, ps *problems) *resolver {
 	for name, f := range oldNames {
 		r.names[name] = target{kind: tField, field: f}
 	}
-	for _, name := range ignoredNames {
-		r.names[name] = target{kind: tIgnored}
+	for _, name := range ragasNames {
+		r.names[name] = target{kind: tMeta}
 	}
 	for _, name := range opts.Ignore {
 		r.names[name] = target{kind: tIgnored}
 	}
 
 	switch opts.Format {
-	case FormatAuto, FormatJSONL, FormatJSON, FormatCSV:
+	case FormatAuto, FormatJSONL, FormatJSON, FormatCSV, FormatParquet:
 	default:
-		ps.add(Problem{Msg: fmt.Sprintf("unknown format %s; use %s, %s or %s (or leave it empty to choose by extension)",
-			short(string(opts.Format)), FormatJSONL, FormatJSON, FormatCSV)})
+		ps.add(Problem{Msg: fmt.Sprintf("unknown format %s; use %s, %s, %s or %s (or leave it empty to choose by extension)",
+			short(string(opts.Format)), FormatJSONL, FormatJSON, FormatCSV, FormatParquet)})
 	}
 
 	keys := make([]string, 0, len(opts.Mapping))
@@ -169,19 +174,79 @@ func short(s string) string {
 	return strconv.Quote(string(r[:limit])) + "..."
 }
 
-func (r *resolver) resolve(key string) target { return r.names[key] }
+// resolve returns what key stands for. A key that is not a field, an id or
+// ignored is metadata, unless it looks like a misspelling of a field name
+// or a mapped name, or the fields are strict: then it is unknown (tUnknown,
+// an error).
+func (r *resolver) resolve(key string) target {
+	if t, ok := r.names[key]; ok {
+		return t
+	}
+	t := target{kind: tMeta}
+	if r.strict || r.misspelling(key) != "" {
+		t = target{kind: tUnknown, msg: r.unknownMsg(key)}
+	}
+	r.names[key] = t // files repeat their keys: decide once
+	return t
+}
+
+// misspelling returns the field name or mapped name that key likely
+// misspells, or "". Names other tools use for our fields (context, query)
+// are not misspellings: they are kept as metadata, with a warning.
+func (r *resolver) misspelling(key string) string {
+	if _, ok := synonyms[strings.ToLower(key)]; ok {
+		return ""
+	}
+	candidates := append(canonicalNames(), oldOrder...)
+	for _, m := range r.mapping {
+		candidates = append(candidates, m[1])
+	}
+	return suggest.Misspelling(key, candidates)
+}
 
 // unknownMsg explains an unknown key and how to fix it.
-func unknownMsg(key string) string {
-	if f, ok := synonyms[strings.ToLower(key)]; ok {
-		return fmt.Sprintf("unknown field %s: if it holds %s, rename it %q or map it with --field %s=%s", short(key), f, f, f, key)
-	}
-	candidates := canonicalNames()
-	candidates = append(candidates, oldOrder...)
-	candidates = append(candidates, ignoredNames...)
-	if s := suggest.Closest(key, candidates); s != "" {
+func (r *resolver) unknownMsg(key string) string {
+	if s := r.misspelling(key); s != "" {
+		if f := canonicalOf(s); f != "" && strings.EqualFold(key, s) {
+			return fmt.Sprintf("unknown field %s: names are case-sensitive: rename it %q, or map it with --field %s=%s", short(key), s, f, key)
+		}
 		return fmt.Sprintf("unknown field %s: did you mean %q?", short(key), s)
 	}
-	return fmt.Sprintf("unknown field %s; rename it to one of %s, or map it with --field <field>=<name>",
-		short(key), strings.Join(canonicalNames(), ", "))
+	strict := "; or drop --strict-fields to keep it as metadata"
+	if f, ok := synonyms[strings.ToLower(key)]; ok {
+		return fmt.Sprintf("unknown field %s: if it holds %s, rename it %q or map it with --field %s=%s%s", short(key), f, f, f, key, strict)
+	}
+	candidates := append(canonicalNames(), oldOrder...)
+	if s := suggest.Closest(key, candidates); s != "" {
+		return fmt.Sprintf("unknown field %s: did you mean %q?%s", short(key), s, strict)
+	}
+	return fmt.Sprintf("unknown field %s; rename it to one of %s, or map it with --field <field>=<name>%s",
+		short(key), strings.Join(canonicalNames(), ", "), strict)
+}
+
+// canonicalOf returns the canonical name of a field or old name, or "".
+func canonicalOf(name string) string {
+	if f, ok := oldNames[name]; ok {
+		return string(f)
+	}
+	if isCanonical(name) {
+		return name
+	}
+	return ""
+}
+
+// synonymWarnings warns about metadata keys that other tools use for a
+// field the samples lack (context for retrieved_contexts, say): they are
+// probably meant to be mapped.
+func synonymWarnings(file string, keys map[string]bool, res *resolver, have map[metrics.Field]bool) []string {
+	var out []string
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		f, ok := synonyms[strings.ToLower(k)]
+		if !ok || have[f] || res.resolve(k).kind != tMeta {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s: the column %s is kept as metadata; if it holds %s, map it with --field %s=%s",
+			file, short(k), f, f, k))
+	}
+	return out
 }

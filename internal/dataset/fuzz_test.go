@@ -2,6 +2,7 @@ package dataset_test
 
 import (
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -32,6 +33,13 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	}
+	// A Parquet file, found by its magic bytes under the name "f".
+	pq, err := os.ReadFile("testdata/golden.parquet")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(uint8(3), pq)
+	f.Add(uint8(7), pq)
 	names := []string{"f.jsonl", "f.json", "f.csv", "f"}
 	f.Fuzz(func(t *testing.T, mode uint8, data []byte) {
 		opts := dataset.Options{}

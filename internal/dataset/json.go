@@ -266,8 +266,11 @@ func (r *reader) object(i int, what string) (record, bool) {
 		j = skipWS(d, j+1) // ':'
 		vs, ve := j, skipValue(d, j)
 		e := entry{key: key, t: r.res.resolve(key), kp: r.li.pos(ks), vp: r.li.pos(vs)}
-		if e.t.kind == tField || e.t.kind == tID {
+		switch e.t.kind {
+		case tField, tID:
 			e.v = r.value(vs, ve)
+		case tMeta:
+			e.v = r.metaValue(vs, ve)
 		}
 		rec.entries = append(rec.entries, e)
 		j = skipWS(d, ve)

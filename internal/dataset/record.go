@@ -113,6 +113,10 @@ type converter struct {
 	seen map[string]bool
 	// failed is set when a record had a problem reported earlier.
 	failed bool
+	// notes records the metadata cut or dropped, for warnings.
+	notes metaNotes
+	// rows is set for files of numbered rows (Parquet) rather than lines.
+	rows bool
 }
 
 // once reports whether the problem (kind, key) is new in this file.
@@ -129,7 +133,19 @@ func (c *converter) once(kind, key string) bool {
 }
 
 func (c *converter) problem(p pos, field, msg string) {
+	if c.rows {
+		c.ps.add(Problem{File: c.file, Row: p.line, Field: fieldName(field), Msg: msg})
+		return
+	}
 	c.ps.add(Problem{File: c.file, Line: p.line, Col: p.col, Field: fieldName(field), Msg: msg})
+}
+
+// where names the line (or row) n of the file in a message: "line 7".
+func (c *converter) where(n int) string {
+	if c.rows {
+		return fmt.Sprintf("row %d", n)
+	}
+	return fmt.Sprintf("line %d", n)
 }
 
 // fieldValue is a decoded field: a string or a list.
@@ -173,12 +189,15 @@ func (c *converter) convert(rec record) (out converted, ok bool) {
 		switch e.t.kind {
 		case tUnknown:
 			if c.once("unknown", e.key) {
-				c.problem(e.kp, "", unknownMsg(e.key))
+				c.problem(e.kp, "", e.t.msg)
 			} else {
 				c.failed = true
 			}
 			continue
 		case tIgnored:
+			continue
+		case tMeta:
+			c.addMeta(&out.s, e)
 			continue
 		case tID:
 			v, ok := c.decodeID(e)

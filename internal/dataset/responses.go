@@ -60,7 +60,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 	samples := slices.Clone(d.Samples)
 	matchedBy := make([]int, len(samples)) // line of the row joined to each sample
 	var unmatched []string
-	conv := &converter{file: name, role: roleResponses, ps: &ps}
+	conv := &converter{file: name, role: roleResponses, ps: &ps, rows: isParquet(name, data, opts.Format)}
 	n, k, keys := parseFile(name, data, opts, res, &ps, func(rec record) {
 		c, ok := conv.convert(rec)
 		if !ok {
@@ -72,14 +72,14 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 		case c.idGiven:
 			i, found := byID[row.ID]
 			if !found {
-				unmatched = append(unmatched, fmt.Sprintf("line %d (id %s)", c.p.line, short(row.ID)))
+				unmatched = append(unmatched, fmt.Sprintf("%s (id %s)", conv.where(c.p.line), short(row.ID)))
 				return
 			}
 			golden := &d.Samples[i]
 			if row.Has(metrics.UserInput) && golden.Has(metrics.UserInput) &&
 				strings.TrimSpace(row.UserInput) != strings.TrimSpace(golden.UserInput) {
-				conv.problem(c.p, "user_input", fmt.Sprintf("differs from the user_input of the golden sample with id %s (%s:%d); regenerate the responses from the current golden file",
-					short(row.ID), d.Path, goldenLine(i)))
+				conv.problem(c.p, "user_input", fmt.Sprintf("differs from the user_input of the golden sample with id %s (%s); regenerate the responses from the current golden file",
+					short(row.ID), d.at(goldenLine(i))))
 				return
 			}
 			idx = i
@@ -87,13 +87,13 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 			m := byInput[row.UserInput]
 			switch len(m) {
 			case 0:
-				unmatched = append(unmatched, fmt.Sprintf("line %d (user_input %s)", c.p.line, short(row.UserInput)))
+				unmatched = append(unmatched, fmt.Sprintf("%s (user_input %s)", conv.where(c.p.line), short(row.UserInput)))
 				return
 			case 1:
 				idx = m[0]
 			default:
-				conv.problem(c.p, "user_input", fmt.Sprintf(`matches %d golden samples (%s lines %d and %d); add the "id" of the right sample to this row`,
-					len(m), d.Path, goldenLine(m[0]), goldenLine(m[1])))
+				conv.problem(c.p, "user_input", fmt.Sprintf(`matches %d golden samples (%s %ss %d and %d); add the "id" of the right sample to this row`,
+					len(m), d.Path, d.unit(), goldenLine(m[0]), goldenLine(m[1])))
 				return
 			}
 		default:
@@ -111,7 +111,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 			return
 		}
 		if prev := matchedBy[idx]; prev != 0 {
-			conv.problem(c.p, "", fmt.Sprintf("a second row for the sample %s (the first is on line %d); keep one", short(samples[idx].ID), prev))
+			conv.problem(c.p, "", fmt.Sprintf("a second row for the sample %s (the first is on %s); keep one", short(samples[idx].ID), conv.where(prev)))
 			return
 		}
 		matchedBy[idx] = c.p.line
@@ -124,6 +124,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 				s.Set(f, row.String(f))
 			}
 		}
+		conv.mergeMeta(&s, row.Metadata)
 		samples[idx] = s
 	})
 	if ps.count() == 0 && n == 0 {
@@ -141,7 +142,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 	var missing []string
 	for i, line := range matchedBy {
 		if line == 0 {
-			missing = append(missing, fmt.Sprintf("%s (line %d)", short(samples[i].ID), goldenLine(i)))
+			missing = append(missing, fmt.Sprintf("%s (%s %d)", short(samples[i].ID), d.unit(), goldenLine(i)))
 		}
 	}
 	if n := len(missing); n > 0 {
@@ -160,6 +161,8 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 
 	d.Samples = samples
 	d.Fields = fieldsOf(samples)
+	warnings = append(warnings, conv.notes.warnings(name)...)
+	warnings = append(warnings, synonymWarnings(name, keys, res, d.Fields)...)
 	d.Warnings = append(d.Warnings, warnings...)
 	d.SHA256 = hex.EncodeToString(h.Sum(nil))
 	d.ResponsesPath = name
@@ -172,4 +175,21 @@ func list(items []string) string {
 		return strings.Join(items, ", ")
 	}
 	return strings.Join(items[:maxListed], ", ") + fmt.Sprintf(", and %d more", len(items)-maxListed)
+}
+
+// unit is what Lines counts: "line", or "row" for a Parquet golden file.
+func (d *Dataset) unit() string {
+	if d.rows {
+		return "row"
+	}
+	return "line"
+}
+
+// at names where a golden sample starts: "golden.jsonl:7", or
+// "golden.parquet row 7".
+func (d *Dataset) at(line int) string {
+	if d.rows {
+		return fmt.Sprintf("%s row %d", d.Path, line)
+	}
+	return fmt.Sprintf("%s:%d", d.Path, line)
 }

@@ -112,6 +112,10 @@ type Sample struct {
 	// InputHash is a hash of the sample's inputs: equal hashes on base and
 	// head mean the sample did not change.
 	InputHash string `json:"input_hash,omitempty"`
+	// Metadata is the sample's extra dataset columns as text (topic,
+	// source, ...); omitted when there are none. Added within v1: readers
+	// that do not know it ignore it.
+	Metadata map[string]string `json:"metadata,omitempty"`
 }
 
 // UndefinedKind says why a score is undefined.

@@ -51,3 +51,75 @@ func Distance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
+
+// Misspelling returns the candidate that s most likely misspells, or "" when
+// s is better read as a name of its own. It is much tighter than Closest,
+// for callers that accept unknown names (such as extra dataset columns) and
+// only want to stop on likely typos. Case is ignored; s misspells c when:
+//
+//   - it differs from c only in case, or
+//   - c is longer than 4 characters and s is at most max(1, len(c)/5)
+//     edits away from it (3 at most), a swap of two adjacent letters
+//     counting as one edit, and
+//   - s is not c with a prefix or suffix set off by a non-letter
+//     (answer_score, gt_answer and contexts2 are names of their own).
+func Misspelling(s string, candidates []string) string {
+	ls := strings.ToLower(strings.TrimSpace(s))
+	if ls == "" {
+		return ""
+	}
+	best, bestD := "", -1
+	for _, c := range candidates {
+		lc := strings.ToLower(c)
+		n := len([]rune(lc))
+		limit := 0
+		if n > 4 {
+			limit = min(3, max(1, n/5))
+		}
+		d := swapDistance(ls, lc)
+		if d <= limit && (bestD < 0 || d < bestD) {
+			best, bestD = c, d
+		}
+	}
+	if best != "" && extends(ls, strings.ToLower(best)) {
+		return ""
+	}
+	return best
+}
+
+// extends reports whether s is c plus a prefix or suffix that starts (or
+// ends) with a non-letter.
+func extends(s, c string) bool {
+	nonLetter := func(b byte) bool { return b < 'a' || b > 'z' }
+	if len(s) > len(c) && strings.HasPrefix(s, c) && nonLetter(s[len(c)]) {
+		return true
+	}
+	return len(s) > len(c) && strings.HasSuffix(s, c) && nonLetter(s[len(s)-len(c)-1])
+}
+
+// swapDistance is the edit distance of a and b in which swapping two
+// adjacent characters counts as one edit (optimal string alignment).
+func swapDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

@@ -1,0 +1,192 @@
+package dataset
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ParquetDecoder reads the rows of a Parquet file. It returns the
+// top-level column names in schema order, and the rows: each one's values
+// in column order, as nil (null), string, []byte, bool, an integer or float
+// type, time.Time, []any (a list) or map[string]any (a group). The row
+// sequence ends at the first error.
+type ParquetDecoder func(r io.ReaderAt, size int64) (columns []string, rows iter.Seq2[[]any, error], err error)
+
+// parquetDecoder is the registered decoder, if any.
+var parquetDecoder ParquetDecoder
+
+// RegisterParquet makes Load and Parse read Parquet files with d. This
+// package does not link a Parquet library itself (it must not reach the
+// network stack, and the Parquet libraries' codecs do); importing
+// internal/dataset/parquetfile registers one. Call it from an init
+// function, before loading anything.
+func RegisterParquet(d ParquetDecoder) { parquetDecoder = d }
+
+// parquetMagic starts and ends every Parquet file.
+const parquetMagic = "PAR1"
+
+// isParquet reports whether a file is to be read as Parquet: by format,
+// else by extension, else (for names without a text format's extension) by
+// its magic bytes.
+func isParquet(name string, data []byte, f Format) bool {
+	if f != FormatAuto {
+		return f == FormatParquet
+	}
+	switch strings.ToLower(filepath.Ext(name)) {
+	case ".parquet":
+		return true
+	case ".csv", ".json", ".jsonl", ".ndjson":
+		return false
+	}
+	return bytes.HasPrefix(data, []byte(parquetMagic))
+}
+
+// readParquet reads a Parquet file's rows as records, numbered from 1.
+// Columns are resolved once, like a CSV header.
+func readParquet(name string, data []byte, res *resolver, ps *problems, keys map[string]bool, emit func(record)) int {
+	if parquetDecoder == nil {
+		ps.add(Problem{File: name, Msg: "this build of raggate cannot read Parquet; convert the file to JSON Lines or CSV"})
+		return 0
+	}
+	cols, rows, err := parquetDecoder(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		ps.add(Problem{File: name, Msg: fmt.Sprintf("not a readable Parquet file (%v); check that the file is complete, or export it again", err)})
+		return 0
+	}
+	targets, ok := parquetColumns(name, cols, res, ps, keys)
+	if !ok {
+		return 0
+	}
+	n, row := 0, 0
+	for vals, err := range rows {
+		row++
+		if err != nil {
+			ps.add(Problem{File: name, Row: row, Msg: fmt.Sprintf("cannot read the row (%v); the file may be damaged: export it again", err)})
+			return n
+		}
+		p := pos{line: row}
+		rec := record{p: p}
+		for i, v := range vals {
+			if i >= len(targets) {
+				break
+			}
+			t := targets[i]
+			if t.kind != tField && t.kind != tID && t.kind != tMeta {
+				continue
+			}
+			rec.entries = append(rec.entries, entry{key: cols[i], t: t, kp: p, vp: p, v: parquetValue(v, t.kind == tMeta, p)})
+		}
+		emit(rec)
+		n++
+	}
+	return n
+}
+
+// parquetColumns resolves the columns, reporting unknown ones; ok is false
+// when no column is a field or an id.
+func parquetColumns(name string, cols []string, res *resolver, ps *problems, keys map[string]bool) (targets []target, ok bool) {
+	targets = make([]target, len(cols))
+	known, bad := 0, 0
+	for i, c := range cols {
+		keys[c] = true
+		t := res.resolve(c)
+		switch t.kind {
+		case tUnknown:
+			ps.add(Problem{File: name, Msg: t.msg})
+			t = target{kind: tIgnored}
+			bad++
+		case tField, tID:
+			known++
+		}
+		targets[i] = t
+	}
+	if known == 0 && bad == 0 {
+		ps.add(Problem{File: name, Msg: fmt.Sprintf("no column is a known field (the columns are %s); name them user_input, retrieved_contexts, response, reference, or map them with --field <field>=<column>",
+			strings.Join(cols, ", "))})
+	}
+	return targets, known > 0
+}
+
+// parquetValue converts a decoded Parquet value. Metadata values become
+// text: lists and groups as compact JSON.
+func parquetValue(v any, meta bool, p pos) value {
+	if v == nil {
+		return value{kind: vNull}
+	}
+	if meta {
+		return value{kind: vString, s: parquetText(v)}
+	}
+	switch x := v.(type) {
+	case string:
+		return value{kind: vString, s: x}
+	case []byte:
+		return value{kind: vString, s: string(x)}
+	case bool:
+		return value{kind: vBool}
+	case time.Time:
+		return value{kind: vString, s: x.Format(time.RFC3339Nano)}
+	case []any:
+		items := make([]item, len(x))
+		for i, e := range x {
+			iv := parquetValue(e, false, p)
+			items[i] = item{kind: iv.kind, s: iv.s, p: p}
+		}
+		return value{kind: vList, items: items}
+	case map[string]any:
+		return value{kind: vObject}
+	}
+	if s, ok := number(v); ok {
+		return value{kind: vNumber, s: s}
+	}
+	return value{kind: vString, s: fmt.Sprint(v)}
+}
+
+// parquetText is the metadata text of a non-null value.
+func parquetText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []byte:
+		return string(x)
+	case bool:
+		return strconv.FormatBool(x)
+	case time.Time:
+		return x.Format(time.RFC3339Nano)
+	case []any, map[string]any:
+		if b, err := json.Marshal(x); err == nil {
+			return string(b)
+		}
+	}
+	if s, ok := number(v); ok {
+		return s
+	}
+	return fmt.Sprint(v)
+}
+
+// number formats an integer or a finite float as JSON would.
+func number(v any) (string, bool) {
+	switch x := v.(type) {
+	case int:
+		return strconv.Itoa(x), true
+	case int8, int16, int32, int64:
+		return fmt.Sprint(x), true
+	case uint, uint8, uint16, uint32, uint64:
+		return fmt.Sprint(x), true
+	case float32:
+		return number(float64(x))
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Sprint(x), true
+		}
+		return strconv.FormatFloat(x, 'g', -1, 64), true
+	}
+	return "", false
+}
