@@ -320,6 +320,8 @@ func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, j
 		Logf: func(format string, args ...any) {
 			fmt.Fprintf(env.Stderr, "judge: "+format+"\n", args...)
 		},
+		Now:   env.Now,
+		Sleep: env.Sleep,
 	}
 	if o.MaxRetries == 0 {
 		cfg.MaxRetries = -1

@@ -85,6 +85,12 @@ const (
 	ServerError
 )
 
+// pathFault is a fault for the requests of one method and path.
+type pathFault struct {
+	method, path string
+	fault        Fault
+}
+
 // Request is a recorded request.
 type Request struct {
 	Method string
@@ -141,6 +147,7 @@ type Server struct {
 	integration   bool
 	readOnly      bool
 	faults        []Fault
+	pathFaults    []pathFault
 	retryAfter    time.Duration
 	contentsLimit int
 	repos         map[string]*repo
@@ -230,6 +237,29 @@ func (s *Server) FailNext(n int, f Fault) {
 	for range n {
 		s.faults = append(s.faults, f)
 	}
+}
+
+// FailNextOn makes the next n requests with the method and a path equal to
+// path (without the Enterprise prefix) fail with f; other requests are
+// answered normally. These faults are applied before those of FailNext.
+func (s *Server) FailNextOn(method, path string, n int, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for range n {
+		s.pathFaults = append(s.pathFaults, pathFault{method, path, f})
+	}
+}
+
+// takePathFault pops the first FailNextOn fault for the request, or
+// returns 0. The caller holds s.mu.
+func (s *Server) takePathFault(method, path string) Fault {
+	for i, pf := range s.pathFaults {
+		if pf.method == method && pf.path == path {
+			s.pathFaults = append(s.pathFaults[:i:i], s.pathFaults[i+1:]...)
+			return pf.fault
+		}
+	}
+	return 0
 }
 
 // SetRetryAfter sets the wait announced by rate-limit faults (default 1s;
@@ -490,8 +520,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	var fault Fault
-	if len(s.faults) > 0 {
+	fault := s.takePathFault(r.Method, path)
+	if fault == 0 && len(s.faults) > 0 {
 		fault, s.faults = s.faults[0], s.faults[1:]
 	}
 	retryAfter := s.retryAfter

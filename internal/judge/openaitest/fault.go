@@ -30,6 +30,9 @@ type Fault struct {
 	Content *string
 	// Stall holds the request until the client gives up.
 	Stall bool
+	// Disconnect sends the headers and part of the body, then closes the
+	// connection (a crashed proxy, a connection reset mid-body).
+	Disconnect bool
 
 	// Step limits the fault to chat requests of this step ("statements",
 	// "verify", "useful", "question"); empty means any chat request.
@@ -131,6 +134,10 @@ func InvalidContent(content string) Fault { return Fault{Content: &content} }
 
 // Stall holds the request until the client cancels it.
 func Stall() Fault { return Fault{Stall: true} }
+
+// Disconnect answers 200 with a Content-Length, sends part of the body and
+// closes the connection.
+func Disconnect() Fault { return Fault{Disconnect: true} }
 
 func (f Fault) matches(embeddings bool, step string) bool {
 	if f.Embeddings != embeddings {

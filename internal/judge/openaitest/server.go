@@ -14,7 +14,8 @@
 // rate limits with headers, HTML 5xx pages, truncated bodies,
 // finish_reason length or content_filter, refusals, empty choices,
 // context_length_exceeded, rejecting json_schema / n / seed / temperature,
-// ignoring n (as Ollama does), stalling, and latency.
+// ignoring n (as Ollama does), stalling, closing the connection mid-body,
+// shutting down after a number of requests, and latency.
 package openaitest
 
 import (
@@ -94,6 +95,10 @@ type Server struct {
 
 	chatCalls, chatRequests, embedCalls, embedTexts atomic.Int64
 	inFlight, maxInFlight                           atomic.Int64
+
+	// dieIn counts the requests left before the server shuts down (see
+	// DieAfter); 0 means never.
+	dieIn int
 }
 
 type config struct {
@@ -173,6 +178,29 @@ func (s *Server) Close() {
 	s.srv.Close()
 }
 
+// DieAfter shuts the server down once n more requests have been answered,
+// as when the judge server crashes in the middle of a run: requests in
+// flight finish, later connections are refused.
+func (s *Server) DieAfter(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dieIn = n
+}
+
+// countDown shuts the server down in the background when the requests
+// DieAfter allowed are used up.
+func (s *Server) countDown() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dieIn <= 0 {
+		return
+	}
+	if s.dieIn--; s.dieIn == 0 {
+		// Close waits for the requests in flight, this one included.
+		go s.srv.Close()
+	}
+}
+
 // Set changes options while the server runs.
 func (s *Server) Set(opts ...Option) {
 	s.mu.Lock()
@@ -248,6 +276,7 @@ func (s *Server) InFlight() int { return int(s.inFlight.Load()) }
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
+	defer s.countDown()
 	for {
 		m := s.maxInFlight.Load()
 		if n <= m || s.maxInFlight.CompareAndSwap(m, n) {
@@ -368,6 +397,10 @@ func applyStatus(w http.ResponseWriter, r *http.Request, f *Fault) (int, bool) {
 		<-r.Context().Done()
 		return 0, true
 	}
+	if f.Disconnect {
+		disconnect(w)
+		return 0, true
+	}
 	if f.Status == 0 {
 		return 0, false
 	}
@@ -382,6 +415,17 @@ func applyStatus(w http.ResponseWriter, r *http.Request, f *Fault) (int, bool) {
 	w.WriteHeader(f.Status)
 	_, _ = io.WriteString(w, f.Body)
 	return f.Status, true
+}
+
+// disconnect promises a body, sends part of it and closes the connection.
+func disconnect(w http.ResponseWriter) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic("openaitest: cannot hijack the connection: " + err.Error())
+	}
+	defer conn.Close()
+	_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{\"id\":\"chatcmpl-fake\",\"object\":\"chat.comp")
+	_ = buf.Flush()
 }
 
 type chatRequest struct {
