@@ -12,9 +12,12 @@ package cli
 //	go test ./internal/cli -run Fault
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"github.com/raggate/raggate/internal/ghtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -190,6 +193,12 @@ func checkSaved(t *testing.T, out, incomplete string) *results.File {
 	return f
 }
 
+// scrubPaths replaces the test's temporary directories in s: they carry
+// the test's name, which would match what a case looks for.
+func scrubPaths(t *testing.T, s string) string {
+	return strings.ReplaceAll(s, filepath.Dir(t.TempDir()), "TMP")
+}
+
 // noTempFiles fails when an atomic write left its temporary file in dir.
 func noTempFiles(t *testing.T, dir string) {
 	t.Helper()
@@ -346,7 +355,7 @@ func TestFaultJudge(t *testing.T) {
 			}
 			clk := newVirtualClock()
 			r := gateWith(t, clk, map[string]string{"OPENAI_API_KEY": key}, tt.at, srv, args...)
-			r.stderr = strings.ReplaceAll(r.stderr, dir, "DIR") // the test's name is in the path
+			r.stderr = scrubPaths(t, r.stderr)
 			if r.code != tt.code {
 				t.Fatalf("exit %d, want %d\nstderr:\n%s", r.code, tt.code, r.stderr)
 			}
@@ -376,4 +385,292 @@ func containsWait(ws []time.Duration, d time.Duration) bool {
 		}
 	}
 	return false
+}
+
+const (
+	faultRepo  = "acme/support-rag"
+	faultToken = "ghs_faultSuiteToken"
+	faultPR    = 42
+)
+
+// prFixture is a pull request #42 of acme/support-rag on the GitHub fake,
+// with a workspace holding the dataset, as a container action sees it.
+type prFixture struct {
+	gh         *ghtest.Server
+	ws         string
+	base, head string
+	inputs     map[string]string
+}
+
+// newPRFixture sets up the fake repository; withBaseline stores the
+// dataset's results for the base commit on the baselines branch.
+func newPRFixture(t *testing.T, withBaseline bool) *prFixture {
+	t.Helper()
+	gh := ghtest.NewServer(t, ghtest.Enterprise(), ghtest.WithToken(faultToken))
+	gh.AddRepo(faultRepo, "main")
+	gh.UseIntegrationToken(ghtest.ActionsBot)
+	base := gh.Commit(faultRepo, "main", "base")
+	p := &prFixture{gh: gh, ws: t.TempDir(), base: base, head: gh.AddCommit(faultRepo, "change", base)}
+	faultDataset(t, p.ws, faultSamples)
+	if withBaseline {
+		out := filepath.Join(t.TempDir(), "base.json")
+		if r := gate(t, nil, "run", "--quiet", "--dataset", filepath.Join(p.ws, "golden.jsonl"), "--judge", "offline", "--out", out); r.code != 0 {
+			t.Fatalf("baseline run: exit %d\n%s", r.code, r.stderr)
+		}
+		b, _ := os.ReadFile(out)
+		gh.PutFile(faultRepo, "raggate-baselines", "baselines/main/"+base+".json", b)
+	}
+	p.inputs = map[string]string{"dataset": "golden.jsonl", "judge": "offline", "github-token": faultToken, "comment": "true"}
+	return p
+}
+
+// actionResult is what a container action run leaves for the user.
+type actionResult struct {
+	runResult
+	outputs  map[string]string
+	repeated []string // outputs written more than once
+	summary  string
+	comment  string // the body of the sticky comment on #42, "" if none
+}
+
+// action runs `gate action` in-process for a pull_request event of p.
+func (p *prFixture) action(t *testing.T, clk *virtualClock, at *trigger, srv *openaitest.Server) actionResult {
+	t.Helper()
+	dir := t.TempDir()
+	payload := map[string]any{
+		"action": "synchronize", "number": faultPR,
+		"repository": map[string]any{"full_name": faultRepo, "default_branch": "main"},
+		"pull_request": map[string]any{"number": faultPR,
+			"head": map[string]any{"sha": p.head, "ref": "change", "repo": map[string]any{"full_name": faultRepo}},
+			"base": map[string]any{"sha": p.base, "ref": "main", "repo": map[string]any{"full_name": faultRepo}}},
+	}
+	b, _ := json.Marshal(payload)
+	os.WriteFile(filepath.Join(dir, "event.json"), b, 0o644)
+	env := map[string]string{
+		"GITHUB_ACTIONS": "true", "CI": "true",
+		"GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": filepath.Join(dir, "event.json"),
+		"GITHUB_REPOSITORY": faultRepo, "GITHUB_REPOSITORY_OWNER": "acme",
+		"GITHUB_WORKSPACE": p.ws, "RUNNER_TEMP": dir,
+		"GITHUB_OUTPUT": filepath.Join(dir, "output"), "GITHUB_STEP_SUMMARY": filepath.Join(dir, "summary"),
+		"GITHUB_API_URL": strings.TrimSuffix(p.gh.URL, "/"), "GITHUB_SERVER_URL": p.gh.ServerURL,
+		"GITHUB_SHA": strings.Repeat("e", 40), "GITHUB_REF": fmt.Sprintf("refs/pull/%d/merge", faultPR),
+		"GITHUB_BASE_REF": "main", "GITHUB_HEAD_REF": "change", "GITHUB_RUN_ID": "7001", "GITHUB_RUN_ATTEMPT": "1",
+	}
+	for k, v := range p.inputs {
+		env["INPUT_"+strings.ToUpper(k)] = v
+	}
+	r := gateWith(t, clk, env, at, srv, "action")
+	r.stdout, r.stderr = scrubPaths(t, r.stdout), scrubPaths(t, r.stderr)
+	res := actionResult{runResult: r, summary: readFile(t, env["GITHUB_STEP_SUMMARY"])}
+	res.outputs, res.repeated = parseOutputs(readFile(t, env["GITHUB_OUTPUT"]))
+	for _, c := range p.gh.Comments(faultRepo, faultPR) {
+		if strings.Contains(c.Body, "<!-- raggate:gate=raggate -->") {
+			res.comment = c.Body
+		}
+	}
+	return res
+}
+
+// parseOutputs reads a GITHUB_OUTPUT file as the runner does, and lists
+// the outputs written more than once.
+func parseOutputs(s string) (map[string]string, []string) {
+	out := map[string]string{}
+	var repeated []string
+	set := func(k, v string) {
+		if _, ok := out[k]; ok {
+			repeated = append(repeated, k)
+		}
+		out[k] = v
+	}
+	sc := bufio.NewScanner(strings.NewReader(s))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		name, delim, ok := strings.Cut(line, "<<")
+		if !ok {
+			if k, v, ok := strings.Cut(line, "="); ok {
+				set(k, v)
+			}
+			continue
+		}
+		var val []string
+		for sc.Scan() && sc.Text() != delim {
+			val = append(val, sc.Text())
+		}
+		set(name, strings.Join(val, "\n"))
+	}
+	return out, repeated
+}
+
+// headline is the verdict line of a report: its first "### " heading.
+func headline(md string) string {
+	for _, l := range strings.Split(md, "\n") {
+		if strings.HasPrefix(l, "### ") {
+			return l
+		}
+	}
+	return ""
+}
+
+// verdictsAgree lists where the outputs, the job summary and the sticky
+// comment of an action run tell different stories.
+func verdictsAgree(res actionResult) []string {
+	var bad []string
+	if len(res.repeated) > 0 {
+		bad = append(bad, fmt.Sprintf("outputs written more than once: %v", res.repeated))
+	}
+	verdict, passed := res.outputs["verdict"], res.outputs["passed"]
+	if (passed == "true") != strings.HasPrefix(verdict, "pass") {
+		bad = append(bad, fmt.Sprintf("passed=%q but verdict=%q", passed, verdict))
+	}
+	var sj struct {
+		Verdict string `json:"verdict"`
+		Passed  bool   `json:"passed"`
+	}
+	if s := res.outputs["summary-json"]; s != "" && json.Unmarshal([]byte(s), &sj) == nil && sj.Verdict != verdict {
+		bad = append(bad, fmt.Sprintf("summary-json says %q, verdict=%q", sj.Verdict, verdict))
+	}
+	if h := headline(res.summary); !headlineSays(h, verdict) {
+		bad = append(bad, fmt.Sprintf("verdict=%q but the job summary says %q", verdict, h))
+	}
+	if res.comment != "" && headline(res.comment) != headline(res.summary) {
+		bad = append(bad, fmt.Sprintf("the comment says %q, the job summary %q", headline(res.comment), headline(res.summary)))
+	}
+	return bad
+}
+
+// headlineSays reports whether a report's headline tells verdict: ❌ for
+// fail, "error" for error, ✅ or ⚠️ (passed with warnings, or too few
+// samples to test) for pass.
+func headlineSays(h, verdict string) bool {
+	isErr := strings.Contains(h, ": error")
+	switch verdict {
+	case "fail":
+		return strings.HasPrefix(h, "### ❌")
+	case "error":
+		return isErr
+	case "pass", "pass with warnings":
+		return !isErr && (strings.HasPrefix(h, "### ✅") || strings.HasPrefix(h, "### ⚠️"))
+	}
+	return false
+}
+
+// ghFaultCase is a GitHub API fault during `gate action` on a pull request.
+type ghFaultCase struct {
+	name         string
+	noBaseline   bool
+	setup        func(p *prFixture)
+	skip         string // a known bug in another area: the behaviour expected
+	anyOutcome   bool   // check only that the run tells one story
+	code         int
+	verdict      string
+	comment      bool     // a sticky comment carries the verdict
+	say          []string // on stdout (annotations) or stderr
+	summary      []string // in the job summary
+	waits        []time.Duration
+	check        func(t *testing.T, p *prFixture, res actionResult)
+	commentsLeft int // comments on #42 after the run (0: not checked)
+}
+
+func TestFaultGitHub(t *testing.T) {
+	comments := "/repos/" + faultRepo + fmt.Sprintf("/issues/%d/comments", faultPR)
+	tests := []ghFaultCase{
+		{
+			name:  "502 twice on listing the comments, then success: retried, comment posted",
+			setup: func(p *prFixture) { p.gh.FailNextOn("GET", comments, 2, ghtest.ServerError) },
+			code:  0, verdict: "pass", comment: true, waits: []time.Duration{time.Second, 2 * time.Second},
+		},
+		{
+			name: "secondary rate limit (403, retry-after: 3) on posting the comment: waits, posts once",
+			setup: func(p *prFixture) {
+				p.gh.SetRetryAfter(3 * time.Second)
+				p.gh.FailNextOn("POST", comments, 1, ghtest.SecondaryRateLimit)
+			},
+			code: 0, verdict: "pass", comment: true, waits: []time.Duration{3 * time.Second}, commentsLeft: 1,
+		},
+		{
+			name:       "404 on the baselines branch: no baseline yet, passes and says so",
+			noBaseline: true,
+			code:       0, verdict: "pass", comment: true, summary: []string{"no baseline yet"},
+		},
+		{
+			name:  "403 on posting the comment (fork token): a warning, the report in the job summary",
+			setup: func(p *prFixture) { p.gh.SetReadOnly(true) },
+			code:  0, verdict: "pass", say: []string{"::warning", "may not comment", "fork"}, summary: []string{"| Metric |"},
+		},
+		{
+			name:  "401 bad token: exit 3, says to check the github-token input",
+			setup: func(p *prFixture) { p.inputs["github-token"] = "ghs_notTheRightOne" },
+			code:  3, verdict: "error", say: []string{"401", "github-token"}, summary: []string{"raggate: error"},
+		},
+		{
+			name: "the sticky comment is on page 3 of the comments: updated, not duplicated",
+			setup: func(p *prFixture) {
+				for i := range 230 {
+					if i == 215 {
+						p.gh.AddComment(faultRepo, faultPR, ghtest.ActionsBot, "<!-- raggate:gate=raggate -->\n<!-- raggate:head="+p.base+" -->\nold report")
+						continue
+					}
+					p.gh.AddComment(faultRepo, faultPR, ghtest.User(fmt.Sprintf("reviewer%d", i%7)), fmt.Sprintf("comment %d", i))
+				}
+			},
+			code: 0, verdict: "pass", comment: true, commentsLeft: 230,
+			check: func(t *testing.T, p *prFixture, res actionResult) {
+				cs := p.gh.Comments(faultRepo, faultPR)
+				if !strings.Contains(cs[215].Body, "raggate:head="+p.head) {
+					t.Errorf("the comment on page 3 was not updated:\n%s", cs[215].Body)
+				}
+			},
+		},
+		{
+			name:  "502 on creating the comment after a pass (POST is not retried): one verdict, written once",
+			setup: func(p *prFixture) { p.gh.FailNextOn("POST", comments, 1, ghtest.ServerError) },
+			skip: "issue 8 item 12 (cli/action.go): when the comment cannot be posted after a pass, verdict, passed, summary-json, " +
+				"the job summary and the comment must tell one verdict and GITHUB_OUTPUT must be written once; " +
+				"today verdict=error and passed=false are written a second time while summary-json and the job summary say pass",
+			anyOutcome: true, say: []string{"post the PR comment", "502"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.skip != "" {
+				t.Skip(tt.skip)
+			}
+			p := newPRFixture(t, !tt.noBaseline)
+			if tt.setup != nil {
+				tt.setup(p)
+			}
+			clk := newVirtualClock()
+			res := p.action(t, clk, nil, nil)
+			if !tt.anyOutcome && (res.code != tt.code || res.outputs["verdict"] != tt.verdict) {
+				t.Fatalf("exit %d verdict %q, want %d %q\nstdout:\n%s\nstderr:\n%s", res.code, res.outputs["verdict"], tt.code, tt.verdict, res.stdout, res.stderr)
+			}
+			for _, bad := range verdictsAgree(res) {
+				t.Error(bad)
+			}
+			if !tt.anyOutcome && tt.comment != (res.comment != "") {
+				t.Errorf("sticky comment present: %v, want %v\n%s", res.comment != "", tt.comment, res.comment)
+			}
+			for _, want := range tt.say {
+				if !strings.Contains(res.stdout+res.stderr, want) {
+					t.Errorf("the log does not say %q:\nstdout:\n%s\nstderr:\n%s", want, res.stdout, res.stderr)
+				}
+			}
+			for _, want := range tt.summary {
+				if !strings.Contains(strings.ToLower(res.summary), strings.ToLower(want)) {
+					t.Errorf("the job summary does not say %q:\n%s", want, res.summary)
+				}
+			}
+			if w := clk.Waits(); fmt.Sprint(w) != fmt.Sprint(tt.waits) && !(len(w) == 0 && len(tt.waits) == 0) {
+				t.Errorf("waits %v, want %v", w, tt.waits)
+			}
+			if n := len(p.gh.Comments(faultRepo, faultPR)); tt.commentsLeft > 0 && n != tt.commentsLeft {
+				t.Errorf("%d comments on #%d, want %d", n, faultPR, tt.commentsLeft)
+			}
+			noTempFiles(t, p.ws)
+			if tt.check != nil {
+				tt.check(t, p, res)
+			}
+		})
+	}
 }

@@ -15,7 +15,7 @@
 // finish_reason length or content_filter, refusals, empty choices,
 // context_length_exceeded, rejecting json_schema / n / seed / temperature,
 // ignoring n (as Ollama does), stalling, closing the connection mid-body,
-// shutting down after a number of requests, and latency.
+// and latency; Close in the middle of a run is a crash of the server.
 package openaitest
 
 import (
@@ -95,10 +95,6 @@ type Server struct {
 
 	chatCalls, chatRequests, embedCalls, embedTexts atomic.Int64
 	inFlight, maxInFlight                           atomic.Int64
-
-	// dieIn counts the requests left before the server shuts down (see
-	// DieAfter); 0 means never.
-	dieIn int
 }
 
 type config struct {
@@ -172,33 +168,12 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Close shuts the server down (stalled requests are released first).
+// Close shuts the server down: new connections are refused, then stalled
+// requests are released (their connections closed).
 func (s *Server) Close() {
+	s.srv.Listener.Close()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
-}
-
-// DieAfter shuts the server down once n more requests have been answered,
-// as when the judge server crashes in the middle of a run: requests in
-// flight finish, later connections are refused.
-func (s *Server) DieAfter(n int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.dieIn = n
-}
-
-// countDown shuts the server down in the background when the requests
-// DieAfter allowed are used up.
-func (s *Server) countDown() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dieIn <= 0 {
-		return
-	}
-	if s.dieIn--; s.dieIn == 0 {
-		// Close waits for the requests in flight, this one included.
-		go s.srv.Close()
-	}
 }
 
 // Set changes options while the server runs.
@@ -276,7 +251,6 @@ func (s *Server) InFlight() int { return int(s.inFlight.Load()) }
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
-	defer s.countDown()
 	for {
 		m := s.maxInFlight.Load()
 		if n <= m || s.maxInFlight.CompareAndSwap(m, n) {
