@@ -11,9 +11,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
-	"time"
 
-	"github.com/raggate/raggate/internal/ghcomment"
 	"github.com/raggate/raggate/internal/suggest"
 )
 
@@ -34,21 +32,12 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Clock, when set, replaces real time in the waits between retries of
+	// judge and GitHub API calls (tests make the waits instant).
+	Clock  Clock
 	Getenv func(string) string
 	// Dir is the working directory relative paths resolve against ("" = process cwd).
 	Dir string
-	// Now and Sleep, when set, replace the clock and the waits between
-	// retries of judge and GitHub API calls (tests make the waits instant).
-	Now   func() time.Time
-	Sleep func(ctx context.Context, d time.Duration) error
-}
-
-// githubOptions are the GitHub client options the environment asks for.
-func (e Env) githubOptions() []ghcomment.Option {
-	if e.Sleep == nil {
-		return nil
-	}
-	return []ghcomment.Option{ghcomment.WithSleep(e.Sleep)}
 }
 
 func (e Env) getenv(k string) string {

@@ -320,8 +320,6 @@ func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, j
 		Logf: func(format string, args ...any) {
 			fmt.Fprintf(env.Stderr, "judge: "+format+"\n", args...)
 		},
-		Now:   env.Now,
-		Sleep: env.Sleep,
 	}
 	if o.MaxRetries == 0 {
 		cfg.MaxRetries = -1
@@ -331,6 +329,7 @@ func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, j
 	}
 	seed := o.Seed
 	cfg.Seed = &seed
+	cfg.Now, cfg.Sleep = env.judgeClock()
 	if o.CacheDir == "" {
 		cfg.NoCache = true
 	}

@@ -85,12 +85,6 @@ const (
 	ServerError
 )
 
-// pathFault is a fault for the requests of one method and path.
-type pathFault struct {
-	method, path string
-	fault        Fault
-}
-
 // Request is a recorded request.
 type Request struct {
 	Method string
@@ -147,7 +141,7 @@ type Server struct {
 	integration   bool
 	readOnly      bool
 	faults        []Fault
-	pathFaults    []pathFault
+	targeted      []*targetedFault
 	retryAfter    time.Duration
 	contentsLimit int
 	repos         map[string]*repo
@@ -239,27 +233,38 @@ func (s *Server) FailNext(n int, f Fault) {
 	}
 }
 
-// FailNextOn makes the next n requests with the method and a path equal to
-// path (without the Enterprise prefix) fail with f; other requests are
-// answered normally. These faults are applied before those of FailNext.
-func (s *Server) FailNextOn(method, path string, n int, f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for range n {
-		s.pathFaults = append(s.pathFaults, pathFault{method, path, f})
-	}
+// targetedFault fails the requests with a method and path prefix.
+type targetedFault struct {
+	method, prefix string
+	left           int // < 0: every matching request
+	fault          Fault
 }
 
-// takePathFault pops the first FailNextOn fault for the request, or
-// returns 0. The caller holds s.mu.
-func (s *Server) takePathFault(method, path string) Fault {
-	for i, pf := range s.pathFaults {
-		if pf.method == method && pf.path == path {
-			s.pathFaults = append(s.pathFaults[:i:i], s.pathFaults[i+1:]...)
-			return pf.fault
+// FailMatching makes the next n requests with the method (any when empty)
+// and a path starting with pathPrefix (without the Enterprise prefix) fail
+// with f; n < 0 fails all of them. Other requests are served normally.
+func (s *Server) FailMatching(method, pathPrefix string, n int, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.targeted = append(s.targeted, &targetedFault{method: method, prefix: pathPrefix, left: n, fault: f})
+}
+
+// takeFault returns the fault for a request, if any: a matching targeted
+// fault first, else the next of FailNext. Call with s.mu held.
+func (s *Server) takeFault(method, path string) Fault {
+	for _, tf := range s.targeted {
+		if tf.left != 0 && (tf.method == "" || tf.method == method) && strings.HasPrefix(path, tf.prefix) {
+			if tf.left > 0 {
+				tf.left--
+			}
+			return tf.fault
 		}
 	}
-	return 0
+	var f Fault
+	if len(s.faults) > 0 {
+		f, s.faults = s.faults[0], s.faults[1:]
+	}
+	return f
 }
 
 // SetRetryAfter sets the wait announced by rate-limit faults (default 1s;
@@ -520,10 +525,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	fault := s.takePathFault(r.Method, path)
-	if fault == 0 && len(s.faults) > 0 {
-		fault, s.faults = s.faults[0], s.faults[1:]
-	}
+	fault := s.takeFault(r.Method, path)
 	retryAfter := s.retryAfter
 	readOnly := s.readOnly
 	s.mu.Unlock()

@@ -20,6 +20,9 @@ type Fault struct {
 
 	// Truncate cuts the response body in the middle of the JSON.
 	Truncate bool
+	// Disconnect sends the headers and part of the body, then closes the
+	// connection (a crashed proxy, a connection reset mid-body).
+	Disconnect bool
 	// FinishReason replaces "stop" ("length" also cuts the content).
 	FinishReason string
 	// Refusal sets message.refusal and clears the content.
@@ -30,9 +33,6 @@ type Fault struct {
 	Content *string
 	// Stall holds the request until the client gives up.
 	Stall bool
-	// Disconnect sends the headers and part of the body, then closes the
-	// connection (a crashed proxy, a connection reset mid-body).
-	Disconnect bool
 
 	// Step limits the fault to chat requests of this step ("statements",
 	// "verify", "useful", "question"); empty means any chat request.
