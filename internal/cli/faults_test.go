@@ -211,6 +211,7 @@ func noTempFiles(t *testing.T, dir string) {
 // judgeFaultCase is a judge server fault and what the user must see.
 type judgeFaultCase struct {
 	name   string
+	skip   string // a known bug in another area: the behaviour expected
 	server []openaitest.Option
 	key    string // OPENAI_API_KEY (default "sk-test")
 	inject []openaitest.Fault
@@ -254,11 +255,13 @@ func TestFaultJudge(t *testing.T) {
 			name:   "a 20 KB HTML error page on every request: exit 3 without the page",
 			inject: []openaitest.Fault{bigHTMLError(502).Times(-1)},
 			flags:  []string{"--max-retries", "1"},
-			code:   3, stderr: []string{"judge unreachable after 2 attempts", "502"},
+			skip: "issue 8 item 9 (openaicompat error bodies): the page must be capped to a few hundred characters " +
+				"on stderr and in the incomplete reason; today it is printed and stored whole",
+			code: 3, stderr: []string{"judge unreachable after 2 attempts", "502"},
 			incomplete: "judge failed", waits: 1,
 			check: func(t *testing.T, _ *openaitest.Server, f *results.File, _ *virtualClock, stderr string) {
-				if strings.Contains(stderr, strings.Repeat("Please try again later.</p>\n<p>The upstream", 3)) || len(f.Incomplete) > 1000 {
-					t.Skip("the judge's error body is printed and stored whole; expected: capped to a few hundred characters with the status and a hint (issue 8 item 9, openaicompat error handling)")
+				if len(stderr) > 2000 || len(f.Incomplete) > 1000 {
+					t.Errorf("the 20 KB page is not capped: %d characters on stderr, %d in the incomplete reason", len(stderr), len(f.Incomplete))
 				}
 			},
 		},
@@ -343,6 +346,9 @@ func TestFaultJudge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.skip != "" {
+				t.Skip(tt.skip)
+			}
 			srv := openaitest.NewServer(t, tt.server...)
 			srv.Inject(tt.inject...)
 			dir := t.TempDir()
@@ -462,7 +468,7 @@ func (p *prFixture) action(t *testing.T, clk *virtualClock, at *trigger, srv *op
 	r := gateWith(t, clk, env, at, srv, "action")
 	r.stdout, r.stderr = scrubPaths(t, r.stdout), scrubPaths(t, r.stderr)
 	res := actionResult{runResult: r, summary: readFile(t, env["GITHUB_STEP_SUMMARY"])}
-	res.outputs, res.repeated = parseOutputs(readFile(t, env["GITHUB_OUTPUT"]))
+	res.outputs, res.repeated = runnerOutputs(readFile(t, env["GITHUB_OUTPUT"]))
 	for _, c := range p.gh.Comments(faultRepo, faultPR) {
 		if strings.Contains(c.Body, "<!-- raggate:gate=raggate -->") {
 			res.comment = c.Body
@@ -471,9 +477,9 @@ func (p *prFixture) action(t *testing.T, clk *virtualClock, at *trigger, srv *op
 	return res
 }
 
-// parseOutputs reads a GITHUB_OUTPUT file as the runner does, and lists
+// runnerOutputs reads a GITHUB_OUTPUT file as the runner does, and lists
 // the outputs written more than once.
-func parseOutputs(s string) (map[string]string, []string) {
+func runnerOutputs(s string) (map[string]string, []string) {
 	out := map[string]string{}
 	var repeated []string
 	set := func(k, v string) {
@@ -502,14 +508,17 @@ func parseOutputs(s string) (map[string]string, []string) {
 	return out, repeated
 }
 
-// headline is the verdict line of a report: its first "### " heading.
+// headline is the verdict line of a report: its last "### <emoji>
+// raggate: " heading (a job summary is appended to: an error after the
+// report is the last word).
 func headline(md string) string {
+	h := ""
 	for _, l := range strings.Split(md, "\n") {
-		if strings.HasPrefix(l, "### ") {
-			return l
+		if strings.HasPrefix(l, "### ") && strings.Contains(l, " raggate: ") {
+			h = l
 		}
 	}
-	return ""
+	return h
 }
 
 // verdictsAgree lists where the outputs, the job summary and the sticky
@@ -627,7 +636,7 @@ func TestFaultGitHub(t *testing.T) {
 			setup: func(p *prFixture) { p.gh.FailMatching("POST", comments, 1, ghtest.ServerError) },
 			skip: "issue 8 item 12 (cli/action.go): when the comment cannot be posted after a pass, verdict, passed, summary-json, " +
 				"the job summary and the comment must tell one verdict and GITHUB_OUTPUT must be written once; " +
-				"today verdict=error and passed=false are written a second time while summary-json and the job summary say pass",
+				"today verdict=error and passed=false are written a second time while summary-json says pass",
 			anyOutcome: true, say: []string{"post the PR comment", "502"},
 		},
 	}
