@@ -95,6 +95,9 @@ type Server struct {
 
 	chatCalls, chatRequests, embedCalls, embedTexts atomic.Int64
 	inFlight, maxInFlight                           atomic.Int64
+	// closed makes a closed server drop any request that still reaches it
+	// (on a connection accepted just before Close).
+	closed atomic.Bool
 }
 
 type config struct {
@@ -171,6 +174,7 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 // Close shuts the server down: new connections are refused, then stalled
 // requests are released (their connections closed).
 func (s *Server) Close() {
+	s.closed.Store(true)
 	s.srv.Listener.Close()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
@@ -249,6 +253,9 @@ func (s *Server) MaxInFlight() int { return int(s.maxInFlight.Load()) }
 func (s *Server) InFlight() int { return int(s.inFlight.Load()) }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if s.closed.Load() {
+		panic(http.ErrAbortHandler) // closes the connection without an answer
+	}
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 	for {
