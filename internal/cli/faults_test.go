@@ -6,8 +6,8 @@ package cli
 // (openaitest, ghtest) and checks the exit code, what was saved, what
 // stderr says, and for the action that the outputs, the job summary and the
 // sticky comment tell the same verdict. Waits between retries go through a
-// virtual clock (Env.Now, Env.Sleep): the suite checks that a wait was
-// asked, not how long the machine slept. Run only it with
+// virtual clock (Env.Clock): the suite checks that a wait was asked, not
+// how long the machine slept. Run only it with
 //
 //	go test ./internal/cli -run Fault
 
@@ -17,7 +17,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/raggate/raggate/internal/ghtest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -28,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/raggate/raggate/internal/ghtest"
 	"github.com/raggate/raggate/internal/judge/openaitest"
 	"github.com/raggate/raggate/internal/results"
 )
