@@ -95,11 +95,17 @@ func (j *Judge) classify(err error, embeddings bool) (failure, error) {
 	return failRetry, err
 }
 
-// modelOf names the model a chat or an embeddings call used, with the
-// flag that sets it.
+// modelOf names the model (Azure: deployment) a chat or an embeddings
+// call used, with the flag that sets it.
 func (j *Judge) modelOf(embeddings bool) string {
-	if embeddings {
+	azure := j.provider == ProviderAzure
+	switch {
+	case embeddings && azure:
+		return fmt.Sprintf("embedding model %q (--azure-embedding-deployment)", j.embModel)
+	case embeddings:
 		return fmt.Sprintf("embedding model %q (--embedding-model)", j.embModel)
+	case azure:
+		return fmt.Sprintf("model %q (--azure-deployment)", j.chatModel)
 	}
 	return fmt.Sprintf("model %q (--model)", j.chatModel)
 }
