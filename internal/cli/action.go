@@ -254,7 +254,7 @@ func (a *actionRun) github() (*github.Client, error) {
 	if a.st.token == "" {
 		return nil, errors.New("no GitHub token: set the github-token input (default ${{ github.token }})")
 	}
-	c, err := ghcomment.NewClient(a.st.token, a.gh.APIURL, nil)
+	c, err := ghcomment.NewClient(a.st.token, a.gh.APIURL, nil, a.env.githubOptions()...)
 	if err != nil {
 		return nil, err
 	}

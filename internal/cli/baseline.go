@@ -151,7 +151,7 @@ func (b *baselineFlags) open(env Env) (baseline.Store, error) {
 		if token == "" {
 			return nil, usageErr("--store branch needs a token in $GITHUB_TOKEN")
 		}
-		c, err := ghcomment.NewClient(token, env.getenv("GITHUB_API_URL"), nil)
+		c, err := ghcomment.NewClient(token, env.getenv("GITHUB_API_URL"), nil, env.githubOptions()...)
 		if err != nil {
 			return nil, withCode(ExitUsage, err)
 		}

@@ -33,6 +33,9 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// Clock, when set, replaces real time in the waits between retries of
+	// judge and GitHub API calls (tests make the waits instant).
+	Clock  Clock
 	Getenv func(string) string
 	// Dir is the working directory relative paths resolve against ("" = process cwd).
 	Dir string

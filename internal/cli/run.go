@@ -330,6 +330,7 @@ func newOpenAIJudge(env Env, o *Options, key string, repeat int) (judge.Judge, j
 	}
 	seed := o.Seed
 	cfg.Seed = &seed
+	cfg.Now, cfg.Sleep = env.judgeClock()
 	if o.CacheDir == "" {
 		cfg.NoCache = true
 	}

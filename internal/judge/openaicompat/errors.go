@@ -126,9 +126,10 @@ func isHTML(b []byte) bool {
 		bytes.Contains(head, []byte("<html")) || bytes.Contains(head, []byte("<body"))
 }
 
-// classify decides what a failed attempt means. It returns the error to
-// report (for fatal and undefined failures: worded for the user).
-func (j *Judge) classify(err error) (failure, error) {
+// classify decides what a failed attempt of a chat or (embeddings true) an
+// embeddings call means. It returns the error to report (for fatal and
+// undefined failures: worded for the user).
+func (j *Judge) classify(err error, embeddings bool) (failure, error) {
 	status, code, typ, msg, _, _ := apiDetails(err)
 	lower := strings.ToLower(msg)
 	switch {
@@ -148,9 +149,9 @@ func (j *Judge) classify(err error) (failure, error) {
 	case status == http.StatusUnauthorized:
 		return failFatal, fmt.Errorf("judge rejected the API key (HTTP 401): check %s%s and --base-url: %w", j.keyEnv, j.azureHint(), err)
 	case status == http.StatusForbidden:
-		return failFatal, fmt.Errorf("judge denied access (HTTP 403): check that the key in %s may use model %q (project, organization, region): %w", j.keyEnv, j.chatModel, err)
+		return failFatal, fmt.Errorf("judge denied access (HTTP 403): check that the key in %s may use %s (project, organization, region): %w", j.keyEnv, j.modelOf(embeddings), err)
 	case status == http.StatusNotFound:
-		return failFatal, fmt.Errorf("judge endpoint or model not found (HTTP 404): check --base-url and that model %q exists%s: %w", j.chatModel, j.azureHint(), err)
+		return failFatal, fmt.Errorf("judge endpoint or model not found (HTTP 404): check --base-url and that %s exists%s: %w", j.modelOf(embeddings), j.azureHint(), err)
 	case code == "context_length_exceeded" || strings.Contains(lower, "maximum context length") || strings.Contains(lower, "context length") && strings.Contains(lower, "exceed") || status == http.StatusRequestEntityTooLarge:
 		return failUndefined, &judge.Undefined{Reason: "too long for the judge model's context", Err: err}
 	case code == "content_filter" || code == "content_policy_violation" || strings.Contains(lower, "content management policy"):
@@ -162,6 +163,21 @@ func (j *Judge) classify(err error) (failure, error) {
 		return failUndefined, &judge.Undefined{Reason: fmt.Sprintf("judge rejected the request (HTTP %d)", status), Err: err}
 	}
 	return failRetry, err
+}
+
+// modelOf names the model (Azure: deployment) a chat or an embeddings
+// call used, with the flag that sets it.
+func (j *Judge) modelOf(embeddings bool) string {
+	azure := j.provider == ProviderAzure
+	switch {
+	case embeddings && azure:
+		return fmt.Sprintf("embedding model %q (--azure-embedding-deployment)", j.embModel)
+	case embeddings:
+		return fmt.Sprintf("embedding model %q (--embedding-model)", j.embModel)
+	case azure:
+		return fmt.Sprintf("model %q (--azure-deployment)", j.chatModel)
+	}
+	return fmt.Sprintf("model %q (--model)", j.chatModel)
 }
 
 func orDefault(s, def string) string {

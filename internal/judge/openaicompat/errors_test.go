@@ -116,3 +116,41 @@ func TestValueErrorDoesNotDropParameter(t *testing.T) {
 		t.Errorf("after a value error the next request sent %s, want max_completion_tokens kept", last)
 	}
 }
+
+// A 404 names the model of the call that failed, chat or embeddings, and
+// the flag that sets it (Azure: the deployment flags).
+func TestNotFoundNamesTheModel(t *testing.T) {
+	notFound := openaitest.APIError(404, "invalid_request_error", "model_not_found", "", "The model does not exist.")
+	azure := func(c *Config) {
+		c.BaseURL, c.Azure = "", AzureConfig{ChatDeployment: "judge-4o", EmbeddingDeployment: "emb-3s"}
+	}
+	tests := []struct {
+		name       string
+		azure      bool
+		embeddings bool
+		want       string
+	}{
+		{"chat", false, false, `model "gpt-4o-mini" (--model)`},
+		{"embeddings", false, true, `embedding model "text-embedding-3-small" (--embedding-model)`},
+		{"azure chat", true, false, `model "judge-4o" (--azure-deployment)`},
+		{"azure embeddings", true, true, `embedding model "emb-3s" (--azure-embedding-deployment)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, nil)
+			j := e.j
+			if tt.azure {
+				j = e.judge(t, azure, func(c *Config) { c.Azure.Endpoint = e.srv.Endpoint })
+			}
+			var err error
+			if tt.embeddings {
+				e.srv.Inject(notFound.ForEmbeddings())
+				_, err = j.Embed(context.Background(), []string{"a"})
+			} else {
+				e.srv.Inject(notFound)
+				_, err = j.Ask(context.Background(), usefulReq())
+			}
+			wantFatal(t, err, "HTTP 404", tt.want)
+		})
+	}
+}

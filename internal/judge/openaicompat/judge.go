@@ -760,13 +760,13 @@ func (j *Judge) withRetries(ctx context.Context, lim *judge.Limiter, tokens int,
 			return fmt.Errorf("judge: %w", cerr)
 		}
 		if c.timedOut {
-			err = fmt.Errorf("no answer within %s (request timeout): %w", j.timeout, err)
+			err = fmt.Errorf("no answer within %s (request timeout; raise --request-timeout for a slow judge): %w", j.timeout, err)
 		}
 		if adapted < 8 && j.adapt(err, c.sent) {
 			adapted++
 			continue
 		}
-		kind, out := j.classify(err)
+		kind, out := j.classify(err, lim == j.embedLimiter)
 		switch kind {
 		case failFatal:
 			return &judge.Fatal{Err: out}

@@ -22,6 +22,9 @@ type Fault struct {
 
 	// Truncate cuts the response body in the middle of the JSON.
 	Truncate bool
+	// Disconnect sends the headers and part of the body, then closes the
+	// connection (a crashed proxy, a connection reset mid-body).
+	Disconnect bool
 	// FinishReason replaces "stop" ("length" also cuts the content).
 	FinishReason string
 	// Refusal sets message.refusal and clears the content.
@@ -187,6 +190,10 @@ func InvalidContent(content string) Fault { return Fault{Content: &content} }
 
 // Stall holds the request until the client cancels it.
 func Stall() Fault { return Fault{Stall: true} }
+
+// Disconnect answers 200 with a Content-Length, sends part of the body and
+// closes the connection.
+func Disconnect() Fault { return Fault{Disconnect: true} }
 
 func (f Fault) matches(embeddings bool, step string) bool {
 	if f.Embeddings != embeddings {

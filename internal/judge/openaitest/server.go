@@ -15,7 +15,8 @@
 // quoting the request's credentials, truncated bodies,
 // finish_reason length or content_filter, refusals, empty choices,
 // context_length_exceeded, rejecting json_schema / n / seed / temperature,
-// ignoring n (as Ollama does), stalling, and latency.
+// ignoring n (as Ollama does), stalling, closing the connection mid-body,
+// and latency; Close in the middle of a run is a crash of the server.
 package openaitest
 
 import (
@@ -95,6 +96,9 @@ type Server struct {
 
 	chatCalls, chatRequests, embedCalls, embedTexts atomic.Int64
 	inFlight, maxInFlight                           atomic.Int64
+	// closed makes a closed server drop any request that still reaches it
+	// (on a connection accepted just before Close).
+	closed atomic.Bool
 }
 
 type config struct {
@@ -168,8 +172,11 @@ func NewServer(t testing.TB, opts ...Option) *Server {
 	return s
 }
 
-// Close shuts the server down (stalled requests are released first).
+// Close shuts the server down: new connections are refused, then stalled
+// requests are released (their connections closed).
 func (s *Server) Close() {
+	s.closed.Store(true)
+	s.srv.Listener.Close()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
 }
@@ -247,6 +254,9 @@ func (s *Server) MaxInFlight() int { return int(s.maxInFlight.Load()) }
 func (s *Server) InFlight() int { return int(s.inFlight.Load()) }
 
 func (s *Server) handle(w http.ResponseWriter, r *http.Request) {
+	if s.closed.Load() {
+		panic(http.ErrAbortHandler) // closes the connection without an answer
+	}
 	n := s.inFlight.Add(1)
 	defer s.inFlight.Add(-1)
 	for {
@@ -369,6 +379,10 @@ func applyStatus(w http.ResponseWriter, r *http.Request, f *Fault) (int, bool) {
 		<-r.Context().Done()
 		return 0, true
 	}
+	if f.Disconnect {
+		disconnect(w)
+		return 0, true
+	}
 	if f.Status == 0 {
 		return 0, false
 	}
@@ -387,6 +401,17 @@ func applyStatus(w http.ResponseWriter, r *http.Request, f *Fault) (int, bool) {
 	w.WriteHeader(f.Status)
 	_, _ = io.WriteString(w, body)
 	return f.Status, true
+}
+
+// disconnect promises a body, sends part of it and closes the connection.
+func disconnect(w http.ResponseWriter) {
+	conn, buf, err := http.NewResponseController(w).Hijack()
+	if err != nil {
+		panic("openaitest: cannot hijack the connection: " + err.Error())
+	}
+	defer conn.Close()
+	_, _ = buf.WriteString("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{\"id\":\"chatcmpl-fake\",\"object\":\"chat.comp")
+	_ = buf.Flush()
 }
 
 type chatRequest struct {

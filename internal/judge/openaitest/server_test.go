@@ -265,3 +265,25 @@ func TestEmbeddings(t *testing.T) {
 		t.Errorf("counters %d %d", s.EmbeddingCalls(), s.EmbeddedTexts())
 	}
 }
+
+// Disconnect promises a body and closes the connection in its middle; a
+// closed server answers nothing, even on a connection it still holds.
+func TestDisconnectAndClose(t *testing.T) {
+	req := judge.Request{Step: metrics.StepUseful, Input: metrics.UsefulInput{Question: "q", Context: "c", Answer: "a"}}
+	s := openaitest.NewServer(t)
+	s.Inject(openaitest.Disconnect())
+	b, _ := json.Marshal(chatBody(t, req, nil))
+	resp, err := http.Post(s.URL+"/chat/completions", "application/json", bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err == nil || resp.StatusCode != 200 {
+		t.Fatalf("status %d, read error %v: want 200 and a body cut short", resp.StatusCode, err)
+	}
+	s.Close()
+	if _, err := http.Post(s.URL+"/chat/completions", "application/json", bytes.NewReader(b)); err == nil {
+		t.Error("a closed server answered")
+	}
+}
