@@ -69,9 +69,9 @@ type Defaults struct {
 	OnMissingBaseline Action `json:"on_missing_baseline"`
 	// OnJudgeChange is ActionFail or ActionWarn.
 	OnJudgeChange Action `json:"on_judge_change"`
-	// SegmentLevel is what a segment's regression does: LevelFail (the
-	// default, and the meaning of "") or LevelWarn. A metric's own level:
-	// warn also applies to its segments.
+	// SegmentLevel is what a segment's regression does: "" fails the gate
+	// (the default; "fail" in the file), LevelWarn warns. A metric's own
+	// level: warn also applies to its segments.
 	SegmentLevel Level `json:"segment_level,omitempty"`
 }
 
@@ -495,8 +495,8 @@ func (p *thParser) defaults(n *yaml.Node, d *Defaults) {
 				d.OnJudgeChange = Action(s)
 			}
 		case "segment_level":
-			if s, ok := p.enum(v, field, "fail", "warn"); ok {
-				d.SegmentLevel = Level(s)
+			if s, ok := p.enum(v, field, "fail", "warn"); ok && s == "warn" {
+				d.SegmentLevel = LevelWarn // "" is fail, the default
 			}
 		}
 	})

@@ -419,6 +419,9 @@ func segmentFiles(seed uint64, n int, drop float64) (*results.File, *results.Fil
 		b.Samples[i].Metadata, h.Samples[i].Metadata = md, md
 		bf := b.Samples[i].Scores["faithfulness"].Value()
 		hf := bf - drop
+		if drop > 0 {
+			hf += 0.05 * float64(i/3%3-1) // -0.05, 0, +0.05 around the drop
+		}
 		if md["topic"] != "billing" {
 			bf = 0.6
 			hf = 0.6 + 0.3*float64(1-2*(i/3%2))
@@ -632,5 +635,24 @@ func TestHeadline(t *testing.T) {
 		if got := headline(&tt.r).markdown(); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestReadmeShowsTheSegmentGolden: the README's rendered segment section is
+// the golden file's.
+func TestReadmeShowsTheSegmentGolden(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.ReadFile("testdata/segments.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(g)
+	start := strings.Index(md, "**Failures**")
+	end := strings.Index(md[start:], "</details>") + start + len("</details>")
+	if start < 0 || end < start || !strings.Contains(string(readme), md[start:end]) {
+		t.Error("README's Segments example differs from testdata/segments.md (copy the section from **Failures** to the segments' </details>)")
 	}
 }
