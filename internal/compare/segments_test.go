@@ -195,3 +195,31 @@ func TestParseThresholdsSegments(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkCompareSegments compares 5,000 samples over five metrics,
+// without segment keys and with three keys of 50 values each (150
+// segments of about 100 pairs, 750 segment tests), with the default
+// bootstrap and permutation draws: each key costs about one more
+// whole-set comparison.
+func BenchmarkCompareSegments(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	names := []string{"context_precision", "context_recall", "faithfulness", "answer_relevancy", "factual_correctness"}
+	base, head := simulate(rng, 5000, names, 0)
+	for i := range base.Samples {
+		md := map[string]string{}
+		for k := range 3 {
+			md[fmt.Sprintf("key%d", k)] = fmt.Sprintf("v%02d", rng.IntN(50))
+		}
+		base.Samples[i].Metadata, head.Samples[i].Metadata = md, md
+	}
+	for _, keys := range [][]string{nil, {"key0", "key1", "key2"}} {
+		th := DefaultThresholds().WithSegments(keys...)
+		b.Run(fmt.Sprintf("keys=%d", len(keys)), func(b *testing.B) {
+			for range b.N {
+				if r := Compare(base, head, th); len(r.Segments) != len(keys) {
+					b.Fatal("segments missing")
+				}
+			}
+		})
+	}
+}
