@@ -23,13 +23,6 @@ func testLost(mr *MetricResult, hs, bs *side, pairs []pair) {
 	}
 }
 
-// adjustFamilies corrects the p-values of ms for multiple comparisons
-// (see adjustHypotheses); tested are the indexes of the tested metrics.
-func adjustFamilies(ms []MetricResult, tested []int, correction Correction) {
-	ptrs, flags := pointers(ms, tested)
-	adjustHypotheses(ptrs, flags, correction)
-}
-
 // pointers returns a pointer to every metric of ms and whether it is
 // tested.
 func pointers(ms []MetricResult, tested []int) ([]*MetricResult, []bool) {
@@ -78,11 +71,6 @@ func adjustHypotheses(ms []*MetricResult, tested []bool, correction Correction) 
 			*dst = results.Score(pb[k])
 		}
 	}
-}
-
-// decide sets the paired verdicts of ms (see decideHypotheses).
-func decide(ms []MetricResult, tested []int) {
-	decideHypotheses(pointers(ms, tested))
 }
 
 // decideHypotheses sets the paired verdict of the tested metrics and flags
