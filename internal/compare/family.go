@@ -97,9 +97,13 @@ func decideHypotheses(ms []*MetricResult, tested []bool) {
 }
 
 // lostMessage is the failure sentence of a significant loss of scores.
-func lostMessage(mr *MetricResult) string {
+func lostMessage(mr *MetricResult) string { return lostMessageOf(mr, mr.Metric) }
+
+// lostMessageOf is lostMessage with the subject named: "faithfulness", or
+// "faithfulness on topic=billing".
+func lostMessageOf(mr *MetricResult, subject string) string {
 	msg := fmt.Sprintf("%s lost its score on %d paired samples (scored on base, undefined on head; %d the other way, %s)",
-		mr.Metric, mr.Lost, mr.Regained, fmtP(mr.PLostAdj.Value()))
+		subject, mr.Lost, mr.Regained, fmtP(mr.PLostAdj.Value()))
 	if mr.LostReason != "" {
 		msg += fmt.Sprintf(", most often: %s", mr.LostReason)
 	}

@@ -249,7 +249,7 @@ func segmentVerdict(mr *MetricResult, where string) SegmentMetric {
 			fmtDelta(-mr.Delta.Value()), where, fmtP(mr.PWorseAdj.Value())))
 	}
 	if mr.LostScores {
-		sm.Reasons = append(sm.Reasons, strings.Replace(lostMessage(mr), mr.Metric+" lost", mr.Metric+" on "+where+" lost", 1))
+		sm.Reasons = append(sm.Reasons, lostMessageOf(mr, mr.Metric+" on "+where))
 		if mr.Change != VerdictRegression {
 			sm.Verdict = VerdictLostScores
 		}

@@ -223,3 +223,31 @@ func BenchmarkCompareSegments(b *testing.B) {
 		})
 	}
 }
+
+// TestSegmentLostScores: a segment whose scores went undefined on head fails
+// with the lost-scores sentence naming the segment.
+func TestSegmentLostScores(t *testing.T) {
+	b, h := topicFiles()
+	for i := range h.Samples {
+		if i >= 20 && i < 32 { // twelve shipping samples lose their faithfulness
+			h.Samples[i].Scores["faithfulness"] = results.NaN()
+			h.Samples[i].Undefined = map[string]string{"faithfulness": "judge returned invalid JSON"}
+		}
+	}
+	r := Config{Bootstrap: -1}.Compare(b, h, DefaultThresholds().WithSegments("topic"))
+	want := "faithfulness on topic=shipping lost its score on 12 paired samples (scored on base, undefined on head; 0 the other way, p"
+	found := false
+	for _, f := range r.Failures {
+		found = found || strings.HasPrefix(f, want) && strings.HasSuffix(f, "most often: judge returned invalid JSON")
+	}
+	if r.Passed || !found {
+		t.Errorf("failures %q lack %q", r.Failures, want)
+	}
+	for _, s := range r.Segments[0].Segments {
+		for _, m := range s.Metrics {
+			if lost := s.Value == "shipping" && m.Metric == "faithfulness"; lost != (m.Verdict == VerdictLostScores) || lost && (m.Lost != 12 || m.Status != StatusFail) {
+				t.Errorf("%s on %s: %+v", m.Metric, s.Value, m)
+			}
+		}
+	}
+}

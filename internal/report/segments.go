@@ -121,7 +121,7 @@ func writeSegments(b *strings.Builder, r *compare.Report, p profile) {
 	}
 	rows := segmentRows(r)
 	if len(rows) == 0 {
-		fmt.Fprintf(b, "**Segments:** %s; no significant change in any segment.\n\n", escapeSnippet(segmentCounts(r), 400))
+		fmt.Fprintf(b, "**Segments:** %s; no significant change in any segment.\n\n<sub>Segments: %s.</sub>\n\n", escapeSnippet(segmentCounts(r), 400), segmentLegend(r))
 		return
 	}
 	shown := rows
