@@ -131,6 +131,31 @@ func TestSegmentByValidation(t *testing.T) {
 	}
 }
 
+// The action's segment-by input reaches the comparison: the report names
+// the billing segment.
+func TestActionSegmentBy(t *testing.T) {
+	ws := t.TempDir()
+	good, bad := filepath.Join(ws, "good.jsonl"), filepath.Join(ws, "golden.jsonl")
+	writeTopicDataset(t, good, false)
+	writeTopicDataset(t, bad, true)
+	if r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--metrics", "faithfulness", "--dataset", good, "--out", filepath.Join(ws, "base.json")); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	env := actionEnv(t, nil, "workflow_dispatch", dispatchPayload(), map[string]string{
+		"dataset": "golden.jsonl", "judge": "offline", "metrics": "faithfulness", "baseline-store": "file", "baseline-path": "base.json",
+		"report": "r.md", "segment-by": "topic",
+	})
+	env["GITHUB_WORKSPACE"] = ws
+	r := gate(t, env, "action")
+	md, err := os.ReadFile(filepath.Join(ws, "r.md"))
+	if err != nil {
+		t.Fatalf("exit %d, no report: %v\n%s", r.code, err, r.stderr)
+	}
+	if r.code != 1 || !strings.Contains(string(md), "| topic=billing | faithfulness |") || !strings.Contains(r.stdout, "on topic=billing") {
+		t.Errorf("exit %d\n%s\n%s", r.code, md, r.stdout)
+	}
+}
+
 func TestActionSegmentByInput(t *testing.T) {
 	env := map[string]string{ghaction.InputEnv("dataset"): "golden.jsonl", ghaction.InputEnv("segment-by"): "topic\nProduct Area, language"}
 	o, _, err := actionOptions(ghaction.NewInputs(func(k string) string { return env[k] }), &ghaction.Context{}, Env{})
