@@ -170,6 +170,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	o.Fields = in.List("fields")
 	o.Metrics = strings.Join(in.List("metrics"), ",")
 	o.Thresholds = in.Get("thresholds")
+	o.SegmentBy = in.List("segment-by")
 	if v := in.Get("judge"); v != "" {
 		o.Judge = v
 	}
@@ -474,7 +475,7 @@ func (a *actionRun) check(ctx context.Context) error {
 	if err := a.writeMeta(); err != nil {
 		return withCode(ExitOperational, err)
 	}
-	rep := compareRedacted(a.env, base, head, th)
+	rep := compareRedacted(a.env, base, head, th.WithSegments(a.o.SegmentBy...))
 	return a.publish(ctx, rep, source, a.gh.HeadSHA())
 }
 
@@ -737,7 +738,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep := compareRedacted(a.env, base, head, th)
+	rep := compareRedacted(a.env, base, head, th.WithSegments(a.o.SegmentBy...))
 	opts := report.Options{Gate: a.st.gate, HeadSHA: wr.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL()}
 	md := report.Markdown(rep, opts)
 	if err := a.act.AddSummary(report.Summary(rep, opts)); err != nil {

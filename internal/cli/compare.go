@@ -19,12 +19,24 @@ import (
 func (o *Options) bindCompare(fs *flag.FlagSet) {
 	fs.StringVar(&o.Thresholds, "thresholds", o.Thresholds, "thresholds `file` (YAML; see thresholds.example.yaml); default: built-in defaults, no floors")
 	fs.StringVar(&o.Format, "format", o.Format, "report `format` on stdout: text, markdown or json")
+	fs.Var((*keysFlag)(&o.SegmentBy), "segment-by", "also compare per value of this metadata `key` (a dataset column, case kept; repeatable or comma-separated), added to the thresholds' segments")
+}
+
+// keysFlag is a repeatable flag whose values may also be comma-separated.
+type keysFlag []string
+
+func (l *keysFlag) String() string { return strings.Join(*l, ",") }
+func (l *keysFlag) Set(v string) error {
+	for k := range strings.SplitSeq(v, ",") {
+		*l = append(*l, strings.TrimSpace(k))
+	}
+	return nil
 }
 
 func compareCmd(_ context.Context, env Env, args []string) error {
 	o := defaultOptions()
 	o.Out = ""
-	fs := newFlagSet("compare", env, "--base BASE.json --head HEAD.json [--thresholds T] [--format markdown|text|json] [--out F]")
+	fs := newFlagSet("compare", env, "--base BASE.json --head HEAD.json [--thresholds T] [--segment-by KEY] [--format markdown|text|json] [--out F]")
 	fs.StringVar(&o.Base, "base", "", "baseline results `file` (omit when there is none: floors only)")
 	fs.StringVar(&o.Head, "head", "", "head results `file`")
 	fs.StringVar(&o.Out, "out", "", "write the report to this `file` instead of stdout")
@@ -49,7 +61,7 @@ func compareCmd(_ context.Context, env Env, args []string) error {
 			return withCode(ExitUsage, fmt.Errorf("--base: %w", err))
 		}
 	}
-	rep := compareRedacted(env, base, head, th)
+	rep := compareRedacted(env, base, head, th.WithSegments(o.SegmentBy...))
 	if err := emitReport(env, rep, o.Format, o.Out, report.Options{}); err != nil {
 		return err
 	}
@@ -90,7 +102,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil || head == nil { // head is nil after --dry-run
 		return err
 	}
-	rep := compareRedacted(env, base, head, th)
+	rep := compareRedacted(env, base, head, th.WithSegments(o.SegmentBy...))
 	opts := report.Options{BaselineSource: src}
 	if err := emitReport(env, rep, o.Format, "", opts); err != nil {
 		return err

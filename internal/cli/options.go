@@ -61,6 +61,9 @@ type Options struct {
 	Thresholds  string
 	Baseline    string
 	BaselineRef string
+	// SegmentBy are metadata keys to compare segment by segment, added to
+	// the thresholds' segments.
+	SegmentBy []string
 }
 
 func defaultOptions() Options {

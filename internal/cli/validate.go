@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/eval"
 	"github.com/raggate/raggate/internal/results"
 )
@@ -131,6 +132,10 @@ func (o *Options) problems(cmd string) []problem {
 		ps = append(ps, o.limitProblems(cmd)...)
 	}
 	switch cmd {
+	case "check", "compare", "action":
+		ps = append(ps, o.segmentProblems()...)
+	}
+	switch cmd {
 	case "check", "compare":
 		if f := o.Format; f != "text" && f != "markdown" && f != "json" {
 			ps = append(ps, badText("format", f, "text, markdown or json"))
@@ -241,6 +246,22 @@ func (o *Options) limitProblems(cmd string) []problem {
 	}
 	if !(o.MaxUndefined >= 0 && o.MaxUndefined <= 1) { // NaN fails both
 		ps = append(ps, bad("max-undefined", o.MaxUndefined, "a share from 0 to 1 (default 0.5; 1 turns the check off)"))
+	}
+	return ps
+}
+
+// segmentProblems checks the --segment-by keys: none empty, at most
+// compare.MaxSegmentKeys.
+func (o *Options) segmentProblems() []problem {
+	var ps []problem
+	for _, k := range o.SegmentBy {
+		if strings.TrimSpace(k) == "" {
+			ps = append(ps, plain("segment-by", "%s has an empty key: name a dataset column, e.g. topic (several: topic,language)"))
+			break
+		}
+	}
+	if n := len(o.SegmentBy); n > compare.MaxSegmentKeys {
+		ps = append(ps, plain("segment-by", fmt.Sprintf("%%s: %d keys, at most %d (each key adds its segments' tests to the Holm family)", n, compare.MaxSegmentKeys)))
 	}
 	return ps
 }

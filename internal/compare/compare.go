@@ -122,6 +122,9 @@ type Report struct {
 	// order. Neither is a regression.
 	New     []SampleRef `json:"new"`
 	Removed []SampleRef `json:"removed"`
+	// Segments compares the metrics per value of each segment key
+	// (Thresholds.Segments), one entry per key; omitted without keys.
+	Segments []SegmentKey `json:"segments,omitempty"`
 
 	// Settings are the resolved defaults the comparison used.
 	Settings Settings `json:"settings"`
@@ -285,6 +288,8 @@ type SampleDelta struct {
 	WorstDelta  results.Score `json:"worst_delta"`
 	// Metrics lists the metrics whose score changed, in catalogue order.
 	Metrics []SampleMetric `json:"metrics"`
+	// Segments are the sample's values of the segment keys it has.
+	Segments map[string]string `json:"segments,omitempty"`
 }
 
 // SampleMetric is one metric of one sample, base -> head.
@@ -528,10 +533,7 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 	})
 
 	// Per-metric oriented differences, kept for the per-sample view.
-	type diffs struct {
-		pairIdx []int
-		d       []float64
-	}
+	st := statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}
 	perMetric := map[string]diffs{}
 	var tested []int // indexes into r.Metrics of tested metrics
 	var few []string
@@ -541,17 +543,7 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		if cm, ok := metrics.Lookup(m); ok {
 			dir = cm.Direction
 		}
-		mr := MetricResult{
-			Metric: m, Direction: dir.String(), Rule: rule, Status: StatusOK, ReportOnly: !th.Gated(m),
-			LostShare: results.NaN(), PLost: results.NaN(), PLostAdj: results.NaN(),
-			BaseMean: results.NaN(), HeadMean: results.NaN(),
-			BaseJudgeNoise: results.NaN(), HeadJudgeNoise: results.NaN(),
-			PairedBaseMean: results.NaN(), PairedHeadMean: results.NaN(),
-			RawDelta: results.NaN(), Delta: results.NaN(), SD: results.NaN(),
-			RawDeltaCI: nanInterval(), DeltaCI: nanInterval(),
-			PWorse: results.NaN(), PBetter: results.NaN(), PWorseAdj: results.NaN(), PBetterAdj: results.NaN(),
-			MDE: results.NaN(), BaseDist: nanDist(), HeadDist: nanDist(),
-		}
+		mr := newMetricResult(m, dir.String(), rule, !th.Gated(m))
 		inHead, inBase := hs.present[m], bs != nil && bs.present[m]
 		if inHead {
 			xs := hs.defined(m)
@@ -573,67 +565,22 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		case !inBase:
 			mr.Change = VerdictNewMetric
 		default:
-			hcol, bcol := hs.scores[m], bs.scores[m]
-			var dd diffs
-			var hv, bv, raw []float64
-			for pi, p := range pairs {
-				h, b := hcol[p.h], bcol[p.b]
-				if math.IsNaN(h) != math.IsNaN(b) {
-					mr.Unpaired++
-				}
-				if math.IsNaN(h) || math.IsNaN(b) {
-					continue
-				}
-				x := h - b
-				if dir == metrics.LowerIsBetter {
-					x = -x
-				}
-				dd.pairIdx = append(dd.pairIdx, pi)
-				dd.d = append(dd.d, x)
-				hv, bv, raw = append(hv, h), append(bv, b), append(raw, h-b)
-			}
+			dd, ok := st.testPairs(&mr, hs, bs, pairs, m)
 			perMetric[m] = dd
-			testLost(&mr, hs, bs, pairs)
-			mr.N = len(dd.d)
-			if mr.N > 0 {
-				mr.PairedBaseMean, mr.PairedHeadMean = results.Score(mean(bv)), results.Score(mean(hv))
-				mr.RawDelta, mr.Delta = results.Score(mean(raw)), results.Score(mean(dd.d))
-				mr.SD = results.Score(stddev(dd.d))
-				for _, x := range dd.d {
-					switch {
-					case x > zeroDiff:
-						mr.Better++
-					case x < -zeroDiff:
-						mr.Worse++
-					default:
-						mr.Same++
-					}
-				}
-				if boot > 0 && mr.N >= 2 {
-					lo, hi := BootstrapMeanCI(dd.d, ciLevel, boot, seedOf("bootstrap:"+m, dd.d))
-					mr.DeltaCI = Interval{Low: results.Score(lo), High: results.Score(hi)}
-					if dir == metrics.LowerIsBetter {
-						mr.RawDeltaCI = Interval{Low: results.Score(-hi), High: results.Score(-lo)}
-					} else {
-						mr.RawDeltaCI = mr.DeltaCI
-					}
-				}
-				mr.MDE = results.Score(MinDetectableEffect(stddev(dd.d), mr.N, rule.Alpha, mdePower))
-			}
-			if mr.N < def.MinSamples {
-				mr.Change = VerdictInsufficientData
+			if !ok {
 				few = append(few, fmt.Sprintf("%s (%d)", m, mr.N))
 				break
 			}
-			st := SignFlipTest(dd.d, draws, seedOf("signflip:"+m, dd.d))
-			mr.PWorse, mr.PBetter, mr.Exact = results.Score(st.PWorse), results.Score(st.PBetter), st.Exact
 			tested = append(tested, len(r.Metrics))
 		}
 		r.Metrics = append(r.Metrics, mr)
 	}
 
-	adjustFamilies(r.Metrics, tested, def.Correction)
-	decide(r.Metrics, tested)
+	segs := st.compareSegments(th.Segments, hs, bs, pairs, r.Metrics)
+	ptrs, flags := pointers(r.Metrics, tested)
+	ptrs, flags = append(ptrs, segs.ptrs...), append(flags, segs.tested...)
+	adjustHypotheses(ptrs, flags, def.Correction)
+	decideHypotheses(ptrs, flags)
 
 	// Verdicts, floors, levels.
 	var fail, warn []string
@@ -710,6 +657,13 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		}
 	}
 
+	sf, sw, so := segs.verdicts(def.SegmentLevel)
+	fail, warn, reportOnly = append(fail, sf...), append(warn, sw...), append(reportOnly, so...)
+	warn = append(warn, segs.warnings...)
+	if len(th.Segments) > 0 && bs != nil {
+		r.Segments = segs.keys
+	}
+
 	// Situations.
 	if base == nil {
 		r.Notes = append(r.Notes, "no baseline: only floors were checked (store one with `gate baseline put` on the base branch)")
@@ -746,6 +700,10 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		}
 		if len(few) > 0 {
 			r.Notes = append(r.Notes, fmt.Sprintf("fewer than %d paired samples, reported but not tested: %s", def.MinSamples, strings.Join(few, ", ")))
+		}
+		r.Notes = append(r.Notes, segs.notes...)
+		if n := segs.untestedNote(def.MinSamples); n != "" {
+			r.Notes = append(r.Notes, n)
 		}
 		if len(weak) > 0 {
 			r.Notes = append(r.Notes, fmt.Sprintf("with these samples, changes smaller than the minimum detectable effect (80%% power) may show as ~: %s", strings.Join(weak, ", ")))
@@ -818,7 +776,7 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 			p := pairs[pi]
 			hsmp, bsmp := head.Samples[p.h], base.Samples[p.b]
 			sd := SampleDelta{ID: hsmp.ID, Question: hsmp.Question, WorstMetric: w[pi].metric,
-				WorstDelta: results.Score(w[pi].d), Metrics: []SampleMetric{}}
+				WorstDelta: results.Score(w[pi].d), Metrics: []SampleMetric{}, Segments: sampleSegments(th.Segments, hs, bs, p)}
 			if sd.Question == "" {
 				sd.Question = bsmp.Question
 			}
@@ -840,6 +798,104 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		}
 	}
 	return r
+}
+
+// diffs are a metric's oriented differences over a set of pairs, each with
+// its index in that set.
+type diffs struct {
+	pairIdx []int
+	d       []float64
+}
+
+// statsConfig is what the paired statistics of one metric need.
+type statsConfig struct{ boot, draws, minSamples int }
+
+// testPairs fills mr's paired statistics over pairs (every pair, or one
+// segment's): the paired means and delta, its interval, the worse / same /
+// better counts, the MDE, the lost-scores counts and test, and with at
+// least minSamples differences the sign-flip test (else the change is
+// VerdictInsufficientData). label names the random streams. It returns the
+// differences and whether the sign-flip test ran.
+func (st statsConfig) testPairs(mr *MetricResult, hs, bs *side, pairs []pair, label string) (diffs, bool) {
+	m, lower := mr.Metric, mr.Direction == metrics.LowerIsBetter.String()
+	dd, hv, bv, raw := pairDiffs(mr, hs.scores[m], bs.scores[m], pairs, lower)
+	testLost(mr, hs, bs, pairs)
+	mr.N = len(dd.d)
+	if mr.N > 0 {
+		mr.PairedBaseMean, mr.PairedHeadMean = results.Score(mean(bv)), results.Score(mean(hv))
+		mr.RawDelta, mr.Delta = results.Score(mean(raw)), results.Score(mean(dd.d))
+		mr.SD = results.Score(stddev(dd.d))
+		countSigns(mr, dd.d)
+		if st.boot > 0 && mr.N >= 2 {
+			lo, hi := BootstrapMeanCI(dd.d, ciLevel, st.boot, seedOf("bootstrap:"+label, dd.d))
+			mr.DeltaCI = Interval{Low: results.Score(lo), High: results.Score(hi)}
+			mr.RawDeltaCI = mr.DeltaCI
+			if lower {
+				mr.RawDeltaCI = Interval{Low: results.Score(-hi), High: results.Score(-lo)}
+			}
+		}
+		mr.MDE = results.Score(MinDetectableEffect(stddev(dd.d), mr.N, mr.Rule.Alpha, mdePower))
+	}
+	if mr.N < st.minSamples {
+		mr.Change = VerdictInsufficientData
+		return dd, false
+	}
+	sf := SignFlipTest(dd.d, st.draws, seedOf("signflip:"+label, dd.d))
+	mr.PWorse, mr.PBetter, mr.Exact = results.Score(sf.PWorse), results.Score(sf.PBetter), sf.Exact
+	return dd, true
+}
+
+// pairDiffs returns the oriented differences of the pairs where both
+// scores are defined, with the head, base and raw differences, and counts
+// in mr the pairs scored on one side only.
+func pairDiffs(mr *MetricResult, hcol, bcol []float64, pairs []pair, lower bool) (dd diffs, hv, bv, raw []float64) {
+	for pi, p := range pairs {
+		h, b := hcol[p.h], bcol[p.b]
+		if math.IsNaN(h) != math.IsNaN(b) {
+			mr.Unpaired++
+		}
+		if math.IsNaN(h) || math.IsNaN(b) {
+			continue
+		}
+		x := h - b
+		if lower {
+			x = -x
+		}
+		dd.pairIdx = append(dd.pairIdx, pi)
+		dd.d = append(dd.d, x)
+		hv, bv, raw = append(hv, h), append(bv, b), append(raw, h-b)
+	}
+	return dd, hv, bv, raw
+}
+
+// countSigns counts the worse, same and better differences.
+func countSigns(mr *MetricResult, d []float64) {
+	for _, x := range d {
+		switch {
+		case x > zeroDiff:
+			mr.Better++
+		case x < -zeroDiff:
+			mr.Worse++
+		default:
+			mr.Same++
+		}
+	}
+}
+
+// newMetricResult is a metric's result before any statistic: every number
+// undefined, status ok.
+func newMetricResult(m, dir string, rule MetricRule, reportOnly bool) MetricResult {
+	return MetricResult{
+		Metric: m, Direction: dir, Rule: rule, Status: StatusOK, ReportOnly: reportOnly,
+		LostShare: results.NaN(), PLost: results.NaN(), PLostAdj: results.NaN(),
+		BaseMean: results.NaN(), HeadMean: results.NaN(),
+		BaseJudgeNoise: results.NaN(), HeadJudgeNoise: results.NaN(),
+		PairedBaseMean: results.NaN(), PairedHeadMean: results.NaN(),
+		RawDelta: results.NaN(), Delta: results.NaN(), SD: results.NaN(),
+		RawDeltaCI: nanInterval(), DeltaCI: nanInterval(),
+		PWorse: results.NaN(), PBetter: results.NaN(), PWorseAdj: results.NaN(), PBetterAdj: results.NaN(),
+		MDE: results.NaN(), BaseDist: nanDist(), HeadDist: nanDist(),
+	}
 }
 
 func isTested(v Verdict) bool {

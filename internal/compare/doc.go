@@ -20,6 +20,11 @@
 // minimum detectable effect at 80% power, so that readers can tell "no
 // change" from "too few samples to tell".
 //
+// With segment keys (Thresholds.Segments: metadata columns such as topic)
+// the same paired statistics run on each value's pairs, and those tests join
+// their metric's Holm family, so that the family-wise error stays at most
+// alpha across metrics and segments together.
+//
 // Everything here is pure: no I/O beyond LoadThresholds, no network, and
 // every random number comes from a generator seeded by a hash of the data,
 // so that re-running a comparison gives the same report.

@@ -23,26 +23,37 @@ func testLost(mr *MetricResult, hs, bs *side, pairs []pair) {
 	}
 }
 
-// adjustFamilies corrects the p-values for multiple comparisons: the gated
-// metrics form one family and the report-only metrics another, so that
-// metrics nobody gates on never dilute the ones that matter. Within a
-// family, Holm runs over the regression hypotheses (every tested metric's
-// PWorse and every tested PLost together) and, separately, over the
-// improvement hypotheses (PBetter).
-func adjustFamilies(ms []MetricResult, tested []int, correction Correction) {
-	isTested := make(map[int]bool, len(tested))
-	for _, i := range tested {
-		isTested[i] = true
+// pointers returns a pointer to every metric of ms and whether it is
+// tested.
+func pointers(ms []MetricResult, tested []int) ([]*MetricResult, []bool) {
+	ptrs, flags := make([]*MetricResult, len(ms)), make([]bool, len(ms))
+	for i := range ms {
+		ptrs[i] = &ms[i]
 	}
+	for _, i := range tested {
+		flags[i] = true
+	}
+	return ptrs, flags
+}
+
+// adjustHypotheses corrects the p-values for multiple comparisons: the
+// gated metrics form one family and the report-only metrics another, so
+// that metrics nobody gates on never dilute the ones that matter. ms holds
+// the whole-set results and every segment's: a segment's test joins its
+// metric's family, so that the chance of any false regression stays below
+// alpha across metrics and segments together. Within a family, Holm runs
+// over the regression hypotheses (every tested PWorse and every tested
+// PLost together) and, separately, over the improvement hypotheses
+// (PBetter).
+func adjustHypotheses(ms []*MetricResult, tested []bool, correction Correction) {
 	for _, reportOnly := range []bool{false, true} {
 		var worse, better []*results.Score // adjusted values to fill
 		var pw, pb []float64
-		for i := range ms {
-			mr := &ms[i]
+		for i, mr := range ms {
 			if mr.ReportOnly != reportOnly {
 				continue
 			}
-			if isTested[i] {
+			if tested[i] {
 				worse, pw = append(worse, &mr.PWorseAdj), append(pw, mr.PWorse.Value())
 				better, pb = append(better, &mr.PBetterAdj), append(pb, mr.PBetter.Value())
 			}
@@ -62,11 +73,13 @@ func adjustFamilies(ms []MetricResult, tested []int, correction Correction) {
 	}
 }
 
-// decide sets the paired verdict of the tested metrics and flags
+// decideHypotheses sets the paired verdict of the tested metrics and flags
 // significant losses of scores, from the adjusted p-values.
-func decide(ms []MetricResult, tested []int) {
-	for _, i := range tested {
-		mr := &ms[i]
+func decideHypotheses(ms []*MetricResult, tested []bool) {
+	for i, mr := range ms {
+		if !tested[i] {
+			continue
+		}
 		delta := mr.Delta.Value()
 		switch {
 		case delta <= -mr.Rule.Tolerance+eps && mr.PWorseAdj.Value() < mr.Rule.Alpha:
@@ -77,17 +90,20 @@ func decide(ms []MetricResult, tested []int) {
 			mr.Change = VerdictNoChange
 		}
 	}
-	for i := range ms {
-		mr := &ms[i]
+	for _, mr := range ms {
 		mr.LostScores = !mr.PLostAdj.IsNaN() && mr.PLostAdj.Value() < mr.Rule.Alpha &&
 			mr.LostShare.Value() >= mr.Rule.Tolerance-eps
 	}
 }
 
 // lostMessage is the failure sentence of a significant loss of scores.
-func lostMessage(mr *MetricResult) string {
+func lostMessage(mr *MetricResult) string { return lostMessageOf(mr, mr.Metric) }
+
+// lostMessageOf is lostMessage with the subject named: "faithfulness", or
+// "faithfulness on topic=billing".
+func lostMessageOf(mr *MetricResult, subject string) string {
 	msg := fmt.Sprintf("%s lost its score on %d paired samples (scored on base, undefined on head; %d the other way, %s)",
-		mr.Metric, mr.Lost, mr.Regained, fmtP(mr.PLostAdj.Value()))
+		subject, mr.Lost, mr.Regained, fmtP(mr.PLostAdj.Value()))
 	if mr.LostReason != "" {
 		msg += fmt.Sprintf(", most often: %s", mr.LostReason)
 	}

@@ -192,3 +192,75 @@ func TestSimulationPower(t *testing.T) {
 		t.Errorf("power %.3f is more than 3 points below the z-test's %.3f", power, zpower)
 	}
 }
+
+// TestSimulationAASegments is the A/A test with segments: every sample
+// carries a topic (three values) and a language (two values), so each run
+// tests the three metrics over the whole set and over up to five segments,
+// with their lost-scores tests. An unchanged pipeline must still fail the
+// gate at most at the rate alpha: the segment tests join the Holm family.
+// It also measures how often the gate would fail if each segment were
+// corrected on its own (Holm within the segment only).
+func TestSimulationAASegments(t *testing.T) {
+	const sims = 400
+	names := []string{"context_recall", "faithfulness", "factual_correctness"}
+	th := DefaultThresholds().WithSegments("topic", "language")
+	alpha := th.Defaults.Alpha
+	rng := rand.New(rand.NewPCG(20261201, 3))
+	cfg := Config{Bootstrap: -1}
+	var gate, anyAdj, perSegment, segmentsTested int
+	for range sims {
+		n := 40 + rng.IntN(31)
+		b, h := simulate(rng, n, names, 0)
+		undefineAtRandom(rng, b, 0.12)
+		undefineAtRandom(rng, h, 0.12)
+		for i := range b.Samples {
+			md := map[string]string{"topic": []string{"billing", "shipping", "account"}[rng.IntN(3)],
+				"language": []string{"en", "de"}[rng.IntN(2)]}
+			b.Samples[i].Metadata, h.Samples[i].Metadata = md, md
+		}
+		r := cfg.Compare(b, h, th)
+		if !r.Passed {
+			gate++
+		}
+		adj, local := false, false
+		for _, m := range r.Metrics {
+			adj = adj || m.PWorseAdj.Value() < alpha || m.PLostAdj.Value() < alpha
+		}
+		for _, k := range r.Segments {
+			for _, s := range k.Segments {
+				var ps []float64
+				for _, m := range s.Metrics {
+					adj = adj || m.PWorseAdj.Value() < alpha || m.PLostAdj.Value() < alpha
+					if !m.PWorse.IsNaN() {
+						ps = append(ps, m.PWorse.Value())
+					}
+				}
+				if s.Tested {
+					segmentsTested++
+				}
+				for _, p := range HolmAdjust(ps) {
+					local = local || p < alpha
+				}
+			}
+		}
+		if adj {
+			anyAdj++
+		}
+		if local {
+			perSegment++
+		}
+	}
+	rate := float64(gate) / sims
+	margin := 3 * math.Sqrt(alpha*(1-alpha)/sims)
+	t.Logf("A/A with segments, %d simulations, 40-70 samples, 3 metrics, 2 keys (3 and 2 values; %.1f segments tested per run): false-failure rate %.4f (limit %.4f); any adjusted p < alpha (no tolerance) %.4f; Holm within each segment only: %.4f",
+		sims, float64(segmentsTested)/sims, rate, alpha+margin, float64(anyAdj)/sims, float64(perSegment)/sims)
+	if segmentsTested < 3*sims {
+		t.Fatalf("only %d segments tested in %d runs: the fixture does not exercise segments", segmentsTested, sims)
+	}
+	if rate > alpha+margin {
+		t.Errorf("false-failure rate %.4f exceeds alpha %.2f + margin %.4f", rate, alpha, margin)
+	}
+	if r := float64(anyAdj) / sims; r > alpha+margin {
+		t.Errorf("family-wise error over metrics and segments %.4f exceeds alpha %.2f + margin %.4f", r, alpha, margin)
+	}
+}

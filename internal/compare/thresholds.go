@@ -69,6 +69,10 @@ type Defaults struct {
 	OnMissingBaseline Action `json:"on_missing_baseline"`
 	// OnJudgeChange is ActionFail or ActionWarn.
 	OnJudgeChange Action `json:"on_judge_change"`
+	// SegmentLevel is what a segment's regression does: "" fails the gate
+	// (the default; "fail" in the file), LevelWarn warns. A metric's own
+	// level: warn also applies to its segments.
+	SegmentLevel Level `json:"segment_level,omitempty"`
 }
 
 // MetricConfig is one metric's entry in the thresholds file. Nil pointers
@@ -95,6 +99,26 @@ type Thresholds struct {
 	// never fail the gate. See Gated.
 	Gate       []string `json:"gate,omitempty"`
 	ReportOnly []string `json:"report_only,omitempty"`
+	// Segments are metadata keys (dataset columns, case kept) whose values
+	// split the paired samples into segments, each compared on its own
+	// (README "Segments"). The CLI adds --segment-by keys: see WithSegments.
+	Segments []string `json:"segments,omitempty"`
+}
+
+// WithSegments returns t with keys added to its segment keys (the union,
+// in order, without duplicates or blank keys).
+func (t Thresholds) WithSegments(keys ...string) Thresholds {
+	var out []string
+	seen := map[string]bool{}
+	for _, k := range append(append([]string(nil), t.Segments...), keys...) {
+		if strings.TrimSpace(k) == "" || seen[k] {
+			continue
+		}
+		seen[k] = true
+		out = append(out, k)
+	}
+	t.Segments = out
+	return t
 }
 
 // CoreMetrics are the metrics gated by default: the core judge metrics.
@@ -245,6 +269,9 @@ func (t Thresholds) resolvedDefaults() Defaults {
 	if d.OnJudgeChange != ActionFail && d.OnJudgeChange != ActionWarn {
 		d.OnJudgeChange = def.OnJudgeChange
 	}
+	if d.SegmentLevel != LevelWarn {
+		d.SegmentLevel = "" // fail
+	}
 	return d
 }
 
@@ -304,8 +331,8 @@ func LoadThresholds(path string) (Thresholds, error) {
 }
 
 var (
-	topKeys      = []string{"version", "defaults", "metrics", "gate", "report_only"}
-	defaultsKeys = []string{"tolerance", "alpha", "correction", "min_samples", "on_missing_baseline", "on_judge_change"}
+	topKeys      = []string{"version", "defaults", "metrics", "gate", "report_only", "segments"}
+	defaultsKeys = []string{"tolerance", "alpha", "correction", "min_samples", "on_missing_baseline", "on_judge_change", "segment_level"}
 	metricKeys   = []string{"min", "max", "tolerance", "alpha", "level"}
 )
 
@@ -366,6 +393,8 @@ func ParseThresholds(name string, data []byte) (th Thresholds, err error) {
 			th.Gate, gateNodes = p.metricList(v, key)
 		case "report_only":
 			th.ReportOnly, reportNodes = p.metricList(v, key)
+		case "segments":
+			th.Segments = p.segmentList(v)
 		}
 	})
 	p.checkFamily(reportNodes, gateNodes, metricNodes)
@@ -465,6 +494,10 @@ func (p *thParser) defaults(n *yaml.Node, d *Defaults) {
 			if s, ok := p.enum(v, field, "fail", "warn"); ok {
 				d.OnJudgeChange = Action(s)
 			}
+		case "segment_level":
+			if s, ok := p.enum(v, field, "fail", "warn"); ok && s == "warn" {
+				d.SegmentLevel = LevelWarn // "" is fail, the default
+			}
 		}
 	})
 }
@@ -500,6 +533,37 @@ func (p *thParser) metricList(n *yaml.Node, key string) ([]string, map[string]*y
 		out = append(out, m.Name)
 	}
 	return out, nodes
+}
+
+// segmentList parses segments:, a list of metadata keys (dataset column
+// names as written: case and inner spaces kept).
+func (p *thParser) segmentList(n *yaml.Node) []string {
+	if isNull(n) {
+		return nil
+	}
+	if n.Kind != yaml.SequenceNode {
+		p.add(n, "segments: expected a list of dataset column names, such as [topic, language], got %s", describe(n))
+		return nil
+	}
+	var out []string
+	seen := map[string]*yaml.Node{}
+	for _, item := range n.Content {
+		item = deref(item)
+		if item.Kind != yaml.ScalarNode || isNull(item) || strings.TrimSpace(item.Value) == "" {
+			p.add(item, "segments: expected a dataset column name, got %s", describe(item))
+			continue
+		}
+		if prev, dup := seen[item.Value]; dup {
+			p.add(item, "duplicate segment key %q in segments, first at line %d", item.Value, prev.Line)
+			continue
+		}
+		seen[item.Value] = item
+		out = append(out, item.Value)
+	}
+	if len(out) > MaxSegmentKeys {
+		p.add(n, "segments: %d keys, at most %d (each key multiplies the tests in the family)", len(out), MaxSegmentKeys)
+	}
+	return out
 }
 
 // checkFamily refuses a report-only metric that is also gated explicitly,

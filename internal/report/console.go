@@ -67,6 +67,9 @@ func Console(w io.Writer, r *compare.Report) error {
 			fmt.Fprintf(&buf, "  - %s\n", plain(s, 1000))
 		}
 	}
+	var segs strings.Builder
+	consoleSegments(&segs, r)
+	buf.WriteString(segs.String())
 	list("Failures", r.Failures)
 	list("Warnings", r.Warnings)
 	list("Notes", r.Notes)

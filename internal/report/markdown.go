@@ -120,7 +120,8 @@ func headSHA(sha string) string {
 // marker lines in case an upserter prepends them again (ghcomment.Compose
 // does): details are dropped in steps (fewer regressed samples; then
 // distributions; then the new and removed lists; then every other detail;
-// then table rows beyond the failing ones), and the comment says so.
+// then table rows beyond the failing ones; the significant segment changes
+// from 20 rows to 10, then 5, worst first), and the comment says so.
 func Markdown(r *compare.Report, opts Options) string {
 	limit := opts.Limit
 	if limit <= 0 {
@@ -156,6 +157,7 @@ type profile struct {
 	optional    bool // regressed samples, notes, usage, judge and dataset
 	diagnosis   bool
 	rowCap      int // table rows (0: all)
+	segRows     int // significant segment changes shown (0: all)
 	sentences   int // failure / warning sentences (0: all)
 	textRunes   int // failure / warning / note sentences are cut to this
 	cut         bool
@@ -164,13 +166,13 @@ type profile struct {
 // ladder returns the renderings to try, most detailed first.
 func ladder(comment bool) []profile {
 	p := profile{comment: comment, samples: 10, reasonRunes: 200, listCap: 20,
-		lists: true, dists: true, optional: true, diagnosis: true, textRunes: 400}
+		lists: true, dists: true, optional: true, diagnosis: true, textRunes: 400, segRows: 20}
 	if !comment {
-		p.samples, p.reasonRunes, p.listCap, p.textRunes = 1000, 1000, 1000, 2000
+		p.samples, p.reasonRunes, p.listCap, p.textRunes, p.segRows = 1000, 1000, 1000, 2000, 1000
 	}
 	steps := []profile{p}
 	p.cut = true
-	p.samples, p.reasonRunes = 3, 100
+	p.samples, p.reasonRunes, p.segRows = 3, 100, 10
 	steps = append(steps, p)
 	p.dists = false
 	steps = append(steps, p)
@@ -178,7 +180,7 @@ func ladder(comment bool) []profile {
 	steps = append(steps, p)
 	p.optional = false
 	steps = append(steps, p)
-	p.diagnosis, p.rowCap, p.sentences, p.textRunes = false, 40, 10, 200
+	p.diagnosis, p.rowCap, p.sentences, p.textRunes, p.segRows = false, 40, 10, 200, 5
 	steps = append(steps, p)
 	return steps
 }
@@ -292,6 +294,7 @@ func render(r *compare.Report, opts Options, p profile) string {
 		}
 		w("_%s_\n\n", notice)
 	}
+	writeSegments(&b, r, p)
 	if p.diagnosis {
 		writeDiagnosis(&b, r)
 	}
@@ -513,7 +516,11 @@ func writeRegressed(b *strings.Builder, r *compare.Report, p profile) {
 		dir[m.Metric] = lowerIsBetter(m)
 	}
 	for _, s := range shown {
-		fmt.Fprintf(b, "- %s\n", sampleLine(s.ID, s.Question))
+		line := sampleLine(s.ID, s.Question)
+		if segs := sampleSegments(r, s.Segments); segs != "" {
+			line += " · " + escapeSnippet(segs, 120)
+		}
+		fmt.Fprintf(b, "- %s\n", line)
 		for _, sm := range s.Metrics {
 			name := escapeSnippet(sm.Metric, 60)
 			if dir[sm.Metric] {

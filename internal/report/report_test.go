@@ -316,6 +316,15 @@ var cases = []reportCase{
 		}
 		return compare.Compare(b, h, thresholds(t))
 	}},
+	{"segments", func(t testing.TB) *compare.Report {
+		// Faithfulness drops on the billing questions only.
+		b, h := segmentFiles(10, 60, 0.15)
+		th, err := compare.ParseThresholds(".github/raggate.yaml", []byte(segmentThresholdsYAML))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return compare.Compare(b, h, th)
+	}},
 	{"untrusted", func(t testing.TB) *compare.Report {
 		specs := defaultSpecs()
 		specs = setSpec(specs, "faithfulness", func(s *metricSpec) { s.pHead, s.changed = 0.6, 0.8 })
@@ -399,6 +408,88 @@ func TestGoldenJSON(t *testing.T) {
 	}
 }
 
+// segmentFiles builds n paired samples of the default specs with a topic
+// (billing, shipping, account) and a language (en, de). Faithfulness drops
+// by drop on every billing sample; elsewhere it moves by 0.3 up or down as
+// often, so that the whole set does not show the billing drop.
+func segmentFiles(seed uint64, n int, drop float64) (*results.File, *results.File) {
+	b, h := pairFiles(seed, n, 0, 0, defaultSpecs())
+	for i := range h.Samples {
+		md := map[string]string{"topic": []string{"billing", "shipping", "account"}[i%3], "language": []string{"en", "de"}[i%2]}
+		b.Samples[i].Metadata, h.Samples[i].Metadata = md, md
+		bf := b.Samples[i].Scores["faithfulness"].Value()
+		hf := bf - drop
+		if drop > 0 {
+			hf += 0.05 * float64(i/3%3-1) // -0.05, 0, +0.05 around the drop
+		}
+		if md["topic"] != "billing" {
+			bf = 0.6
+			hf = 0.6 + 0.3*float64(1-2*(i/3%2))
+		}
+		b.Samples[i].Scores["faithfulness"], h.Samples[i].Scores["faithfulness"] = results.Score(bf), results.Score(hf)
+		if hf < bf {
+			h.Samples[i].Reasons = map[string]string{"faithfulness": reasons["faithfulness"][i%3]}
+		}
+	}
+	return b, h
+}
+
+const segmentThresholdsYAML = `version: 1
+segments: [topic, language]
+metrics:
+  faithfulness: {tolerance: 0.03}
+`
+
+func TestGoldenSegmentsJSON(t *testing.T) {
+	var c reportCase
+	for _, c = range cases {
+		if c.name == "segments" {
+			break
+		}
+	}
+	b, err := JSON(c.make(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "segments.json", b)
+	var back compare.Report
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	// Every segment of every key is listed with its per-metric verdict.
+	if len(back.Segments) != 2 || len(back.Segments[0].Segments) != 3 || len(back.Segments[1].Segments) != 2 {
+		t.Fatalf("segments %+v", back.Segments)
+	}
+	for _, k := range back.Segments {
+		for _, s := range k.Segments {
+			if !s.Tested || len(s.Metrics) != 5 {
+				t.Errorf("%s=%s: tested %v, %d metrics", s.Key, s.Value, s.Tested, len(s.Metrics))
+			}
+		}
+	}
+}
+
+// TestSegmentsWithoutChange: configured segments that did not change get
+// one line in each report.
+func TestSegmentsWithoutChange(t *testing.T) {
+	b, h := segmentFiles(10, 60, 0)
+	r := compare.Config{Bootstrap: 200}.Compare(b, h, compare.DefaultThresholds().WithSegments("topic"))
+	md := Markdown(r, opts)
+	if !strings.Contains(md, "**Segments:** topic (3 of 3 values tested); no significant change in any segment.") {
+		t.Errorf("markdown lacks the segment line")
+	}
+	var buf bytes.Buffer
+	if err := Console(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), "Segments: topic (3 of 3 values tested); no significant change.") {
+		t.Errorf("console lacks the segment line:\n%s", buf.String())
+	}
+	if r := compare.Compare(b, h, compare.DefaultThresholds()); strings.Contains(Markdown(r, opts), "Segments") {
+		t.Error("a report without segment keys talks about segments")
+	}
+}
+
 // TestGoldenCasesSayWhatTheyShould guards the fixtures: each golden must
 // show the situation it is named after.
 func TestGoldenCasesSayWhatTheyShould(t *testing.T) {
@@ -412,6 +503,9 @@ func TestGoldenCasesSayWhatTheyShould(t *testing.T) {
 		"warnings":      {"### ⚠️ raggate: passed with 3 warnings", "⚠️ regression, below floor 0.80 (warn level)", "**Warnings**", "base run is incomplete"},
 		"lost_scores":   {"### ❌ raggate: 1 metric lost scores", "❌ lost 10 scores (p 0.007)", "⚠️ lost 10 scores (p 0.007) (warn level)", "~ lost 10 scores (p 0.002), report-only", "lost N scores: ", "report-only: not in the gated family"},
 		"untrusted":     {"@\u200bocto", "&lt;script&gt;", `\|`},
+		"segments": {"### ❌ raggate: 1 segment regression", "<details open><summary>Segments: 1 significant change</summary>",
+			"| topic=billing | faithfulness | 20 |", "- faithfulness regressed by 0.15 on topic=billing (p", "| faithfulness | 0.", " · topic=billing, language=",
+			"same Holm correction as the table above"},
 	}
 	for _, c := range cases {
 		md := Markdown(c.make(t), optsFor(c.name))
@@ -541,5 +635,24 @@ func TestHeadline(t *testing.T) {
 		if got := headline(&tt.r).markdown(); got != tt.want {
 			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestReadmeShowsTheSegmentGolden: the README's rendered segment section is
+// the golden file's.
+func TestReadmeShowsTheSegmentGolden(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := os.ReadFile("testdata/segments.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := string(g)
+	start := strings.Index(md, "**Failures**")
+	end := strings.Index(md[start:], "</details>") + start + len("</details>")
+	if start < 0 || end < start || !strings.Contains(string(readme), md[start:end]) {
+		t.Error("README's Segments example differs from testdata/segments.md (copy the section from **Failures** to the segments' </details>)")
 	}
 }

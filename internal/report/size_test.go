@@ -180,3 +180,47 @@ func TestGoldenMarkdownIsWellFormed(t *testing.T) {
 		checkMarkdown(t, Summary(r, opts))
 	}
 }
+
+// TestManySegmentsFit: ten keys of fifty long, hostile values, every
+// segment and metric a significant regression (2,500 failures), still fit
+// the comment, worst first, and the comment says how many rows it left out.
+func TestManySegmentsFit(t *testing.T) {
+	var base reportCase
+	for _, base = range cases {
+		if base.name == "segments" {
+			break
+		}
+	}
+	r := base.make(t)
+	r.Segments, r.Failures = nil, nil
+	for k := range 10 {
+		key := compare.SegmentKey{Key: fmt.Sprintf("key_%d_%s", k, strings.Repeat("<k>|", 20)), Values: 50}
+		for v := range 50 {
+			seg := compare.Segment{Key: key.Key, Value: fmt.Sprintf("value %02d %s", v, strings.Repeat("@team|<b>", 30)), Pairs: 20, Tested: true}
+			for _, m := range r.Metrics {
+				d := -0.05 - 0.0001*float64(k*50+v)
+				seg.Metrics = append(seg.Metrics, compare.SegmentMetric{Metric: m.Metric, Change: compare.VerdictRegression,
+					Verdict: compare.VerdictRegression, Status: compare.StatusFail, N: 20, BaseMean: 0.9, HeadMean: results.Score(0.9 + d),
+					RawDelta: results.Score(d), Delta: results.Score(d), RawDeltaCI: compare.Interval{Low: -0.2, High: -0.01},
+					PWorseAdj: 0.001, PBetterAdj: 1})
+				r.Failures = append(r.Failures, fmt.Sprintf("%s regressed by %.3f on %s=%s (p=0.001)", m.Metric, -d, seg.Key, seg.Value))
+			}
+			key.Segments = append(key.Segments, seg)
+		}
+		r.Segments = append(r.Segments, key)
+	}
+	md := Markdown(r, opts)
+	if len(md)+len(markers(r, opts)) > MaxCommentBytes {
+		t.Fatalf("comment is %d bytes", len(md))
+	}
+	checkMarkdown(t, md)
+	for _, want := range []string{"<summary>Segments: 2500 significant changes</summary>", "more not shown (`gate compare --format json` lists every segment)",
+		"| key_9", "value 49", "❌ regression |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comment lacks %q", want)
+		}
+	}
+	if i, j := strings.Index(md, "value 49"), strings.Index(md, "value 48"); i < 0 || j >= 0 && j < i {
+		t.Error("the worst segment is not first")
+	}
+}

@@ -204,6 +204,9 @@ func headline(r *compare.Report) cell {
 		if regressed > 0 {
 			parts = append(parts, plural(regressed, "metric", "metrics")+" regressed")
 		}
+		if n := failingSegments(r); n > 0 {
+			parts = append(parts, plural(n, "segment regression", "segment regressions"))
+		}
 		if lost > 0 {
 			parts = append(parts, plural(lost, "metric", "metrics")+" lost scores")
 		}
@@ -266,6 +269,21 @@ func headline(r *compare.Report) cell {
 		text += "; " + strings.Join(extra, "; ")
 	}
 	return cell{kindGood, text}
+}
+
+// failingSegments counts the segment metrics that fail the gate.
+func failingSegments(r *compare.Report) int {
+	n := 0
+	for _, k := range r.Segments {
+		for _, s := range k.Segments {
+			for _, m := range s.Metrics {
+				if m.Status == compare.StatusFail {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // legendExtras are the legend sentences the table needs beyond the fixed

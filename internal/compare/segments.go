@@ -1,0 +1,295 @@
+package compare
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+// Segment limits (README "Segments").
+const (
+	// MaxSegmentKeys is the most segment keys a thresholds file names.
+	MaxSegmentKeys = 10
+	// MaxSegmentValues is the most values of one key that are listed and
+	// tested: those with the most paired samples; the others are counted
+	// in SegmentKey.Omitted and neither tested nor listed.
+	MaxSegmentValues = 50
+	// NoSegmentValue is the segment of the samples without the key (or
+	// with an empty value).
+	NoSegmentValue = "(none)"
+)
+
+// SegmentKey is the comparison of the segments of one metadata key.
+type SegmentKey struct {
+	Key string `json:"key"`
+	// Values is the number of distinct values among the paired samples,
+	// NoSegmentValue included.
+	Values int `json:"values"`
+	// Omitted counts the values beyond MaxSegmentValues.
+	Omitted int `json:"omitted"`
+	// Segments are the listed values, most paired samples first.
+	Segments []Segment `json:"segments"`
+}
+
+// Segment is one value of a key: the paired samples that carry it.
+type Segment struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+	// Pairs is the number of paired samples in the segment.
+	Pairs int `json:"pairs"`
+	// Tested is false with fewer than min_samples pairs: then Metrics is
+	// empty.
+	Tested  bool            `json:"tested"`
+	Metrics []SegmentMetric `json:"metrics"`
+}
+
+// SegmentMetric is one metric compared over one segment's pairs: the paired
+// fields of MetricResult, with the same meaning. The p-values are adjusted
+// in the family of the metric together with the whole-set tests.
+type SegmentMetric struct {
+	Metric     string        `json:"metric"`
+	ReportOnly bool          `json:"report_only"`
+	Verdict    Verdict       `json:"verdict"`
+	Change     Verdict       `json:"change"`
+	Status     Status        `json:"status"`
+	Reasons    []string      `json:"reasons,omitempty"`
+	N          int           `json:"n"`
+	BaseMean   results.Score `json:"paired_base_mean"`
+	HeadMean   results.Score `json:"paired_head_mean"`
+	RawDelta   results.Score `json:"raw_delta"`
+	RawDeltaCI Interval      `json:"raw_delta_ci"`
+	Delta      results.Score `json:"delta"`
+	DeltaCI    Interval      `json:"delta_ci"`
+	SD         results.Score `json:"sd"`
+	Worse      int           `json:"worse"`
+	Same       int           `json:"same"`
+	Better     int           `json:"better"`
+	PWorse     results.Score `json:"p_worse"`
+	PBetter    results.Score `json:"p_better"`
+	PWorseAdj  results.Score `json:"p_worse_adj"`
+	PBetterAdj results.Score `json:"p_better_adj"`
+	MDE        results.Score `json:"mde"`
+	Lost       int           `json:"lost"`
+	Regained   int           `json:"regained"`
+	PLostAdj   results.Score `json:"p_lost_adj"`
+	LostScores bool          `json:"lost_scores"`
+}
+
+// segmentRun is the work of comparing segments: the keys for the report,
+// and every segment's metric results, with a pointer to each (and whether
+// it was tested) for the family-wise correction.
+type segmentRun struct {
+	keys     []SegmentKey
+	results  [][]MetricResult // per tested segment, in the order of where
+	where    [][2]int         // key and segment index of each results entry
+	ptrs     []*MetricResult
+	tested   []bool
+	warnings []string
+	notes    []string
+}
+
+// segmentValue is pair p's value of key: head's metadata, else base's, else
+// NoSegmentValue.
+func segmentValue(hs, bs *side, p pair, key string) (string, bool) {
+	for _, smp := range []results.Sample{hs.f.Samples[p.h], bs.f.Samples[p.b]} {
+		if v, ok := smp.Metadata[key]; ok && strings.TrimSpace(v) != "" {
+			return v, true
+		}
+	}
+	return NoSegmentValue, false
+}
+
+// compareSegments compares every metric of whole (the whole-set results)
+// that both sides scored, over each segment of each key.
+func (st statsConfig) compareSegments(keys []string, hs, bs *side, pairs []pair, whole []MetricResult) *segmentRun {
+	run := &segmentRun{}
+	if bs == nil {
+		return run
+	}
+	for _, key := range keys {
+		groups, order, found := groupPairs(hs, bs, pairs, key)
+		sk := SegmentKey{Key: key, Values: len(order), Segments: []Segment{}}
+		switch {
+		case !found:
+			run.warnings = append(run.warnings, missingKey(key, hs, bs, pairs))
+		case len(order) == 1:
+			run.notes = append(run.notes, fmt.Sprintf("segment key %q has one value among the paired samples: nothing to compare beyond the whole set", key))
+		default:
+			if len(order) > MaxSegmentValues {
+				sk.Omitted = len(order) - MaxSegmentValues
+				order = order[:MaxSegmentValues]
+				run.notes = append(run.notes, fmt.Sprintf("segment key %q has %d values: only the %d with the most paired samples are compared (README \"Segments\")", key, sk.Values, MaxSegmentValues))
+			}
+			for _, v := range order {
+				sk.Segments = append(sk.Segments, st.compareSegment(run, len(run.keys), len(sk.Segments), key, v, groups[v], hs, bs, whole))
+			}
+		}
+		run.keys = append(run.keys, sk)
+	}
+	return run
+}
+
+// groupPairs splits pairs by their value of key: the groups, the values
+// (most pairs first, then by name), and whether any pair has the key.
+func groupPairs(hs, bs *side, pairs []pair, key string) (map[string][]pair, []string, bool) {
+	groups := map[string][]pair{}
+	found := false
+	for _, p := range pairs {
+		v, ok := segmentValue(hs, bs, p, key)
+		found = found || ok
+		groups[v] = append(groups[v], p)
+	}
+	order := make([]string, 0, len(groups))
+	for v := range groups {
+		order = append(order, v)
+	}
+	sort.Slice(order, func(i, j int) bool {
+		if a, b := len(groups[order[i]]), len(groups[order[j]]); a != b {
+			return a > b
+		}
+		return order[i] < order[j]
+	})
+	return groups, order, found
+}
+
+// missingKey is the warning for a key no paired sample has, with the
+// nearest metadata key as a suggestion.
+func missingKey(key string, hs, bs *side, pairs []pair) string {
+	seen := map[string]bool{}
+	for _, p := range pairs {
+		for _, smp := range []results.Sample{hs.f.Samples[p.h], bs.f.Samples[p.b]} {
+			for k := range smp.Metadata {
+				seen[k] = true
+			}
+		}
+	}
+	known := make([]string, 0, len(seen))
+	for k := range seen {
+		known = append(known, k)
+	}
+	sort.Strings(known)
+	msg := fmt.Sprintf("segment key %q is in no paired sample's metadata, so no segment was compared", key)
+	switch {
+	case len(known) == 0:
+		return msg + " (the results carry no metadata: segment keys are extra dataset columns, see README \"Segments\")"
+	case closest(key, known) != "":
+		return msg + fmt.Sprintf("; did you mean %q? (keys are column names as written, case included)", closest(key, known))
+	}
+	return msg + "; metadata keys: " + strings.Join(known, ", ")
+}
+
+// compareSegment compares one segment: with at least min_samples pairs,
+// every metric of whole that both sides scored.
+func (st statsConfig) compareSegment(run *segmentRun, ki, si int, key, value string, pairs []pair, hs, bs *side, whole []MetricResult) Segment {
+	seg := Segment{Key: key, Value: value, Pairs: len(pairs), Metrics: []SegmentMetric{}}
+	if len(pairs) < st.minSamples {
+		return seg
+	}
+	seg.Tested = true
+	var ms []MetricResult
+	var tested []bool
+	for _, w := range whole {
+		if !hs.present[w.Metric] || !bs.present[w.Metric] {
+			continue
+		}
+		mr := newMetricResult(w.Metric, w.Direction, w.Rule, w.ReportOnly)
+		_, ok := st.testPairs(&mr, hs, bs, pairs, w.Metric+"@"+key+"="+value)
+		ms, tested = append(ms, mr), append(tested, ok)
+	}
+	run.results = append(run.results, ms)
+	run.where = append(run.where, [2]int{ki, si})
+	last := run.results[len(run.results)-1]
+	for i := range last {
+		run.ptrs = append(run.ptrs, &last[i])
+	}
+	run.tested = append(run.tested, tested...)
+	return seg
+}
+
+// verdicts sets each segment metric's verdict and status once the
+// p-values are adjusted, fills the report's segments, and returns the
+// failure, warning and report-only sentences. level is the thresholds'
+// segment_level.
+func (run *segmentRun) verdicts(level Level) (fail, warn, reportOnly []string) {
+	for i, ms := range run.results {
+		k, s := run.where[i][0], run.where[i][1]
+		seg := &run.keys[k].Segments[s]
+		for j := range ms {
+			sm := segmentVerdict(&ms[j], seg.Key+"="+seg.Value)
+			switch {
+			case len(sm.Reasons) == 0:
+			case sm.ReportOnly:
+				reportOnly = append(reportOnly, sm.Reasons...)
+			case level == LevelWarn || ms[j].Rule.Level == LevelWarn:
+				sm.Status = StatusWarn
+				warn = append(warn, sm.Reasons...)
+			default:
+				sm.Status = StatusFail
+				fail = append(fail, sm.Reasons...)
+			}
+			seg.Metrics = append(seg.Metrics, sm)
+		}
+	}
+	return fail, warn, reportOnly
+}
+
+// segmentVerdict is mr's segment view, with its verdict and the sentences
+// naming the segment where.
+func segmentVerdict(mr *MetricResult, where string) SegmentMetric {
+	sm := SegmentMetric{Metric: mr.Metric, ReportOnly: mr.ReportOnly, Verdict: mr.Change, Change: mr.Change,
+		Status: StatusOK, N: mr.N, BaseMean: mr.PairedBaseMean, HeadMean: mr.PairedHeadMean,
+		RawDelta: mr.RawDelta, RawDeltaCI: mr.RawDeltaCI, Delta: mr.Delta, DeltaCI: mr.DeltaCI, SD: mr.SD,
+		Worse: mr.Worse, Same: mr.Same, Better: mr.Better, PWorse: mr.PWorse, PBetter: mr.PBetter,
+		PWorseAdj: mr.PWorseAdj, PBetterAdj: mr.PBetterAdj, MDE: mr.MDE,
+		Lost: mr.Lost, Regained: mr.Regained, PLostAdj: mr.PLostAdj, LostScores: mr.LostScores}
+	if mr.Change == VerdictRegression {
+		sm.Reasons = append(sm.Reasons, fmt.Sprintf("%s regressed by %s on %s (%s)", mr.Metric,
+			fmtDelta(-mr.Delta.Value()), where, fmtP(mr.PWorseAdj.Value())))
+	}
+	if mr.LostScores {
+		sm.Reasons = append(sm.Reasons, lostMessageOf(mr, mr.Metric+" on "+where))
+		if mr.Change != VerdictRegression {
+			sm.Verdict = VerdictLostScores
+		}
+	}
+	return sm
+}
+
+// untestedNote lists the segments with too few pairs to test, or "".
+func (run *segmentRun) untestedNote(minSamples int) string {
+	var few []string
+	for _, k := range run.keys {
+		for _, s := range k.Segments {
+			if !s.Tested {
+				few = append(few, fmt.Sprintf("%s=%s (%d)", s.Key, s.Value, s.Pairs))
+			}
+		}
+	}
+	if len(few) == 0 {
+		return ""
+	}
+	const shown = 10
+	more := ""
+	if len(few) > shown {
+		more = fmt.Sprintf(" and %d more", len(few)-shown)
+		few = few[:shown]
+	}
+	return fmt.Sprintf("segments with fewer than %d paired samples, listed but not tested: %s%s", minSamples, strings.Join(few, ", "), more)
+}
+
+// sampleSegments returns pair p's values of the segment keys (keys the
+// sample does not have are left out); nil without keys.
+func sampleSegments(keys []string, hs, bs *side, p pair) map[string]string {
+	var out map[string]string
+	for _, k := range keys {
+		if v, ok := segmentValue(hs, bs, p, k); ok {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
+}
