@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
 )
 
 // TestThresholdsRangeBoundaries: the documented ranges are closed or open
@@ -138,6 +139,23 @@ func TestProgrammaticThresholdsBoundaries(t *testing.T) {
 		OnMissingBaseline: ActionFail, OnJudgeChange: ActionWarn}
 	if d := th.resolvedDefaults(); d != want {
 		t.Errorf("resolved defaults %+v, want %+v", d, want)
+	}
+	th.Defaults = Defaults{Alpha: 0, MinSamples: 5}
+	want = Defaults{Tolerance: 0, Alpha: 0.05, Correction: CorrectionHolm, MinSamples: 5,
+		OnMissingBaseline: ActionPass, OnJudgeChange: ActionFail}
+	if d := th.resolvedDefaults(); d != want {
+		t.Errorf("resolved defaults %+v, want %+v", d, want)
+	}
+}
+
+// TestProblemsAtOnePlace: problems found at the same line and column keep
+// the order in which they were found.
+func TestProblemsAtOnePlace(t *testing.T) {
+	_, err := ParseThresholds("t.yaml", []byte("version: 1\ngate: [faithfulness]\nreport_only: [faithfulness]\nmetrics:\n  faithfulness: {min: 0.5}\n"))
+	want := "t.yaml:3:15: faithfulness is both in report_only and in gate (line 2); keep it in one\n" +
+		"t.yaml:3:15: faithfulness is in report_only but has a rule under metrics (line 5)"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error:\n%v\nwant:\n%s", err, want)
 	}
 }
 
@@ -719,5 +737,16 @@ func TestMinDetectableEffectOnePair(t *testing.T) {
 	}
 	if got := MinDetectableEffect(0.1, 0, 0.05, 0.8); !math.IsNaN(got) {
 		t.Errorf("n 0: MDE %v, want NaN", got)
+	}
+}
+
+// TestClosestBySubstring: a name of four letters or more that only one
+// metric contains is suggested; shorter fragments are not.
+func TestClosestBySubstring(t *testing.T) {
+	names := metrics.Names()
+	for in, want := range map[string]string{"utili": "context_utilization", "util": "context_utilization", "uti": "", "recall": ""} {
+		if got := closest(in, names); got != want {
+			t.Errorf("closest(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
