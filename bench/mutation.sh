@@ -17,15 +17,17 @@
 #   VERBOSE=1 bench/mutation.sh ...         # list the mutants that lived
 #
 # Environment: WORKERS (default: number of CPUs), GREMLINS_VERSION,
-# CASE_TIMEOUT (seconds per case-condition mutant, default 300).
+# MUTANT_TIMEOUT (seconds per mutant run by this script, default 300).
 #
-# Switch cases: gremlins v0.6.0 reports every condition of a tagless
-# switch ("case x > 0:") as NOT COVERED, because Go's coverage profile has
-# no counter on case conditions (go-gremlins/gremlins#298). This script
-# runs those mutants itself, when the body of their case is covered: it
-# builds the package's tests with the mutated file through `go test
-# -overlay` and counts them like gremlins does (the table includes them;
-# VERBOSE marks them "(case)").
+# Mutants Go coverage cannot map: gremlins v0.6.0 reports every condition
+# of a tagless switch ("case x > 0:") and every package-level expression
+# (var r = [2]float64{-1, 1}) as NOT COVERED, because Go's coverage profile
+# has no counter on them (go-gremlins/gremlins#298). This script runs those
+# mutants itself (a case condition only when the body of its case is
+# covered): it builds the package's tests with the mutated file through
+# `go test -overlay` and counts them as gremlins does, a mutant that does
+# not compile (+ on two strings turned into -) as not viable. The table
+# includes them; VERBOSE marks them "(unmapped)".
 #
 # Equivalent mutants (they cannot change behaviour, so no test can kill
 # them) are listed at the end of this file with the reason.
@@ -83,26 +85,32 @@ mutate() {
 	END { exit bad }' "$1"
 }
 
-# cases PKG OUT runs the NOT COVERED mutants of gremlins output OUT that
-# sit on a case condition whose body the tests cover, appends their
-# results to OUT as "<STATUS> (case) TYPE at FILE:LINE:COL", and prints
-# "killed lived timed-out not-viable".
-cases() {
+# unmapped PKG OUT runs the NOT COVERED mutants of gremlins output OUT that
+# Go coverage cannot map (see the top of this file), appends their results
+# to OUT as "<STATUS> (unmapped) TYPE at FILE:LINE:COL", and prints "killed
+# lived timed-out not-viable".
+unmapped() {
 	local p=$1 out=$2 k=0 l=0 to=0 nv=0 cov="$tmp/cover.out"
 	local todo
 	todo=$(grep -E '^ *NOT COVERED ' "$out" | awk '{ print $3, $5 }' | while read -r type pos; do
 		IFS=: read -r f line col <<<"$pos"
-		sed -n "${line}p" "$p/$f" | grep -Eq '^[[:space:]]*case[[:space:]]' && echo "$type $f $line $col"
+		# What the line belongs to: the nearest declaration at column 1.
+		decl=$(head -n "$line" "$p/$f" | grep -E '^(func|var|const|type|import|package)[ (]' | tail -n 1 | cut -d' ' -f1)
+		if sed -n "${line}p" "$p/$f" | grep -Eq '^[[:space:]]*case[[:space:]]'; then
+			echo "case $type $f $line $col"
+		elif [ "$decl" = var ] || [ "$decl" = const ]; then
+			echo "decl $type $f $line $col"
+		fi
 	done || true)
 	if [ -z "$todo" ]; then
 		echo "0 0 0 0"
 		return
 	fi
 	go test -count=1 -coverprofile="$cov" "./$p" >/dev/null 2>&1 || true
-	while read -r type f line col; do
-		# The case body is a coverage block that starts after the condition,
-		# on its line or the next two (a condition split over lines).
-		awk -v F="$module/$p/$f" -v L="$line" -v C="$col" '
+	while read -r what type f line col; do
+		# The body of a case is a coverage block that starts after the
+		# condition, on its line or the next two (a condition over lines).
+		[ "$what" = decl ] || awk -v F="$module/$p/$f" -v L="$line" -v C="$col" '
 			{
 				i = index($0, ":")
 				if (substr($0, 1, i - 1) != F) next
@@ -113,7 +121,7 @@ cases() {
 		mutate "$p/$f" "$line" "$col" "$type" >"$tmp/mutant.go" || continue
 		printf '{"Replace": {"%s": "%s"}}\n' "$root/$p/$f" "$tmp/mutant.go" >"$tmp/overlay.json"
 		local status rc=0
-		timeout "${CASE_TIMEOUT:-300}" go test -count=1 -overlay "$tmp/overlay.json" "./$p" >"$tmp/case.txt" 2>&1 || rc=$?
+		timeout "${MUTANT_TIMEOUT:-300}" go test -count=1 -overlay "$tmp/overlay.json" "./$p" >"$tmp/case.txt" 2>&1 || rc=$?
 		if [ $rc -eq 0 ]; then
 			status=LIVED l=$((l + 1))
 		elif [ $rc -eq 124 ]; then
@@ -123,7 +131,7 @@ cases() {
 		else
 			status=KILLED k=$((k + 1))
 		fi
-		echo "$status (case) $type at $f:$line:$col" >>"$out"
+		echo "$status (unmapped) $type at $f:$line:$col" >>"$out"
 		echo "NOT COVERED $type at $f:$line:$col" >>"$tmp/ran"
 	done <<<"$todo"
 	echo "$k $l $to $nv"
@@ -134,7 +142,7 @@ for p in "${pkgs[@]}"; do
 	p=${p#./}
 	out="$tmp/$(echo "$p" | tr / _).txt"
 	"$bin" unleash "${args[@]}" "./$p" >"$out" 2>&1 || true
-	read -r ck cl cto cnv < <(cases "$p" "$out")
+	read -r ck cl cto cnv < <(unmapped "$p" "$out")
 	awk -v pkg="$p" -v ck="$ck" -v cl="$cl" -v cto="$cto" -v cnv="$cnv" '
 	/^Killed:/ { gsub(",", ""); k=$2; l=$4; nc=$7 }
 	/^Timed out:/ { gsub(",", ""); to=$3 }

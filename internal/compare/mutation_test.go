@@ -175,18 +175,18 @@ func TestCalibrateSuggestions(t *testing.T) {
 	}
 	// Band 1.96 * 2h/sqrt(4) = 1.96h: exactly 0.03 for h = 0.03/1.96.
 	exact := Calibrate(runs(4, 0.03/1.96), 0.05)[0]
-	if math.Abs(exact.Tolerance-0.03) > 1e-12 {
+	if !(math.Abs(exact.Tolerance-0.03) <= 1e-12) {
 		t.Errorf("band of exactly 0.03: tolerance %v, want 0.03", exact.Tolerance)
 	}
 	above := Calibrate(runs(4, 0.0301/1.96), 0.05)[0]
-	if math.Abs(above.Tolerance-0.035) > 1e-12 {
+	if !(math.Abs(above.Tolerance-0.035) <= 1e-12) {
 		t.Errorf("band of 0.0301: tolerance %v, want 0.035", above.Tolerance)
 	}
 	if tiny := Calibrate(runs(4, 0.001), 0.05)[0]; tiny.Tolerance != 0.01 {
 		t.Errorf("band of 0.002: tolerance %v, want the floor 0.01", tiny.Tolerance)
 	}
 	// The sample noise is the root mean variance over the n samples.
-	if math.Abs(exact.SampleNoise.Value()-0.03/1.96*math.Sqrt2) > 1e-12 || exact.N != 4 {
+	if !(math.Abs(exact.SampleNoise.Value()-0.03/1.96*math.Sqrt2) <= 1e-12) || exact.N != 4 {
 		t.Errorf("sample noise %v over %d samples", exact.SampleNoise, exact.N)
 	}
 	for _, alpha := range []float64{0, 1, -1, 2} {
@@ -197,6 +197,23 @@ func TestCalibrateSuggestions(t *testing.T) {
 	}
 	if a := Calibrate(runs(4, 0.01), 0.2)[0].MDE; a >= Calibrate(runs(4, 0.01), 0.05)[0].MDE {
 		t.Errorf("alpha 0.2 must detect smaller effects than 0.05: MDE %v", a)
+	}
+	// Three runs (the default of gate calibrate): {0.4, 0.5, 0.6} has the
+	// sample variance 0.01.
+	three := &results.File{Config: results.Config{Metrics: []string{"faithfulness"}, Repeats: 3},
+		Samples: []results.Sample{{ID: "a", Runs: map[string][]results.Score{"faithfulness": {0.4, 0.5, 0.6}}}}}
+	if c := Calibrate(three, 0.05)[0]; !(math.Abs(c.SampleNoise.Value()-0.1) <= 1e-12) {
+		t.Errorf("three runs: sample noise %v, want 0.1", c.SampleNoise)
+	}
+	// Metrics outside the catalogue follow the catalogue's, in the order
+	// the run listed them.
+	three.Config.Metrics = []string{"zz_custom", "aa_custom", "faithfulness"}
+	var order []string
+	for _, c := range Calibrate(three, 0.05) {
+		order = append(order, c.Metric)
+	}
+	if strings.Join(order, " ") != "faithfulness zz_custom aa_custom" {
+		t.Errorf("order %v", order)
 	}
 	// Without any sample holding two runs there is no measurement, and the
 	// suggestion is the floor.
@@ -502,7 +519,7 @@ func TestDistributions(t *testing.T) {
 		{"base p10", m.BaseDist.P10.Value(), 0.1}, {"base median", m.BaseDist.Median.Value(), 0.5}, {"base p90", m.BaseDist.P90.Value(), 0.9},
 		{"head p10", m.HeadDist.P10.Value(), 0.55}, {"head median", m.HeadDist.Median.Value(), 0.75}, {"head p90", m.HeadDist.P90.Value(), 0.95},
 	} {
-		if math.Abs(c.got-c.want) > 1e-12 {
+		if !(math.Abs(c.got-c.want) <= 1e-12) {
 			t.Errorf("%s %v, want %v", c.name, c.got, c.want)
 		}
 	}
@@ -556,7 +573,7 @@ func TestTopRegressedQuestionFromBase(t *testing.T) {
 func TestLostShareAndBoundaries(t *testing.T) {
 	b, h := lostFiles("faithfulness", 8, 2, "no statements in response", "")
 	m := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
-	if m.Lost != 8 || m.Regained != 2 || math.Abs(m.LostShare.Value()-0.3) > 1e-12 {
+	if m.Lost != 8 || m.Regained != 2 || !(math.Abs(m.LostShare.Value()-0.3) <= 1e-12) {
 		t.Errorf("lost %d regained %d share %v, want 8, 2, 0.3", m.Lost, m.Regained, m.LostShare)
 	}
 
@@ -699,7 +716,7 @@ func TestSignFlipMonteCarloTies(t *testing.T) {
 	d := append(repeat(0.1, 13), repeat(-0.1, 12)...)
 	st := SignFlipTest(d, 20000, 3)
 	worse, better := 1-BinomialUpperHalf(14, 25), BinomialUpperHalf(13, 25)
-	if st.Exact || math.Abs(st.PWorse-worse) > 0.02 || math.Abs(st.PBetter-better) > 0.02 {
+	if st.Exact || !(math.Abs(st.PWorse-worse) <= 0.02) || !(math.Abs(st.PBetter-better) <= 0.02) {
 		t.Errorf("p_worse %v p_better %v, want about %.3f and %.3f", st.PWorse, st.PBetter, worse, better)
 	}
 }
@@ -732,7 +749,7 @@ func TestNormalQuantileInvertsTheCDF(t *testing.T) {
 // then comes from elsewhere, as in calibrate); none is not.
 func TestMinDetectableEffectOnePair(t *testing.T) {
 	want := (NormalQuantile(0.95) + NormalQuantile(0.8)) * 0.1
-	if got := MinDetectableEffect(0.1, 1, 0.05, 0.8); math.Abs(got-want) > 1e-15 {
+	if got := MinDetectableEffect(0.1, 1, 0.05, 0.8); !(math.Abs(got-want) <= 1e-15) {
 		t.Errorf("n 1: MDE %v, want %v", got, want)
 	}
 	if got := MinDetectableEffect(0.1, 0, 0.05, 0.8); !math.IsNaN(got) {

@@ -89,14 +89,14 @@ func TestMergeCombinesShards(t *testing.T) {
 	}
 	u := m.Usage
 	if u.ChatCalls != 6 || u.CachedCalls != 3 || u.PromptTokens != 60 || u.CompletionTokens != 600 ||
-		u.EmbeddingTokens != 6000 || u.EmbeddingCalls != 6 || math.Abs(u.EstimatedCostUSD-1.5) > 1e-12 {
+		u.EmbeddingTokens != 6000 || u.EmbeddingCalls != 6 || !(math.Abs(u.EstimatedCostUSD-1.5) <= 1e-12) {
 		t.Errorf("usage %+v, want the sums", u)
 	}
 	if u.PerMetric["faithfulness"].ChatCalls != 4 || u.PerMetric["context_recall"].ChatCalls != 7 || len(u.PerMetric) != 2 {
 		t.Errorf("per-metric usage %+v", u.PerMetric)
 	}
 	// Scores 0.25, 0.5 (shard 1), 0.5 (shard 2), 0.75 (shard 3): mean 0.5.
-	if s := m.Summary["faithfulness"]; s.N != 4 || math.Abs(s.Mean.Value()-0.5) > 1e-12 {
+	if s := m.Summary["faithfulness"]; s.N != 4 || !(math.Abs(s.Mean.Value()-0.5) <= 1e-12) {
 		t.Errorf("summary %+v, want recomputed over the 4 samples", s)
 	}
 	// The shards themselves are left alone.
