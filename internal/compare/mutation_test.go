@@ -767,3 +767,21 @@ func TestClosestBySubstring(t *testing.T) {
 		}
 	}
 }
+
+// TestFloorAtTheBound: a head mean exactly at min or max is within bounds
+// ("below min", "above max").
+func TestFloorAtTheBound(t *testing.T) {
+	th := DefaultThresholds()
+	th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.8)}
+	th.Metrics["noise_sensitivity_relevant"] = MetricConfig{Max: ptr(0.3)}
+	h := file(sample("a", "context_recall", 0.8, "noise_sensitivity_relevant", 0.3))
+	r := Compare(nil, h, th)
+	if !r.Passed || metricOf(t, r, "context_recall").Floor != FloorOK || metricOf(t, r, "noise_sensitivity_relevant").Floor != FloorOK {
+		t.Errorf("passed %v, failures %q", r.Passed, r.Failures)
+	}
+	h = file(sample("a", "context_recall", 0.799, "noise_sensitivity_relevant", 0.301))
+	r = Compare(nil, h, th)
+	if r.Passed || metricOf(t, r, "context_recall").Floor != FloorBelowMin || metricOf(t, r, "noise_sensitivity_relevant").Floor != FloorAboveMax {
+		t.Errorf("just outside: passed %v, failures %q", r.Passed, r.Failures)
+	}
+}
