@@ -785,3 +785,32 @@ func TestFloorAtTheBound(t *testing.T) {
 		t.Errorf("just outside: passed %v, failures %q", r.Passed, r.Failures)
 	}
 }
+
+// TestTopRegressedIgnoresZeroChanges: a change of at most 1e-12 is no
+// change: such a sample is not among the most regressed, and such a metric
+// is not listed under a sample that is.
+func TestTopRegressedIgnoresZeroChanges(t *testing.T) {
+	b := file(sample("q-1", "faithfulness", 1e-12, "context_recall", 0.9), sample("q-2", "faithfulness", 0.9, "context_recall", 1e-12))
+	h := file(sample("q-1", "faithfulness", 0.0, "context_recall", 0.9), sample("q-2", "faithfulness", 0.5, "context_recall", 0.0))
+	r := Compare(b, h, DefaultThresholds())
+	if len(r.TopRegressed) != 1 || r.TopRegressed[0].ID != "q-2" {
+		t.Fatalf("top regressed %+v, want q-2 alone", r.TopRegressed)
+	}
+	if ms := r.TopRegressed[0].Metrics; len(ms) != 1 || ms[0].Metric != "faithfulness" {
+		t.Errorf("q-2 metrics %+v, want faithfulness alone", ms)
+	}
+}
+
+// TestSignFlipScaleInvariant: the p-values do not depend on the unit of
+// the differences (a metric on a scale of 1e-6 is tested like one of 1).
+func TestSignFlipScaleInvariant(t *testing.T) {
+	d := []float64{0.3, 0.2, -0.1, 0.4, 0.25, -0.05, 0.15}
+	small := make([]float64, len(d))
+	for i, x := range d {
+		small[i] = x * 1e-6
+	}
+	a, b := SignFlipTest(d, 0, 1), SignFlipTest(small, 0, 1)
+	if a.PWorse != b.PWorse || a.PBetter != b.PBetter || a.PBetter >= 0.1 {
+		t.Errorf("scale 1: %+v, scale 1e-6: %+v", a, b)
+	}
+}
