@@ -6,6 +6,8 @@ package results
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -179,5 +181,63 @@ func TestMergeErrors(t *testing.T) {
 				t.Fatalf("got %v, %v; want an error containing %q", m, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestScoresKeepFullPrecision: a score read back is the score written.
+func TestScoresKeepFullPrecision(t *testing.T) {
+	f := shard(1, 1, "a")
+	f.Samples[0].Scores["faithfulness"] = Score(1.0 / 3)
+	f.Samples[0].Scores["context_recall"] = 0.123456789012345
+	b, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m, want := range f.Samples[0].Scores {
+		if got := g.Samples[0].Scores[m]; got != want {
+			t.Errorf("%s read back as %v, want %v", m, got, want)
+		}
+	}
+}
+
+// TestFailedAtomicWriteLeavesNoTemporary: when the final rename fails (here
+// the target is a non-empty directory, which even root cannot replace), the
+// error says so and the temporary file is removed.
+func TestFailedAtomicWriteLeavesNoTemporary(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "results.json")
+	if err := os.MkdirAll(filepath.Join(target, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFileAtomic(target, []byte("{}"), 0o644); err == nil || !strings.Contains(err.Error(), "write "+target) {
+		t.Fatalf("error %v, want a write error naming %s", err, target)
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.Contains(e.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", e.Name())
+		}
+	}
+}
+
+// TestSyntaxErrorAtTheFirstByte: an error in the very first byte is at
+// line 1:1.
+func TestSyntaxErrorAtTheFirstByte(t *testing.T) {
+	_, err := Parse([]byte("x{}"))
+	if err == nil || !strings.Contains(err.Error(), "line 1:1: invalid character 'x'") {
+		t.Errorf("error %v, want it at line 1:1", err)
+	}
+}
+
+// TestErrorWithoutPosition: an error JSON cannot place (a bad timestamp)
+// is reported without a made-up line.
+func TestErrorWithoutPosition(t *testing.T) {
+	_, err := Parse([]byte("{\n\"schema\": \"raggate.results/v1\",\n\"created_at\": \"yesterday\"}\n"))
+	if err == nil || strings.Contains(err.Error(), "line ") || !strings.Contains(err.Error(), `parsing time "yesterday"`) {
+		t.Errorf("error %v, want the time error without a position", err)
 	}
 }
