@@ -17,7 +17,10 @@
 #   VERBOSE=1 bench/mutation.sh ...         # list the mutants that lived
 #
 # Environment: WORKERS (default: number of CPUs), GREMLINS_VERSION,
-# MUTANT_TIMEOUT (seconds per mutant run by this script, default 300).
+# TIMEOUT_COEFFICIENT (a mutant times out after this many times the
+# package's test time, default 30: on a busy machine a lower one reports
+# slow tests as timed out), MUTANT_TIMEOUT (seconds per mutant run by this
+# script, default 300).
 #
 # Mutants Go coverage cannot map: gremlins v0.6.0 reports every condition
 # of a tagless switch ("case x > 0:") and every package-level expression
@@ -48,7 +51,7 @@ if [ ${#pkgs[@]} -eq 0 ]; then
 	pkgs=(metrics internal/compare internal/report internal/dataset internal/results)
 fi
 workers=${WORKERS:-$(nproc)}
-args=(--workers "$workers" --timeout-coefficient 10)
+args=(--workers "$workers" --timeout-coefficient "${TIMEOUT_COEFFICIENT:-30}")
 if [ -n "${DIFF:-}" ]; then
 	args+=(--diff "$DIFF")
 fi
@@ -149,9 +152,10 @@ for p in "${pkgs[@]}"; do
 	END {
 		if (k == "") { printf "%-18s (gremlins failed: see its output)\n", pkg; exit }
 		k += ck; l += cl; to += cto; nc -= ck + cl + cto + cnv
-		eff = (k + l) ? 100 * k / (k + l) : 100
-		cov = (k + l + nc) ? 100 * (k + l) / (k + l + nc) : 100
-		printf "%-18s %7d %6d %12d %10d %8.1f%% %8.1f%%\n", pkg, k, l, nc, to, eff, cov
+		# No mutant on the lines (DIFF touched only tests): nothing to rate.
+		eff = (k + l) ? sprintf("%.1f%%", 100 * k / (k + l)) : "-"
+		cov = (k + l + nc) ? sprintf("%.1f%%", 100 * (k + l) / (k + l + nc)) : "-"
+		printf "%-18s %7d %6d %12d %10d %9s %9s\n", pkg, k, l, nc, to, eff, cov
 	}' "$out"
 	if [ -n "${VERBOSE:-}" ]; then
 		touch "$tmp/ran"
