@@ -3,6 +3,7 @@ package dataset_test
 // Boundary tests found by mutation testing (bench/mutation.sh).
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -34,5 +35,23 @@ func TestMutationBoundaries(t *testing.T) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestTenUnmatchedRowsAreAllListed: warnings list up to ten rows in full.
+func TestTenUnmatchedRowsAreAllListed(t *testing.T) {
+	var b strings.Builder
+	var want []string
+	for i := range 10 {
+		id := "zz" + string(rune('a'+i))
+		b.WriteString(`{"id":"` + id + `","response":"x"}` + "\n")
+		want = append(want, fmt.Sprintf("line %d (id %q)", i+1, id))
+	}
+	d := goldenDataset(t)
+	if err := dataset.ParseResponses(d, "r.jsonl", []byte(b.String()), dataset.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if w := "r.jsonl: 10 rows match no golden sample and are ignored: " + strings.Join(want, ", "); len(d.Warnings) == 0 || d.Warnings[0] != w {
+		t.Errorf("warnings %q, want first %q", d.Warnings, w)
 	}
 }
