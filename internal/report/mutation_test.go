@@ -34,3 +34,12 @@ func TestDiagnosisNamesTheBoundHeld(t *testing.T) {
 		})
 	}
 }
+
+// TestSnippetWithoutLimit: a limit of 0 or less keeps the whole text.
+func TestSnippetWithoutLimit(t *testing.T) {
+	for _, n := range []int{0, -1} {
+		if got := snippet(" a long\tquestion,  flattened ", n); got != "a long question, flattened" {
+			t.Errorf("snippet(_, %d) = %q", n, got)
+		}
+	}
+}
