@@ -15,22 +15,23 @@ func TestMutationBoundaries(t *testing.T) {
 	tests := []struct {
 		name, file, data string
 		want             string // the error, exactly
+		strict           bool   // --strict-fields: an unknown column is an error
 	}{
-		{"UTF-16 big-endian", "g.jsonl", "\xfe\xff\x00{\x00\"", "g.jsonl: the file is UTF-16 encoded; save it as UTF-8"},
-		{"a UTF-16 byte-order mark alone", "g.jsonl", "\xff\xfe", "g.jsonl: the file is UTF-16 encoded; save it as UTF-8"},
+		{"UTF-16 big-endian", "g.jsonl", "\xfe\xff\x00{\x00\"", "g.jsonl: the file is UTF-16 encoded; save it as UTF-8", false},
+		{"a UTF-16 byte-order mark alone", "g.jsonl", "\xff\xfe", "g.jsonl: the file is UTF-16 encoded; save it as UTF-8", false},
 		// A one-column CSV has no blank rows: an empty quoted cell is a
 		// sample without a user_input, reported, not skipped.
 		{"empty cell in a one-column CSV", "g.csv", "user_input\na\n\"\"\n",
-			`g.csv:3:1: no "user_input" and no "id"; every sample needs a user_input (the question), or at least an id`},
+			`g.csv:3:1: no "user_input" and no "id"; every sample needs a user_input (the question), or at least an id`, false},
 		// Names are quoted in full up to 60 characters.
 		{"unknown field of 60 characters", "g.jsonl", `{"user_input":"a","` + long + `":1}`,
-			`g.jsonl:1:19: unknown field "` + long + `"; rename it`},
+			`g.jsonl:1:19: unknown field "` + long + `"; rename it`, true},
 		{"unknown field of 61 characters", "g.jsonl", `{"user_input":"a","` + long + `k":1}`,
-			`g.jsonl:1:19: unknown field "` + long + `"...; rename it`},
+			`g.jsonl:1:19: unknown field "` + long + `"...; rename it`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := dataset.Parse(tt.file, []byte(tt.data), dataset.Options{})
+			_, err := dataset.Parse(tt.file, []byte(tt.data), dataset.Options{StrictFields: tt.strict})
 			if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 				t.Errorf("error %v, want %q", err, tt.want)
 			}
