@@ -234,6 +234,12 @@ func decode(req Request, raw []byte) (Answer, error) {
 		if err == nil {
 			a.Questions = []metrics.QuestionOutput{*q}
 		}
+	case metrics.StepClaims:
+		a.Claims, err = decodeClaims(obj)
+	case metrics.StepAttribute:
+		a.Attribute, err = decodeAttribute(obj)
+	case metrics.StepVerifyPair:
+		a.VerifyPair, err = decodeVerifyPair(obj)
 	}
 	if err != nil {
 		return Answer{}, invalid(req.Step, "%v", err)
@@ -267,13 +273,83 @@ func decodeStatements(obj map[string]json.RawMessage) (*metrics.StatementsOutput
 }
 
 func decodeVerify(obj map[string]json.RawMessage) (*metrics.VerifyOutput, error) {
-	items, err := arrayField(obj, "verdicts", "")
+	vs, err := decodeVerdicts(obj, "verdicts")
 	if err != nil {
 		return nil, err
 	}
-	out := &metrics.VerifyOutput{Verdicts: make([]metrics.StatementVerdict, 0, len(items))}
+	return &metrics.VerifyOutput{Verdicts: vs}, nil
+}
+
+// decodeVerifyPair checks the structure of both verdict lists; how they
+// match the input lists is left to the caller, which recovers a mismatch
+// by re-asking the unmatched statements (see MatchedPrefix).
+func decodeVerifyPair(obj map[string]json.RawMessage) (*metrics.VerifyPairOutput, error) {
+	ref, err := decodeVerdicts(obj, "reference_verdicts")
+	if err != nil {
+		return nil, err
+	}
+	resp, err := decodeVerdicts(obj, "response_verdicts")
+	if err != nil {
+		return nil, err
+	}
+	return &metrics.VerifyPairOutput{ReferenceVerdicts: ref, ResponseVerdicts: resp}, nil
+}
+
+func decodeClaims(obj map[string]json.RawMessage) (*metrics.ClaimsOutput, error) {
+	items, err := arrayField(obj, "claims", "")
+	if err != nil {
+		return nil, err
+	}
+	out := &metrics.ClaimsOutput{Claims: make([]string, 0, len(items))}
 	for i, raw := range items {
-		where := fmt.Sprintf("verdicts[%d]", i)
+		s, err := str(raw, fmt.Sprintf("claims[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		if s = strings.TrimSpace(s); s == "" {
+			return nil, fmt.Errorf("claims[%d] is empty", i)
+		}
+		out.Claims = append(out.Claims, s)
+	}
+	return out, nil
+}
+
+func decodeAttribute(obj map[string]json.RawMessage) (*metrics.AttributeOutput, error) {
+	items, err := arrayField(obj, "sentences", "")
+	if err != nil {
+		return nil, err
+	}
+	out := &metrics.AttributeOutput{Sentences: make([]metrics.SentenceVerdict, 0, len(items))}
+	for i, raw := range items {
+		where := fmt.Sprintf("sentences[%d]", i)
+		v, err := object(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", where, err)
+		}
+		var sv metrics.SentenceVerdict
+		if sv.Sentence, err = strField(v, "sentence", where+"."); err != nil {
+			return nil, err
+		}
+		if sv.Reason, err = strField(v, "reason", where+"."); err != nil {
+			return nil, err
+		}
+		if sv.Attributed, err = bitField(v, "attributed", where+"."); err != nil {
+			return nil, err
+		}
+		out.Sentences = append(out.Sentences, sv)
+	}
+	return out, nil
+}
+
+// decodeVerdicts reads the verdict list under key.
+func decodeVerdicts(obj map[string]json.RawMessage, key string) ([]metrics.StatementVerdict, error) {
+	items, err := arrayField(obj, key, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]metrics.StatementVerdict, 0, len(items))
+	for i, raw := range items {
+		where := fmt.Sprintf("%s[%d]", key, i)
 		v, err := object(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", where, err)
@@ -288,7 +364,7 @@ func decodeVerify(obj map[string]json.RawMessage) (*metrics.VerifyOutput, error)
 		if sv.Verdict, err = bitField(v, "verdict", where+"."); err != nil {
 			return nil, err
 		}
-		out.Verdicts = append(out.Verdicts, sv)
+		out = append(out, sv)
 	}
 	return out, nil
 }
@@ -338,6 +414,20 @@ func matchStatements(in []string, out *metrics.VerifyOutput) error {
 		out.Verdicts[i].Statement = s
 	}
 	return nil
+}
+
+// MatchedPrefix returns how many verdicts, from the first, answer the
+// statements one by one and in order (compared as Parse compares verify
+// verdicts), and sets those verdicts' statements to the inputs. The
+// evaluator keeps that prefix of a verify_pair list and re-asks only the
+// statements after it.
+func MatchedPrefix(stmts []string, vs []metrics.StatementVerdict) int {
+	n := 0
+	for n < len(stmts) && n < len(vs) && foldStatement(vs[n].Statement) == foldStatement(stmts[n]) {
+		vs[n].Statement = stmts[n]
+		n++
+	}
+	return n
 }
 
 // foldStatement keeps only the letters and digits of s, lower-cased, so
@@ -486,6 +576,29 @@ func Validate(req Request, a Answer) error {
 	case metrics.StepUseful:
 		if a.Useful != nil {
 			outs = append(outs, a.Useful)
+		}
+	case metrics.StepClaims:
+		if a.Claims != nil {
+			o := *a.Claims
+			if o.Claims == nil {
+				o.Claims = []string{}
+			}
+			outs = append(outs, o)
+		}
+	case metrics.StepAttribute:
+		if a.Attribute != nil {
+			o := *a.Attribute
+			if o.Sentences == nil {
+				o.Sentences = []metrics.SentenceVerdict{}
+			}
+			outs = append(outs, o)
+		}
+	case metrics.StepVerifyPair:
+		if a.VerifyPair != nil {
+			o := *a.VerifyPair
+			o.ReferenceVerdicts = append([]metrics.StatementVerdict{}, o.ReferenceVerdicts...)
+			o.ResponseVerdicts = append([]metrics.StatementVerdict{}, o.ResponseVerdicts...)
+			outs = append(outs, o)
 		}
 	case metrics.StepQuestion:
 		if len(a.Questions) != req.Count() {
