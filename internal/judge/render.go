@@ -205,7 +205,10 @@ func PromptsHash() string { return promptsHash() }
 // hashPrompts hashes the templates by rendering each prompt with the zero
 // input of its step, so that any change to what a judge is shown changes
 // the hash.
-func hashPrompts(ps []metrics.Prompt) string {
+func hashPrompts(ps []metrics.Prompt) string { return hashTemplates(ps, SampleTemperature) }
+
+// hashTemplates is hashPrompts with the sampling temperature as a parameter.
+func hashTemplates(ps []metrics.Prompt, temperature float64) string {
 	h := sha256.New()
 	field := func(s string) {
 		var n [8]byte
@@ -214,7 +217,7 @@ func hashPrompts(ps []metrics.Prompt) string {
 		h.Write([]byte(s))
 	}
 	field(renderVersion)
-	field(strconv.FormatFloat(SampleTemperature, 'g', -1, 64))
+	field(strconv.FormatFloat(temperature, 'g', -1, 64))
 	field(Reask(&InvalidOutputError{Reason: "reason"}))
 	field(strconv.Itoa(len(ps)))
 	for _, p := range ps {

@@ -173,6 +173,9 @@ func TestPromptsHash(t *testing.T) {
 			}
 		})
 	}
+	if hashTemplates(metrics.Prompts(), 0) == h {
+		t.Errorf("hash unchanged after changing the sampling temperature")
+	}
 }
 
 func TestReask(t *testing.T) {

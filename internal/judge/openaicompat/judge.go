@@ -518,6 +518,11 @@ func assemble(req judge.Request, contents []string) (judge.Answer, error) {
 // answer, as configured (capability downgrades during a run do not change
 // what was asked, so they do not change the key).
 func (j *Judge) chatKey(req judge.Request, r judge.Rendered) string {
+	return judge.CacheKey(j.chatKeyParts(req, r)...)
+}
+
+// chatKeyParts lists what chatKey hashes.
+func (j *Judge) chatKeyParts(req judge.Request, r judge.Rendered) []string {
 	seed := "none"
 	if j.seed != nil {
 		seed = strconv.Itoa(*j.seed)
@@ -528,11 +533,11 @@ func (j *Judge) chatKey(req judge.Request, r judge.Rendered) string {
 		// not read each other's answers.
 		parts = append(parts, "salt="+j.salt)
 	}
-	return judge.CacheKey(append(parts,
+	return append(parts,
 		"temperature="+strconv.FormatFloat(req.Temperature(), 'g', -1, 64), "n="+strconv.Itoa(req.Count()), "seed="+seed,
 		"response_format="+j.format0.String()+":"+r.SchemaName+":strict",
 		"max_completion_tokens="+strconv.Itoa(j.maxTokens),
-		r.System, r.User, string(r.Schema))...)
+		r.System, r.User, string(r.Schema))
 }
 
 func (j *Judge) embedKey(text string) string {
