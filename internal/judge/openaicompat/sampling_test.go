@@ -8,6 +8,7 @@ import (
 
 	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/internal/judge/openaitest"
+	"github.com/raggate/raggate/metrics"
 )
 
 // Several questions (answer relevancy's strictness) are sampled at a
@@ -69,5 +70,45 @@ func TestSamplingTemperatureIsKeyed(t *testing.T) {
 		if parts := e.j.chatKeyParts(req, r); !slices.Contains(parts, want) {
 			t.Errorf("n=%d: cache key parts %q lack %q", n, strings.Join(parts[:8], " "), want)
 		}
+	}
+}
+
+// The claims, attribute and verify_pair steps go out as one call each at
+// temperature 0, without n, under their own schema, and their answers parse.
+func TestNewStepsOnTheWire(t *testing.T) {
+	tests := []struct {
+		req   judge.Request
+		check func(a judge.Answer) bool
+	}{
+		{judge.Request{Step: metrics.StepClaims, Input: metrics.ClaimsInput{Text: parisText, Atomicity: metrics.LevelHigh, Coverage: metrics.LevelLow}},
+			func(a judge.Answer) bool { return a.Claims != nil && len(a.Claims.Claims) > 0 }},
+		{judge.Request{Step: metrics.StepAttribute, Input: metrics.AttributeInput{Question: "q", Context: parisText, Reference: parisText}},
+			func(a judge.Answer) bool { return a.Attribute != nil && slices.Equal(a.Attribute.Bools(), []bool{true, true}) }},
+		{judge.Request{Step: metrics.StepVerifyPair, Input: metrics.VerifyPairInput{
+			ReferenceStatements: []string{"Paris is the capital of France."}, ResponseStatements: []string{"Paris is in Peru."}, Evidence: parisText}},
+			func(a judge.Answer) bool {
+				return a.VerifyPair != nil && len(a.VerifyPair.ReferenceVerdicts) == 1 && a.VerifyPair.ReferenceVerdicts[0].Verdict == 1 &&
+					len(a.VerifyPair.ResponseVerdicts) == 1 && a.VerifyPair.ResponseVerdicts[0].Verdict == 0
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.req.Step), func(t *testing.T) {
+			e := newEnv(t, nil)
+			a, err := e.j.Ask(context.Background(), tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tt.check(a) {
+				t.Errorf("answer %+v", a)
+			}
+			reqs := chatRequests(e.srv)
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			r := reqs[0]
+			if r.Temperature == nil || *r.Temperature != 0 || r.N != 0 || r.SchemaName != "raggate_"+string(tt.req.Step) {
+				t.Errorf("temperature %v n %d schema %q", r.Temperature, r.N, r.SchemaName)
+			}
+		})
 	}
 }
