@@ -54,8 +54,8 @@ func fakeFor(t *testing.T) *judgetest.Fake {
 	f.OnVerify(ref, respSt, 1, 0)                // noise sensitivity
 	f.OnClaims(resp, metrics.LevelLow, metrics.LevelLow, respCl...)
 	f.OnClaims(ref, metrics.LevelLow, metrics.LevelLow, refCl...)
-	f.OnVerify(ref, respCl, 1, 0) // factual correctness (precision side)
-	f.OnVerify(resp, refCl, 1)    // factual correctness (recall side)
+	f.OnVerify(ref, respCl, 1, 0)                            // factual correctness (precision side)
+	f.OnVerify(resp, refCl, 1)                               // factual correctness (recall side)
 	f.OnVerifyPair(c1, refSt, respSt, []int{1}, []int{1, 0}) // noise sensitivity, context 1
 	f.OnVerifyPair(c2, refSt, respSt, []int{0}, []int{0, 1}) // context 2: "painted red" wrongly supported
 	f.OnQuestion(resp, "When did the bridge open?", 0)

@@ -555,59 +555,10 @@ func Validate(req Request, a Answer) error {
 	if err := checkInput(req.Step, req.Input); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
-	var outs []any
-	switch req.Step {
-	case metrics.StepStatements:
-		if a.Statements != nil {
-			o := *a.Statements
-			if o.Statements == nil {
-				o.Statements = []string{} // nil is empty, not JSON null
-			}
-			outs = append(outs, o)
-		}
-	case metrics.StepVerify:
-		if a.Verify != nil {
-			o := *a.Verify
-			if o.Verdicts == nil {
-				o.Verdicts = []metrics.StatementVerdict{}
-			}
-			outs = append(outs, o)
-		}
-	case metrics.StepUseful:
-		if a.Useful != nil {
-			outs = append(outs, a.Useful)
-		}
-	case metrics.StepClaims:
-		if a.Claims != nil {
-			o := *a.Claims
-			if o.Claims == nil {
-				o.Claims = []string{}
-			}
-			outs = append(outs, o)
-		}
-	case metrics.StepAttribute:
-		if a.Attribute != nil {
-			o := *a.Attribute
-			if o.Sentences == nil {
-				o.Sentences = []metrics.SentenceVerdict{}
-			}
-			outs = append(outs, o)
-		}
-	case metrics.StepVerifyPair:
-		if a.VerifyPair != nil {
-			o := *a.VerifyPair
-			o.ReferenceVerdicts = append([]metrics.StatementVerdict{}, o.ReferenceVerdicts...)
-			o.ResponseVerdicts = append([]metrics.StatementVerdict{}, o.ResponseVerdicts...)
-			outs = append(outs, o)
-		}
-	case metrics.StepQuestion:
-		if len(a.Questions) != req.Count() {
-			return invalid(req.Step, "%d questions, want %d", len(a.Questions), req.Count())
-		}
-		for _, q := range a.Questions {
-			outs = append(outs, q)
-		}
+	if req.Step == metrics.StepQuestion && len(a.Questions) != req.Count() {
+		return invalid(req.Step, "%d questions, want %d", len(a.Questions), req.Count())
 	}
+	outs := outputsOf(req.Step, a)
 	if len(outs) == 0 {
 		return invalid(req.Step, "the answer has no %s output", req.Step)
 	}
@@ -621,4 +572,54 @@ func Validate(req Request, a Answer) error {
 		}
 	}
 	return nil
+}
+
+// outputsOf returns the output objects of step in a, as a judge would have
+// sent them (nil lists as empty lists, not JSON null); none when a lacks
+// the step's field.
+func outputsOf(step metrics.Step, a Answer) []any {
+	switch step {
+	case metrics.StepStatements:
+		if a.Statements != nil {
+			return []any{metrics.StatementsOutput{Statements: nonNil(a.Statements.Statements)}}
+		}
+	case metrics.StepVerify:
+		if a.Verify != nil {
+			return []any{metrics.VerifyOutput{Verdicts: nonNil(a.Verify.Verdicts)}}
+		}
+	case metrics.StepUseful:
+		if a.Useful != nil {
+			return []any{a.Useful}
+		}
+	case metrics.StepQuestion:
+		outs := make([]any, len(a.Questions))
+		for i, q := range a.Questions {
+			outs[i] = q
+		}
+		return outs
+	case metrics.StepClaims:
+		if a.Claims != nil {
+			return []any{metrics.ClaimsOutput{Claims: nonNil(a.Claims.Claims)}}
+		}
+	case metrics.StepAttribute:
+		if a.Attribute != nil {
+			return []any{metrics.AttributeOutput{Sentences: nonNil(a.Attribute.Sentences)}}
+		}
+	case metrics.StepVerifyPair:
+		if a.VerifyPair != nil {
+			return []any{metrics.VerifyPairOutput{
+				ReferenceVerdicts: nonNil(a.VerifyPair.ReferenceVerdicts),
+				ResponseVerdicts:  nonNil(a.VerifyPair.ResponseVerdicts),
+			}}
+		}
+	}
+	return nil
+}
+
+// nonNil returns xs, or an empty list for nil (JSON [] rather than null).
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }

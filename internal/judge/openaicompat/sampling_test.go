@@ -83,7 +83,9 @@ func TestNewStepsOnTheWire(t *testing.T) {
 		{judge.Request{Step: metrics.StepClaims, Input: metrics.ClaimsInput{Text: parisText, Atomicity: metrics.LevelHigh, Coverage: metrics.LevelLow}},
 			func(a judge.Answer) bool { return a.Claims != nil && len(a.Claims.Claims) > 0 }},
 		{judge.Request{Step: metrics.StepAttribute, Input: metrics.AttributeInput{Question: "q", Context: parisText, Reference: parisText}},
-			func(a judge.Answer) bool { return a.Attribute != nil && slices.Equal(a.Attribute.Bools(), []bool{true, true}) }},
+			func(a judge.Answer) bool {
+				return a.Attribute != nil && slices.Equal(a.Attribute.Bools(), []bool{true, true})
+			}},
 		{judge.Request{Step: metrics.StepVerifyPair, Input: metrics.VerifyPairInput{
 			ReferenceStatements: []string{"Paris is the capital of France."}, ResponseStatements: []string{"Paris is in Peru."}, Evidence: parisText}},
 			func(a judge.Answer) bool {
