@@ -51,20 +51,34 @@ func dropAsides(s string) string {
 	return strings.Join(strings.Fields(strings.NewReplacer(" ,", ",", " .", ".").Replace(b.String())), " ")
 }
 
-// attribute is the attribute step: each sentence of the reference is
-// attributed when it verifies against the joined contexts, as a whole.
+// attribute is the attribute step: each sentence of the reference is one
+// item, attributed when every clause of it verifies against the joined
+// contexts (each clause in its own window, so a sentence whose facts come
+// from two contexts can be attributed).
 func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64) (*metrics.AttributeOutput, error) {
 	sents := splitUnits(in.Reference, false)
 	if len(sents) == 0 {
 		sents = splitStatements(in.Reference)
 	}
-	v, err := verify(ctx, metrics.VerifyInput{Statements: sents, Evidence: in.Context}, threshold)
-	if err != nil {
-		return nil, err
+	var ev []*bag
+	for _, s := range sentences(in.Context) {
+		ev = append(ev, newBag(s))
 	}
 	out := &metrics.AttributeOutput{Sentences: make([]metrics.SentenceVerdict, len(sents))}
-	for i, sv := range v.Verdicts {
-		out.Sentences[i] = metrics.SentenceVerdict{Sentence: sv.Statement, Reason: sv.Reason, Attributed: sv.Verdict}
+	for i, s := range sents {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		v := metrics.SentenceVerdict{Sentence: s, Attributed: 1}
+		for _, c := range splitUnits(s, true) {
+			verdict, reason := verifyOne(newBag(c), ev, threshold)
+			v.Reason = reason
+			if verdict == 0 {
+				v.Attributed = 0
+				break
+			}
+		}
+		out.Sentences[i] = v
 	}
 	return out, nil
 }

@@ -72,6 +72,28 @@ func TestAttributeSentenceIsOneItem(t *testing.T) {
 	}
 }
 
+// A sentence whose facts come from two contexts far apart is attributed
+// when each of its clauses is found.
+func TestAttributeAcrossContexts(t *testing.T) {
+	ctx := "The K2 can be mounted on a wall or stand on the floor, indoors or outdoors.\n" +
+		"The K2 operates between -20 and 50 degrees. The K2 heats its cells below 0 degrees. The K2 weighs 114 kg.\n" +
+		"The K2 must not be installed in places that flood regularly."
+	tests := []struct {
+		ref  string
+		want int
+	}{
+		{"The K2 can be installed indoors or outdoors, on a wall or on the floor, but not in places that flood regularly.", 1},
+		{"The K2 can be installed indoors or outdoors, on a wall or on the floor, but not in places above 2,000 metres.", 0},
+	}
+	j := New(Options{})
+	for _, tt := range tests {
+		a := ask(t, j, metrics.StepAttribute, metrics.AttributeInput{Question: "Where can the K2 go?", Context: ctx, Reference: tt.ref})
+		if len(a.Attribute.Sentences) != 1 || a.Attribute.Sentences[0].Attributed != tt.want {
+			t.Errorf("%q: %+v, want one sentence attributed %d", tt.ref, a.Attribute.Sentences, tt.want)
+		}
+	}
+}
+
 // verify_pair gives each list the verdicts the verify step gives it.
 func TestVerifyPairMatchesVerify(t *testing.T) {
 	ref := []string{"The bridge opened in 1932."}

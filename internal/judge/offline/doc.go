@@ -85,10 +85,12 @@
 // # attribute
 //
 // The reference is split into sentences (claims at atomicity low, asides
-// kept), and each sentence is verified as a whole against the joined
-// contexts, as verify does: a sentence with several facts is one item,
-// attributed only when the window holds enough of all its words and every
-// number.
+// kept). Each sentence is one item, however many facts it holds: it is
+// attributed when every one of its clauses (as the statements step splits
+// them) verifies against the joined contexts as verify does, each clause in
+// its own window, so that a sentence whose facts come from two contexts can
+// be attributed; the reason is that of the first clause that fails (or of
+// the last one).
 //
 // # verify_pair
 //
