@@ -77,7 +77,10 @@ const thinkEnd = "</think>"
 // verdicts[i].statement must match input statement i after case folding and
 // dropping everything but letters and digits (so case, white space and
 // punctuation differences are tolerated, other edits are not). The returned
-// verdicts carry the input statements verbatim.
+// verdicts carry the input statements verbatim. A verify_pair answer is
+// only checked for its structure: a list that does not match its input
+// statements is recovered by the caller, which keeps the matching verdicts
+// (MatchedPrefix) and re-asks the rest, rather than re-asking both lists.
 //
 // For the question step Parse returns Answer.Questions with one element,
 // whatever req.Count(); a judge that asks for several choices parses each.
