@@ -31,25 +31,26 @@ type Options struct {
 	APIKey         string // from the action input; never logged
 	Concurrency    int
 	Strictness     int
+	Repeats        int
+	MaxUndefined   float64
+	CacheDir       string
+	NoCache        bool
+	MaxDuration    time.Duration
+	Azure          struct{ Endpoint, APIVersion, Deployment, EmbeddingDeployment string }
+	Headers        []string // K=V
+	RPM, TPM       int
+	RequestTimeout time.Duration
+	MaxRetries     int
+	Seed           int
+	NoSeed         bool
+	Alpha          float64 // calibrate: significance level of the minimum detectable effect
+	MaxTokens      int
+	ResponseFormat string
+	Prices         string
+	DryRun         bool
+
 	// ClaimsAtomicity and ClaimsCoverage: low or high (factual correctness).
 	ClaimsAtomicity, ClaimsCoverage string
-	Repeats                         int
-	MaxUndefined                    float64
-	CacheDir                        string
-	NoCache                         bool
-	MaxDuration                     time.Duration
-	Azure                           struct{ Endpoint, APIVersion, Deployment, EmbeddingDeployment string }
-	Headers                         []string // K=V
-	RPM, TPM                        int
-	RequestTimeout                  time.Duration
-	MaxRetries                      int
-	Seed                            int
-	NoSeed                          bool
-	Alpha                           float64 // calibrate: significance level of the minimum detectable effect
-	MaxTokens                       int
-	ResponseFormat                  string
-	Prices                          string
-	DryRun                          bool
 
 	// Output.
 	Out    string
@@ -68,19 +69,20 @@ type Options struct {
 
 func defaultOptions() Options {
 	return Options{
-		Judge:           "auto",
-		APIKeyEnv:       "OPENAI_API_KEY",
-		Concurrency:     8,
-		Strictness:      3,
+		Judge:        "auto",
+		APIKeyEnv:    "OPENAI_API_KEY",
+		Concurrency:  8,
+		Strictness:   3,
+		Out:          "results.json",
+		Format:       "text",
+		CacheDir:     ".raggate-cache",
+		Seed:         42,
+		MaxUndefined: 0.5,
+		MaxRetries:   openaicompat.DefaultMaxRetries,
+		Repeats:      1,
+		// Ragas's factual-correctness defaults.
 		ClaimsAtomicity: string(metrics.DefaultClaimsAtomicity),
 		ClaimsCoverage:  string(metrics.DefaultClaimsCoverage),
-		Out:             "results.json",
-		Format:          "text",
-		CacheDir:        ".raggate-cache",
-		Seed:            42,
-		MaxUndefined:    0.5,
-		MaxRetries:      openaicompat.DefaultMaxRetries,
-		Repeats:         1,
 		// Explicit defaults, so that a 0 given on the command line is
 		// seen (and refused) rather than taken for "not given".
 		RequestTimeout: openaicompat.DefaultRequestTimeout,
