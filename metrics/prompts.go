@@ -38,8 +38,8 @@ Rules:
 - Replace every pronoun and vague reference ("it", "they", "this", "there", "the former", ...) with the name or noun it stands for.
 - State each fact once: one fact per statement, no duplicates, no paraphrases of a fact already listed.
 - Keep the text's own numbers, units, names, conditions and hedges ("usually", "about"). Do not add facts, opinions or your own knowledge, and do not correct the text, even when it is wrong.
-- Leave out filler that asserts nothing (greetings, thanks, "I hope this helps").
-- If the text asserts no fact, return an empty list.
+- Cover everything the text asserts, including refusals, non-answers and advice: "I could not find that in the documents" asserts that the documents do not give the information, and is a statement. Greetings and thanks around an answer may be left out.
+- Return an empty list only when the text is empty.
 - Write the statements in the language of the text.
 ` + dataRule
 
@@ -53,7 +53,7 @@ Rules:
 
 const usefulInstruction = `Decide whether the "context" was useful to arrive at the given "answer" to the "question".
 Rules:
-- "verdict" is 1 when the context contains information that supports at least part of the answer, or that someone would use to work the answer out. It is 0 when the context does not help to arrive at the answer, even if it is about the same subject.
+- "verdict" is 1 when the context contains information that supports at least part of the answer, or that someone would use to work the answer out, even by a simple inference (a start date and a duration give an end date). It is 0 when the context does not help to arrive at the answer, even if it is about the same subject.
 - Judge the context alone. Do not judge whether the answer is correct, and do not use your own knowledge.
 - "reason" is one short sentence, written before the verdict.
 ` + dataRule
@@ -61,7 +61,34 @@ Rules:
 const questionInstruction = `Write one question that the "response" answers, and decide whether the "response" is noncommittal.
 Rules:
 - "question" is a single, specific question that someone could have asked to get this response. It must be answerable from the response and use the response's own terms. Do not mention "the response" or "the text" in it.
-- "noncommittal" is 1 when the response evades: it says it does not know, refuses, answers "it depends" without committing to an answer, or stays vague. It is 0 when the response commits to an answer, even a short, partial or hedged one.
+- "noncommittal" is 1 when the response is evasive, vague or ambiguous: it says it does not know or is not sure, refuses, or answers "it depends" without committing to an answer. It is 0 when the response gives an answer, even a short or partial one: brevity is not evasion.
+` + dataRule
+
+const claimsInstruction = `Decompose the "text" into claims: statements that can each be checked on their own against another text.
+Rules:
+- Use the text alone. Replace every pronoun and vague reference with the name or noun it stands for, so that each claim makes sense on its own.
+- "atomicity" sets how far a sentence is split. "low": keep a sentence's claims together, one claim per sentence (or per independent part of a long sentence). "high": split until each claim states a single fact.
+- "coverage" sets how much of the text the claims keep. "low": keep the main claims and leave out minor details, qualifiers, asides and examples. "high": keep every detail the text states, including dates, places, numbers, conditions and examples.
+- Keep the text's own numbers, names and hedges in the claims you keep. Do not add facts or your own knowledge, and do not correct the text, even when it is wrong.
+- Cover every sentence that asserts something, refusals included. Return an empty list only when the text is empty.
+- Write the claims in the language of the text.
+` + dataRule
+
+const attributeInstruction = `Decide, for each sentence of the "reference" (an answer to the "question"), whether it can be attributed to the "context".
+Rules:
+- Take the sentences of the reference as written, in order, and copy each one into "sentence". Do not split a sentence into its facts and do not merge sentences: a sentence with several facts is one item.
+- "attributed" is 1 when the information of the sentence can be found in the context, or follows from it. It is 0 when the context does not contain it or contradicts it.
+- Judge against the context alone; ignore your own knowledge. Use the question only to understand the reference.
+- "reason" is one short sentence, written before the verdict, that points to the part of the context that decides, or says what is missing.
+` + dataRule
+
+const verifyPairInstruction = `Decide, for each statement of the two lists "reference_statements" and "response_statements", whether it can be directly inferred from the "evidence".
+Rules:
+- Judge every statement on its own; the two lists are independent and one statement says nothing about another.
+- "reference_verdicts" has exactly one verdict per item of "reference_statements", and "response_verdicts" one per item of "response_statements", each in input order, with the statement copied unchanged into "statement".
+- "verdict" is 1 when the evidence states the statement or the statement follows directly from what the evidence says. It is 0 when the evidence contradicts the statement, does not mention it, or only makes it plausible.
+- Judge against the evidence alone: ignore your own knowledge, even when a statement is true in the real world.
+- "reason" is one short sentence, written before the verdict.
 ` + dataRule
 
 const statementsSchema = `{"type":"object","properties":{"statements":{"type":"array","description":"Short self-contained statements, one fact each, no pronouns.","items":{"type":"string"}}},"required":["statements"],"additionalProperties":false}`
@@ -71,6 +98,14 @@ const verifySchema = `{"type":"object","properties":{"verdicts":{"type":"array",
 const usefulSchema = `{"type":"object","properties":{"reason":{"type":"string","description":"One short sentence."},"verdict":{"type":"integer","enum":[0,1],"description":"1 if the context was useful to arrive at the answer, else 0."}},"required":["reason","verdict"],"additionalProperties":false}`
 
 const questionSchema = `{"type":"object","properties":{"question":{"type":"string","description":"One question that the response answers."},"noncommittal":{"type":"integer","enum":[0,1],"description":"1 if the response is evasive or noncommittal, else 0."}},"required":["question","noncommittal"],"additionalProperties":false}`
+
+const claimsSchema = `{"type":"object","properties":{"claims":{"type":"array","description":"Claims at the requested atomicity and coverage, no pronouns.","items":{"type":"string"}}},"required":["claims"],"additionalProperties":false}`
+
+const attributeSchema = `{"type":"object","properties":{"sentences":{"type":"array","description":"One item per sentence of the reference, in order.","items":{"type":"object","properties":{"sentence":{"type":"string","description":"The reference sentence, copied unchanged."},"reason":{"type":"string","description":"One short sentence."},"attributed":{"type":"integer","enum":[0,1],"description":"1 if the sentence can be attributed to the context, else 0."}},"required":["sentence","reason","attributed"],"additionalProperties":false}}},"required":["sentences"],"additionalProperties":false}`
+
+const verdictItemSchema = `{"type":"object","properties":{"statement":{"type":"string","description":"The input statement, copied unchanged."},"reason":{"type":"string","description":"One short sentence."},"verdict":{"type":"integer","enum":[0,1],"description":"1 if the statement can be directly inferred from the evidence, else 0."}},"required":["statement","reason","verdict"],"additionalProperties":false}`
+
+const verifyPairSchema = `{"type":"object","properties":{"reference_verdicts":{"type":"array","description":"One verdict per reference statement, in input order.","items":` + verdictItemSchema + `},"response_verdicts":{"type":"array","description":"One verdict per response statement, in input order.","items":` + verdictItemSchema + `}},"required":["reference_verdicts","response_verdicts"],"additionalProperties":false}`
 
 // newPrompt builds a fresh Prompt value, so callers may modify what they get.
 func newPrompt(s Step) (Prompt, bool) {
@@ -103,6 +138,16 @@ func newPrompt(s Step) (Prompt, bool) {
 					Output: StatementsOutput{Statements: []string{
 						"The last train from Geneva to Lyon tonight leaves at 22:41.",
 						"The last train from Geneva to Lyon tonight leaves from platform 7.",
+					}},
+				},
+				{
+					Input: StatementsInput{
+						Question: "How long is the warranty on the X200 drill?",
+						Text:     "Sorry, I couldn't find the warranty period of the X200 drill in the documents I have. The manufacturer's support line should be able to tell you.",
+					},
+					Output: StatementsOutput{Statements: []string{
+						"The available documents do not give the warranty period of the X200 drill.",
+						"The manufacturer's support line can give the warranty period of the X200 drill.",
 					}},
 				},
 			},
@@ -199,6 +244,17 @@ func newPrompt(s Step) (Prompt, bool) {
 						Verdict: 0,
 					},
 				},
+				{
+					Input: UsefulInput{
+						Question: "In which year did the Oresund Bridge open?",
+						Context:  "Construction of the Oresund Bridge began in 1995 and took five years; traffic started to cross it as soon as it was finished.",
+						Answer:   "The Oresund Bridge opened in 2000.",
+					},
+					Output: UsefulOutput{
+						Reason:  "The context does not name the year, but construction starting in 1995 and taking five years gives 2000.",
+						Verdict: 1,
+					},
+				},
 			},
 		}, true
 	case StepQuestion:
@@ -221,10 +277,119 @@ func newPrompt(s Step) (Prompt, bool) {
 						Noncommittal: 1,
 					},
 				},
+				{
+					Input: QuestionInput{Response: "Yes, after 09:00."},
+					Output: QuestionOutput{
+						Question:     "Can I take my bicycle on the train after 09:00?",
+						Noncommittal: 0,
+					},
+				},
 			},
 		}, true
+	case StepClaims:
+		return claimsPrompt(), true
+	case StepAttribute:
+		return attributePrompt(), true
+	case StepVerifyPair:
+		return verifyPairPrompt(), true
 	}
 	return Prompt{}, false
+}
+
+// claimsExampleText is decomposed at three settings in the claims prompt's
+// examples, to show what atomicity and coverage change.
+const claimsExampleText = "The Rhine, which rises in the Swiss Alps, flows for about 1,230 km and empties into the North Sea near Rotterdam, where it forms a large delta with the Meuse."
+
+func claimsPrompt() Prompt {
+	ex := func(atomicity, coverage Level, claims ...string) PromptExample {
+		return PromptExample{
+			Input:  ClaimsInput{Text: claimsExampleText, Atomicity: atomicity, Coverage: coverage},
+			Output: ClaimsOutput{Claims: claims},
+		}
+	}
+	return Prompt{
+		Step:        StepClaims,
+		Instruction: claimsInstruction,
+		Schema:      json.RawMessage(claimsSchema),
+		Examples: []PromptExample{
+			ex(LevelLow, LevelLow,
+				"The Rhine flows for about 1,230 km and empties into the North Sea."),
+			ex(LevelHigh, LevelLow,
+				"The Rhine flows for about 1,230 km.",
+				"The Rhine empties into the North Sea."),
+			ex(LevelHigh, LevelHigh,
+				"The Rhine rises in the Swiss Alps.",
+				"The Rhine flows for about 1,230 km.",
+				"The Rhine empties into the North Sea.",
+				"The Rhine empties into the North Sea near Rotterdam.",
+				"The Rhine forms a large delta with the Meuse near Rotterdam."),
+		},
+	}
+}
+
+func attributePrompt() Prompt {
+	return Prompt{
+		Step:        StepAttribute,
+		Instruction: attributeInstruction,
+		Schema:      json.RawMessage(attributeSchema),
+		Examples: []PromptExample{{
+			Input: AttributeInput{
+				Question: "What should I know about the night train from Vienna to Venice?",
+				Context: "The night train from Vienna to Venice leaves at 21:27 and arrives at 08:35. " +
+					"It has seats, couchettes and sleeping cars.\nBicycles can be taken on the night train with a reservation.",
+				Reference: "The night train from Vienna to Venice leaves at 21:27, arrives at 08:35 and has couchettes and sleeping cars. " +
+					"A bicycle needs a reservation. Breakfast is served to sleeping-car passengers.",
+			},
+			Output: AttributeOutput{Sentences: []SentenceVerdict{
+				{
+					Sentence:   "The night train from Vienna to Venice leaves at 21:27, arrives at 08:35 and has couchettes and sleeping cars.",
+					Reason:     "The context gives the departure, the arrival and the couchettes and sleeping cars.",
+					Attributed: 1,
+				},
+				{
+					Sentence:   "A bicycle needs a reservation.",
+					Reason:     "The context says bicycles can be taken with a reservation.",
+					Attributed: 1,
+				},
+				{
+					Sentence:   "Breakfast is served to sleeping-car passengers.",
+					Reason:     "The context does not mention breakfast.",
+					Attributed: 0,
+				},
+			}},
+		}},
+	}
+}
+
+func verifyPairPrompt() Prompt {
+	return Prompt{
+		Step:        StepVerifyPair,
+		Instruction: verifyPairInstruction,
+		Schema:      json.RawMessage(verifyPairSchema),
+		Examples: []PromptExample{{
+			Input: VerifyPairInput{
+				ReferenceStatements: []string{
+					"A bike chain should be replaced at 0.75% stretch.",
+					"A worn chain wears the cassette.",
+				},
+				ResponseStatements: []string{
+					"A bike chain should be replaced at 0.75% stretch.",
+					"A bike chain should be oiled every 150 km.",
+				},
+				Evidence: "Replace the chain once a chain checker shows 0.75% stretch; riding a stretched chain wears the cassette and the chainrings.",
+			},
+			Output: VerifyPairOutput{
+				ReferenceVerdicts: []StatementVerdict{
+					{Statement: "A bike chain should be replaced at 0.75% stretch.", Reason: "The evidence says to replace the chain at 0.75% stretch.", Verdict: 1},
+					{Statement: "A worn chain wears the cassette.", Reason: "The evidence says a stretched chain wears the cassette.", Verdict: 1},
+				},
+				ResponseVerdicts: []StatementVerdict{
+					{Statement: "A bike chain should be replaced at 0.75% stretch.", Reason: "The evidence says to replace the chain at 0.75% stretch.", Verdict: 1},
+					{Statement: "A bike chain should be oiled every 150 km.", Reason: "The evidence does not mention oiling.", Verdict: 0},
+				},
+			},
+		}},
+	}
 }
 
 // PromptFor returns the prompt template of a chat step; ok is false for the

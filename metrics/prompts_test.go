@@ -39,6 +39,9 @@ var stepTypes = map[metrics.Step][2]reflect.Type{
 	metrics.StepVerify:     {reflect.TypeFor[metrics.VerifyInput](), reflect.TypeFor[metrics.VerifyOutput]()},
 	metrics.StepUseful:     {reflect.TypeFor[metrics.UsefulInput](), reflect.TypeFor[metrics.UsefulOutput]()},
 	metrics.StepQuestion:   {reflect.TypeFor[metrics.QuestionInput](), reflect.TypeFor[metrics.QuestionOutput]()},
+	metrics.StepClaims:     {reflect.TypeFor[metrics.ClaimsInput](), reflect.TypeFor[metrics.ClaimsOutput]()},
+	metrics.StepAttribute:  {reflect.TypeFor[metrics.AttributeInput](), reflect.TypeFor[metrics.AttributeOutput]()},
+	metrics.StepVerifyPair: {reflect.TypeFor[metrics.VerifyPairInput](), reflect.TypeFor[metrics.VerifyPairOutput]()},
 }
 
 func TestPrompt(t *testing.T) {
@@ -72,6 +75,11 @@ func TestPrompt(t *testing.T) {
 					t.Fatal(err)
 				}
 				conforms(t, fmt.Sprintf("example %d output", i), schema, v)
+				if vi, ok := ex.Input.(metrics.VerifyPairInput); ok {
+					vo := ex.Output.(metrics.VerifyPairOutput)
+					echoes(t, i, vi.ReferenceStatements, metrics.VerifyOutput{Verdicts: vo.ReferenceVerdicts})
+					echoes(t, i, vi.ResponseStatements, metrics.VerifyOutput{Verdicts: vo.ResponseVerdicts})
+				}
 				if vi, ok := ex.Input.(metrics.VerifyInput); ok {
 					vo := ex.Output.(metrics.VerifyOutput)
 					if len(vo.Verdicts) != len(vi.Statements) {
@@ -86,6 +94,77 @@ func TestPrompt(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The claims examples decompose one text at several settings: higher
+// atomicity gives more claims, lower coverage fewer, so the judge sees what
+// the levels change.
+func TestClaimsExamplesShowLevels(t *testing.T) {
+	p, _ := metrics.PromptFor(metrics.StepClaims)
+	count := map[[2]metrics.Level]int{}
+	text := ""
+	for i, ex := range p.Examples {
+		in := ex.Input.(metrics.ClaimsInput)
+		if text != "" && in.Text != text {
+			t.Errorf("example %d decomposes another text", i)
+		}
+		text = in.Text
+		count[[2]metrics.Level{in.Atomicity, in.Coverage}] = len(ex.Output.(metrics.ClaimsOutput).Claims)
+	}
+	low, atomic, full := count[[2]metrics.Level{"low", "low"}], count[[2]metrics.Level{"high", "low"}], count[[2]metrics.Level{"high", "high"}]
+	if !(low >= 1 && atomic > low && full > atomic) {
+		t.Errorf("claims per setting low/low %d, high/low %d, high/high %d: want each level to add claims", low, atomic, full)
+	}
+	if strings.Contains(p.Instruction, "question") {
+		t.Errorf("the claims step sees the text only, but its instruction mentions a question")
+	}
+}
+
+// A refusal asserts something: the statements prompt shows it, and no
+// longer allows an empty list for a non-empty text.
+func TestStatementsPromptKeepsRefusals(t *testing.T) {
+	p, _ := metrics.PromptFor(metrics.StepStatements)
+	if strings.Contains(p.Instruction, "asserts no fact, return an empty list") {
+		t.Errorf("instruction still returns an empty list for a text without facts")
+	}
+	found := false
+	for _, ex := range p.Examples {
+		text := strings.ToLower(ex.Input.(metrics.StatementsInput).Text)
+		if strings.Contains(text, "couldn't find") || strings.Contains(text, "don't know") {
+			found = len(ex.Output.(metrics.StatementsOutput).Statements) > 0
+		}
+	}
+	if !found {
+		t.Errorf("no example shows a refusal giving statements")
+	}
+}
+
+// The attribute example keeps a reference sentence with several facts as
+// one item, and judges every sentence of the reference in order.
+func TestAttributeExampleSentenceIsOneItem(t *testing.T) {
+	p, _ := metrics.PromptFor(metrics.StepAttribute)
+	for i, ex := range p.Examples {
+		in := ex.Input.(metrics.AttributeInput)
+		out := ex.Output.(metrics.AttributeOutput)
+		if got := strings.Join(sentenceList(out), " "); got != in.Reference {
+			t.Errorf("example %d: sentences %q do not make up the reference %q", i, got, in.Reference)
+		}
+		multi := false
+		for _, s := range out.Sentences {
+			multi = multi || strings.Count(s.Sentence, ",")+strings.Count(s.Sentence, " and ") >= 2
+		}
+		if !multi {
+			t.Errorf("example %d has no sentence with several facts", i)
+		}
+	}
+}
+
+func sentenceList(o metrics.AttributeOutput) []string {
+	var out []string
+	for _, s := range o.Sentences {
+		out = append(out, s.Sentence)
+	}
+	return out
 }
 
 // checkStrict checks the rules of OpenAI strict structured outputs: every
@@ -165,6 +244,18 @@ func conforms(t *testing.T, where string, s map[string]any, v any) {
 		f, ok := v.(float64)
 		if !ok || (f != 0 && f != 1) {
 			t.Errorf("%s: not 0 or 1: %v", where, v)
+		}
+	}
+}
+
+func echoes(t *testing.T, i int, stmts []string, vo metrics.VerifyOutput) {
+	t.Helper()
+	if len(vo.Verdicts) != len(stmts) {
+		t.Fatalf("example %d: %d verdicts for %d statements", i, len(vo.Verdicts), len(stmts))
+	}
+	for k, s := range stmts {
+		if vo.Verdicts[k].Statement != s {
+			t.Errorf("example %d verdict %d echoes %q, want %q", i, k, vo.Verdicts[k].Statement, s)
 		}
 	}
 }

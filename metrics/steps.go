@@ -16,12 +16,22 @@ const (
 	// StepQuestion writes a question the response answers and flags
 	// noncommittal (evasive) responses.
 	StepQuestion Step = "question"
+	// StepClaims decomposes a text (without the question) into the claims
+	// factual correctness compares, at a given atomicity and coverage.
+	StepClaims Step = "claims"
+	// StepAttribute decides, per sentence of a reference, whether it can be
+	// attributed to the retrieved contexts (context recall).
+	StepAttribute Step = "attribute"
+	// StepVerifyPair verifies two labelled statement lists (of the reference
+	// and of the response) against one piece of evidence in one call
+	// (noise sensitivity).
+	StepVerifyPair Step = "verify_pair"
 	// StepEmbed turns texts into vectors.
 	StepEmbed Step = "embed"
 )
 
 // Steps lists the chat steps (every step but embed) in a fixed order.
-var Steps = []Step{StepStatements, StepVerify, StepUseful, StepQuestion}
+var Steps = []Step{StepStatements, StepVerify, StepUseful, StepQuestion, StepClaims, StepAttribute, StepVerifyPair}
 
 // StatementsInput is the input of the statements step.
 type StatementsInput struct {
@@ -84,4 +94,87 @@ type QuestionInput struct {
 type QuestionOutput struct {
 	Question     string `json:"question"`
 	Noncommittal int    `json:"noncommittal"`
+}
+
+// Level is the atomicity or the coverage of a claims decomposition.
+type Level string
+
+// The levels of atomicity and coverage (Ragas's ClaimDecomposition settings).
+const (
+	// LevelLow: atomicity low keeps a sentence's claims together; coverage
+	// low keeps the main claims and drops minor qualifiers.
+	LevelLow Level = "low"
+	// LevelHigh: atomicity high splits into single facts; coverage high
+	// keeps every detail.
+	LevelHigh Level = "high"
+)
+
+// Valid reports whether l is low or high.
+func (l Level) Valid() bool { return l == LevelLow || l == LevelHigh }
+
+// DefaultClaimsAtomicity and DefaultClaimsCoverage are Ragas's defaults for
+// factual correctness.
+const (
+	DefaultClaimsAtomicity = LevelLow
+	DefaultClaimsCoverage  = LevelLow
+)
+
+// ClaimsInput is the input of the claims step: the text alone (not the
+// question) and the decomposition's atomicity and coverage.
+type ClaimsInput struct {
+	Text      string `json:"text"`
+	Atomicity Level  `json:"atomicity"`
+	Coverage  Level  `json:"coverage"`
+}
+
+// ClaimsOutput is the answer of the claims step.
+type ClaimsOutput struct {
+	Claims []string `json:"claims"`
+}
+
+// AttributeInput is the input of the attribute step: the question, the
+// retrieved contexts joined with "\n", and the reference answer.
+type AttributeInput struct {
+	Question  string `json:"question"`
+	Context   string `json:"context"`
+	Reference string `json:"reference"`
+}
+
+// SentenceVerdict says whether one reference sentence can be attributed to
+// the context.
+type SentenceVerdict struct {
+	Sentence   string `json:"sentence"`
+	Reason     string `json:"reason"`
+	Attributed int    `json:"attributed"`
+}
+
+// AttributeOutput is the answer of the attribute step: one verdict per
+// sentence of the reference, in order.
+type AttributeOutput struct {
+	Sentences []SentenceVerdict `json:"sentences"`
+}
+
+// Bools returns the attributions as booleans.
+func (o AttributeOutput) Bools() []bool {
+	out := make([]bool, len(o.Sentences))
+	for i, v := range o.Sentences {
+		out[i] = v.Attributed == 1
+	}
+	return out
+}
+
+// VerifyPairInput is the input of the verify_pair step: the statements of
+// the reference and of the response, labelled, and one piece of evidence.
+type VerifyPairInput struct {
+	ReferenceStatements []string `json:"reference_statements"`
+	ResponseStatements  []string `json:"response_statements"`
+	Evidence            string   `json:"evidence"`
+}
+
+// VerifyPairOutput is the answer of the verify_pair step: one verdict list
+// per input list. A list whose verdicts do not match its statements is
+// recovered by the caller (see the evaluator), not rejected.
+type VerifyPairOutput struct {
+	ReferenceVerdicts []StatementVerdict `json:"reference_verdicts"`
+	ResponseVerdicts  []StatementVerdict `json:"response_verdicts"`
 }

@@ -31,9 +31,9 @@ func TestRunOpenAIJudge(t *testing.T) {
 	if f.Judge.Provider != "openai" || f.Judge.Model != "judge-model" || len(f.Samples) != 20 {
 		t.Fatalf("judge %+v, %d samples", f.Judge, len(f.Samples))
 	}
-	// 3 contexts per sample: at most 2N+7 = 13 chat calls per sample.
-	if f.Usage.ChatCalls == 0 || f.Usage.ChatCalls > 20*13 || f.Usage.ChatCalls != srv.ChatCalls() {
-		t.Errorf("usage chat calls %d, server saw %d, budget %d", f.Usage.ChatCalls, srv.ChatCalls(), 20*13)
+	// 3 contexts per sample: at most 2N+10 = 16 chat calls per sample.
+	if f.Usage.ChatCalls == 0 || f.Usage.ChatCalls > 20*16 || f.Usage.ChatCalls != srv.ChatCalls() {
+		t.Errorf("usage chat calls %d, server saw %d, budget %d", f.Usage.ChatCalls, srv.ChatCalls(), 20*16)
 	}
 	if f.Usage.PromptTokens == 0 || f.Usage.EmbeddingTokens == 0 || len(f.Usage.PerMetric) == 0 {
 		t.Errorf("usage not recorded: %+v", f.Usage)
@@ -98,10 +98,10 @@ func TestDryRunMakesNoCalls(t *testing.T) {
 	if srv.ChatCalls() != 0 || srv.EmbeddingCalls() != 0 {
 		t.Error("dry run called the API")
 	}
-	// 20 samples with 3 contexts: at most 2N+7 = 13 chat calls each.
+	// 20 samples with 3 contexts: at most 2N+10 = 16 chat calls each.
 	var calls int
-	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "chat calls"):], "chat calls %d", &calls); err != nil || calls == 0 || calls > 20*13 {
-		t.Errorf("dry run chat calls = %d (%v), want 1..260:\n%s", calls, err, r.stdout)
+	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "chat calls"):], "chat calls %d", &calls); err != nil || calls == 0 || calls > 20*16 {
+		t.Errorf("dry run chat calls = %d (%v), want 1..320:\n%s", calls, err, r.stdout)
 	}
 	if !strings.Contains(r.stdout, "estimated cost     $") {
 		t.Errorf("dry run output lacks the cost:\n%s", r.stdout)
@@ -182,5 +182,57 @@ func TestJudgeFailingEverywhereExits3(t *testing.T) {
 	}
 	if _, err := results.Read(out); err != nil {
 		t.Fatalf("results not saved: %v", err)
+	}
+}
+
+// --claims-atomicity and --claims-coverage change the claims the judge is
+// asked for (and nothing else), and the judge fingerprint, so a baseline
+// judged with other claims shows as a judge change.
+func TestClaimsLevelsReachTheJudge(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"default low/low", nil, `"atomicity":"low","coverage":"low"`},
+		{"high atomicity", []string{"--claims-atomicity", "high"}, `"atomicity":"high","coverage":"low"`},
+		{"high/high", []string{"--claims-atomicity", "high", "--claims-coverage", "high"}, `"atomicity":"high","coverage":"high"`},
+	}
+	fingerprints := map[string]string{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := openaitest.NewServer(t, openaitest.WithAPIKey("sk-test"))
+			out := filepath.Join(t.TempDir(), "r.json")
+			args := append([]string{"run", "--quiet", "--dataset", repo + "/testdata/demo/golden.jsonl", "--base-url", srv.URL,
+				"--model", "judge-model", "--embedding-model", "embed-model", "--no-cache", "--metrics", "factual_correctness", "--out", out}, tt.args...)
+			if r := gate(t, map[string]string{"OPENAI_API_KEY": "sk-test"}, args...); r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			claims := 0
+			for _, req := range srv.Requests() {
+				if req.Step != "claims" {
+					continue
+				}
+				claims++
+				if body := string(req.Body); !strings.Contains(body, strings.ReplaceAll(tt.want, `"`, `\"`)) {
+					t.Fatalf("claims request without %s:\n%.400s", tt.want, body)
+				}
+			}
+			// Response and reference of 20 samples; 2 responses equal their
+			// reference and are asked once.
+			if claims != 2*20-2 {
+				t.Errorf("%d claims requests, want 38", claims)
+			}
+			f, err := results.Read(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for name, fp := range fingerprints {
+				if fp == f.Judge.Fingerprint {
+					t.Errorf("fingerprint %s equals that of %q", fp, name)
+				}
+			}
+			fingerprints[tt.name] = f.Judge.Fingerprint
+		})
 	}
 }

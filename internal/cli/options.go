@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/raggate/raggate/internal/judge/openaicompat"
+	"github.com/raggate/raggate/metrics"
 )
 
 // Options is every setting of every command. Flags and GitHub Action
@@ -48,6 +49,9 @@ type Options struct {
 	Prices         string
 	DryRun         bool
 
+	// ClaimsAtomicity and ClaimsCoverage: low or high (factual correctness).
+	ClaimsAtomicity, ClaimsCoverage string
+
 	// Output.
 	Out    string
 	Quiet  bool
@@ -79,6 +83,9 @@ func defaultOptions() Options {
 		MaxUndefined: 0.5,
 		MaxRetries:   openaicompat.DefaultMaxRetries,
 		Repeats:      1,
+		// Ragas's factual-correctness defaults.
+		ClaimsAtomicity: string(metrics.DefaultClaimsAtomicity),
+		ClaimsCoverage:  string(metrics.DefaultClaimsCoverage),
 		// Explicit defaults, so that a 0 given on the command line is
 		// seen (and refused) rather than taken for "not given".
 		RequestTimeout: openaicompat.DefaultRequestTimeout,
@@ -103,6 +110,8 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", o.APIKeyEnv, "environment `variable` holding the API key")
 	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "judge calls in flight at once, 1 to 1000")
 	fs.IntVar(&o.Strictness, "strictness", o.Strictness, "questions generated per sample for answer_relevancy, 1 to 10")
+	fs.StringVar(&o.ClaimsAtomicity, "claims-atomicity", o.ClaimsAtomicity, "`level` of the claims of factual_correctness: low (a sentence's claims together) or high (one fact each)")
+	fs.StringVar(&o.ClaimsCoverage, "claims-coverage", o.ClaimsCoverage, "`level` of the claims of factual_correctness: low (main claims) or high (every detail)")
 	fs.Float64Var(&o.MaxUndefined, "max-undefined", o.MaxUndefined, "exit 3 when the judge leaves a metric undefined on more than this `share` of the samples (0 to 1; 1 = never)")
 	fs.IntVar(&o.Repeats, "repeats", o.Repeats, "judge every sample this many `times` (1 to 100) and average (the spread is reported as judge noise)")
 	fs.DurationVar(&o.MaxDuration, "max-duration", o.MaxDuration, "stop judging after this `duration` and save what finished (0 = no limit)")

@@ -112,7 +112,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		info = inf
+		info = withClaims(inf, o)
 		if repeats > 1 && !o.Quiet {
 			fmt.Fprintf(env.Stderr, "repeat %d of %d\n", r+1, repeats)
 		}
@@ -122,6 +122,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 			Concurrency: max(4, 2*o.Concurrency),
 			Strictness:  o.Strictness,
 			Progress:    newProgress(env.Stderr, o.Quiet),
+			// Validated as low or high.
+			ClaimsAtomicity: metrics.Level(o.ClaimsAtomicity),
+			ClaimsCoverage:  metrics.Level(o.ClaimsCoverage),
 		})
 		if res == nil {
 			return nil, withCode(ExitOperational, err)
@@ -351,6 +354,16 @@ func prices(env Env, o *Options) (openaicompat.Prices, error) {
 		return nil, withCode(ExitUsage, fmt.Errorf("--prices: %w", err))
 	}
 	return p, nil
+}
+
+// withClaims records non-default claims settings in the judge's prompts
+// field, so that they change the judge fingerprint: results judged with
+// other claims are a judge change, not a regression.
+func withClaims(info judge.Info, o *Options) judge.Info {
+	if o.ClaimsAtomicity != string(metrics.DefaultClaimsAtomicity) || o.ClaimsCoverage != string(metrics.DefaultClaimsCoverage) {
+		info.Prompts += " claims=" + o.ClaimsAtomicity + "/" + o.ClaimsCoverage
+	}
+	return info
 }
 
 // Fingerprint hashes everything that makes a judge answer differently.

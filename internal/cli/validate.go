@@ -13,6 +13,7 @@ import (
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/eval"
 	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
 )
 
 // Valid ranges of the numeric options (README "Commands" lists them).
@@ -200,6 +201,11 @@ func (o *Options) judgeProblems() []problem {
 	case "auto", "offline", "openai", "azure":
 	default:
 		ps = append(ps, badText("judge", o.Judge, "auto, offline or openai"))
+	}
+	for _, l := range []struct{ key, v string }{{"claims-atomicity", o.ClaimsAtomicity}, {"claims-coverage", o.ClaimsCoverage}} {
+		if !metrics.Level(l.v).Valid() {
+			ps = append(ps, badText(l.key, l.v, "low or high (default low, as Ragas's factual correctness)"))
+		}
 	}
 	switch o.ResponseFormat {
 	case "", "json_schema", "json_object", "none":

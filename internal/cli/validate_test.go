@@ -48,6 +48,8 @@ func TestBadFlagValuesExit2(t *testing.T) {
 		{"max-undefined 1.5", run("--max-undefined", "1.5"), []string{"--max-undefined 1.5", "0 to 1"}},
 		{"max-undefined Inf", run("--max-undefined", "Inf"), []string{"--max-undefined +Inf", "0 to 1"}},
 		{"judge unknown", run("--judge", "gpt"), []string{`--judge "gpt"`, "auto, offline or openai"}},
+		{"claims-atomicity unknown", run("--claims-atomicity", "medium"), []string{`--claims-atomicity "medium"`, "low or high"}},
+		{"claims-coverage unknown", run("--claims-coverage", "High"), []string{`--claims-coverage "High"`, "low or high"}},
 		{"response-format unknown", run("--response-format", "json"), []string{`--response-format "json"`, "json_schema, json_object or none"}},
 		{"metrics unknown", run("--metrics", "faithfulnes"), []string{"--metrics", `did you mean "faithfulness"`}},
 		{"field malformed", run("--field", "response"), []string{`--field "response"`, "canonical=name"}},

@@ -42,7 +42,7 @@ func (e *sampleEval) compute(m metrics.Metric) (float64, string, error) {
 		}
 		return metrics.AveragePrecision(v), reason, nil
 	case metrics.ContextRecallName:
-		return e.supported(m.Name, s.Reference, strings.Join(s.RetrievedContexts, "\n"), "reference")
+		return e.contextRecall(m.Name)
 	case metrics.FaithfulnessName:
 		return e.supported(m.Name, s.Response, strings.Join(s.RetrievedContexts, "\n"), "response")
 	case metrics.AnswerRelevancyName:
@@ -116,6 +116,64 @@ func (e *sampleEval) statements(metric, text string) ([]string, error) {
 	return a.Statements.Statements, nil
 }
 
+// levels are the atomicity and coverage of the claims step.
+type levels struct {
+	atomicity, coverage metrics.Level
+}
+
+// claimsLevels returns the run's claims settings, defaulted.
+func claimsLevels(o Options) levels {
+	l := levels{atomicity: o.ClaimsAtomicity, coverage: o.ClaimsCoverage}
+	if !l.atomicity.Valid() {
+		l.atomicity = metrics.DefaultClaimsAtomicity
+	}
+	if !l.coverage.Valid() {
+		l.coverage = metrics.DefaultClaimsCoverage
+	}
+	return l
+}
+
+// claimsOf decomposes text into the claims of factual correctness.
+func (e *sampleEval) claimsOf(metric, text string) ([]string, error) {
+	in := metrics.ClaimsInput{Text: text, Atomicity: e.claims.atomicity, Coverage: e.claims.coverage}
+	a, err := e.ask(metric, metrics.StepClaims, in, 0)
+	if err != nil {
+		return nil, err
+	}
+	if a.Claims == nil {
+		return nil, judge.Undefinedf("judge returned no claims")
+	}
+	return a.Claims.Claims, nil
+}
+
+// contextRecall asks in one call which sentences of the reference can be
+// attributed to the joined contexts; a sentence is one item, however many
+// facts it holds (Ragas's context recall).
+func (e *sampleEval) contextRecall(metric string) (float64, string, error) {
+	in := metrics.AttributeInput{Question: e.s.UserInput, Context: strings.Join(e.s.RetrievedContexts, "\n"), Reference: e.s.Reference}
+	a, err := e.ask(metric, metrics.StepAttribute, in, 0)
+	if err != nil {
+		return nan, "", err
+	}
+	if a.Attribute == nil {
+		return nan, "", judge.Undefinedf("judge returned no attribution")
+	}
+	if len(a.Attribute.Sentences) == 0 {
+		return nan, "no sentences in reference", nil
+	}
+	var bad []string
+	for _, v := range a.Attribute.Sentences {
+		if v.Attributed != 1 {
+			bad = append(bad, withReason(v.Sentence, v.Reason))
+		}
+	}
+	reason := ""
+	if len(bad) > 0 {
+		reason = "not attributed to the contexts: " + strings.Join(bad, "; ")
+	}
+	return metrics.Fraction(a.Attribute.Bools()), reason, nil
+}
+
 // verify checks statements against evidence; no statements -> no call.
 func (e *sampleEval) verify(metric string, stmts []string, evidence string) ([]metrics.StatementVerdict, error) {
 	if len(stmts) == 0 {
@@ -169,8 +227,8 @@ func (e *sampleEval) usefulness(metric, answer string) ([]bool, string, error) {
 	return v, strings.Join(notes, "; "), nil
 }
 
-// supported is faithfulness and context recall: the share of text's
-// statements the evidence supports.
+// supported is faithfulness: the share of text's statements the evidence
+// supports.
 func (e *sampleEval) supported(metric, text, evidence, what string) (float64, string, error) {
 	stmts, err := e.statements(metric, text)
 	if err != nil {
@@ -186,6 +244,9 @@ func (e *sampleEval) supported(metric, text, evidence, what string) (float64, st
 	return metrics.Fraction(bools(vs)), unsupported(vs), nil
 }
 
+// factualVerdicts verifies the response's claims against the reference
+// and the reference's claims against the response (factual and answer
+// correctness).
 func (e *sampleEval) factualVerdicts(metric string) (resp, ref []bool, reason string, err error) {
 	var (
 		wg             sync.WaitGroup
@@ -195,17 +256,17 @@ func (e *sampleEval) factualVerdicts(metric string) (resp, ref []bool, reason st
 	wg.Add(2)
 	go func() {
 		defer wg.Done()
-		st, err := e.statements(metric, e.s.Response)
+		cl, err := e.claimsOf(metric, e.s.Response)
 		if err == nil {
-			respV, err = e.verify(metric, st, e.s.Reference)
+			respV, err = e.verify(metric, cl, e.s.Reference)
 		}
 		errResp = err
 	}()
 	go func() {
 		defer wg.Done()
-		st, err := e.statements(metric, e.s.Reference)
+		cl, err := e.claimsOf(metric, e.s.Reference)
 		if err == nil {
-			refV, err = e.verify(metric, st, e.s.Response)
+			refV, err = e.verify(metric, cl, e.s.Response)
 		}
 		errRf = err
 	}()
@@ -245,42 +306,96 @@ func (e *sampleEval) noiseSensitivity(metric string, mode metrics.NoiseMode) (fl
 	if len(refSt) == 0 {
 		return nan, "no statements in reference", nil
 	}
+	refBy, respBy, err := e.byContext(metric, refSt, respSt)
+	if err != nil {
+		return nan, "", err
+	}
+	return metrics.NoiseSensitivity(mode, refBy, respBy, bools(respByRefV)), unsupported(respByRefV), nil
+}
+
+// byContext judges both statement lists against every retrieved context,
+// one context per goroutine, and returns refBy (G x N) and respBy (A x N).
+func (e *sampleEval) byContext(metric string, refSt, respSt []string) (refBy, respBy [][]bool, err error) {
 	ctxs := e.s.RetrievedContexts
-	G, A, N := len(refSt), len(respSt), len(ctxs)
-	refBy := make([][]bool, G)
-	for g := range refBy {
-		refBy[g] = make([]bool, N)
-	}
-	respBy := make([][]bool, A)
-	for a := range respBy {
-		respBy[a] = make([]bool, N)
-	}
-	// One call per context judges both statement lists against it.
-	both := append(append([]string{}, refSt...), respSt...)
-	errs := make([]error, N)
+	refBy, respBy = grid(len(refSt), len(ctxs)), grid(len(respSt), len(ctxs))
+	errs := make([]error, len(ctxs))
+	var wg sync.WaitGroup
 	for c := range ctxs {
 		wg.Add(1)
 		go func(c int) {
 			defer wg.Done()
-			vs, err := e.verify(metric, both, ctxs[c])
+			refV, respV, err := e.bothAgainst(metric, refSt, respSt, ctxs[c])
 			if err != nil {
 				errs[c] = err
 				return
 			}
-			for i, v := range vs {
-				if i < G {
-					refBy[i][c] = v.Verdict == 1
-				} else {
-					respBy[i-G][c] = v.Verdict == 1
-				}
+			for g, v := range refV {
+				refBy[g][c] = v
+			}
+			for a, v := range respV {
+				respBy[a][c] = v
 			}
 		}(c)
 	}
 	wg.Wait()
-	if err := firstError(errs); err != nil {
-		return nan, "", err
+	return refBy, respBy, firstError(errs)
+}
+
+func grid(rows, cols int) [][]bool {
+	out := make([][]bool, rows)
+	for i := range out {
+		out[i] = make([]bool, cols)
 	}
-	return metrics.NoiseSensitivity(mode, refBy, respBy, bools(respByRefV)), unsupported(respByRefV), nil
+	return out
+}
+
+// bothAgainst verifies the reference and the response statements against
+// one context: in one verify_pair call with the two lists labelled, or in
+// two verify calls when the lists are long. A verify_pair list whose
+// verdicts stop matching its statements is recovered by verifying only the
+// statements after the matched part.
+func (e *sampleEval) bothAgainst(metric string, refSt, respSt []string, evidence string) (refV, respV []bool, err error) {
+	if len(refSt)+len(respSt) > judge.PairMaxStatements {
+		rv, err := e.verify(metric, refSt, evidence)
+		if err != nil {
+			return nil, nil, err
+		}
+		av, err := e.verify(metric, respSt, evidence)
+		if err != nil {
+			return nil, nil, err
+		}
+		return bools(rv), bools(av), nil
+	}
+	in := metrics.VerifyPairInput{ReferenceStatements: refSt, ResponseStatements: respSt, Evidence: evidence}
+	a, err := e.ask(metric, metrics.StepVerifyPair, in, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if a.VerifyPair == nil {
+		return nil, nil, judge.Undefinedf("judge returned no verdicts")
+	}
+	if refV, err = e.recoverList(metric, refSt, a.VerifyPair.ReferenceVerdicts, evidence); err != nil {
+		return nil, nil, err
+	}
+	if respV, err = e.recoverList(metric, respSt, a.VerifyPair.ResponseVerdicts, evidence); err != nil {
+		return nil, nil, err
+	}
+	return refV, respV, nil
+}
+
+// recoverList keeps the verdicts that answer stmts in order and verifies the
+// statements after them, if any, in one verify call.
+func (e *sampleEval) recoverList(metric string, stmts []string, vs []metrics.StatementVerdict, evidence string) ([]bool, error) {
+	n := judge.MatchedPrefix(stmts, vs)
+	out := bools(vs[:n])
+	if n == len(stmts) {
+		return out, nil
+	}
+	rest, err := e.verify(metric, stmts[n:], evidence)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, bools(rest)...), nil
 }
 
 func (e *sampleEval) answerRelevancy(metric string) (float64, string, error) {
@@ -336,17 +451,20 @@ func unsupported(vs []metrics.StatementVerdict) string {
 	var bad []string
 	for _, v := range vs {
 		if v.Verdict != 1 {
-			s := v.Statement
-			if v.Reason != "" {
-				s += " (" + v.Reason + ")"
-			}
-			bad = append(bad, s)
+			bad = append(bad, withReason(v.Statement, v.Reason))
 		}
 	}
 	if len(bad) == 0 {
 		return ""
 	}
 	return "not supported: " + strings.Join(bad, "; ")
+}
+
+func withReason(s, reason string) string {
+	if reason != "" {
+		return s + " (" + reason + ")"
+	}
+	return s
 }
 
 func allTrue(v []bool) bool {

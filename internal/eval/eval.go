@@ -28,6 +28,9 @@ type Options struct {
 	Concurrency int
 	// Strictness is the number of questions answer relevancy generates (default 3).
 	Strictness int
+	// ClaimsAtomicity and ClaimsCoverage set the claims step of factual
+	// and answer correctness (default low and low, as Ragas).
+	ClaimsAtomicity, ClaimsCoverage metrics.Level
 	// Progress, when set, is called after each finished sample (never
 	// concurrently).
 	Progress func(done, total int)
@@ -116,7 +119,7 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			se := &sampleEval{ctx: ctx, j: j, s: &samples[i], strictness: strictness}
+			se := &sampleEval{ctx: ctx, j: j, s: &samples[i], strictness: strictness, claims: claimsLevels(opts)}
 			r, err := se.run(ms)
 			if err != nil {
 				cancel(err)
@@ -227,6 +230,7 @@ type sampleEval struct {
 	j          judge.Judge
 	s          *metrics.Sample
 	strictness int
+	claims     levels
 }
 
 type score struct {

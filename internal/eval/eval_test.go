@@ -25,6 +25,10 @@ const (
 var (
 	respSt = []string{"The bridge opened in 1932.", "The bridge is painted red."}
 	refSt  = []string{"The bridge opened in 1932."}
+	// The claims of factual correctness are their own decomposition: they
+	// need not match the statements.
+	respCl = []string{"The bridge opened in 1932.", "The bridge is red."}
+	refCl  = []string{"The bridge opened in 1932!"}
 	joined = c1 + "\n" + c2
 )
 
@@ -45,13 +49,15 @@ func fakeFor(t *testing.T) *judgetest.Fake {
 	f.OnStatements(ref, refSt...)
 	f.OnUseful(c1, ref, 1).OnUseful(c2, ref, 0)
 	f.OnUseful(c1, resp, 1).OnUseful(c2, resp, 0)
-	f.OnVerify(joined, refSt, 1)     // context recall
-	f.OnVerify(joined, respSt, 1, 0) // faithfulness
-	f.OnVerify(ref, respSt, 1, 0)    // factual correctness (precision side), noise sensitivity
-	f.OnVerify(resp, refSt, 1)       // factual correctness (recall side)
-	both := append(append([]string{}, refSt...), respSt...)
-	f.OnVerify(c1, both, 1, 1, 0) // noise sensitivity, context 1
-	f.OnVerify(c2, both, 0, 0, 1) // noise sensitivity, context 2: "painted red" wrongly supported
+	f.OnAttribute(joined, ref, []string{ref}, 1) // context recall
+	f.OnVerify(joined, respSt, 1, 0)             // faithfulness
+	f.OnVerify(ref, respSt, 1, 0)                // noise sensitivity
+	f.OnClaims(resp, metrics.LevelLow, metrics.LevelLow, respCl...)
+	f.OnClaims(ref, metrics.LevelLow, metrics.LevelLow, refCl...)
+	f.OnVerify(ref, respCl, 1, 0)                            // factual correctness (precision side)
+	f.OnVerify(resp, refCl, 1)                               // factual correctness (recall side)
+	f.OnVerifyPair(c1, refSt, respSt, []int{1}, []int{1, 0}) // noise sensitivity, context 1
+	f.OnVerifyPair(c2, refSt, respSt, []int{0}, []int{0, 1}) // context 2: "painted red" wrongly supported
 	f.OnQuestion(resp, "When did the bridge open?", 0)
 	f.OnEmbed(q, []float64{1, 0})
 	f.OnEmbed("When did the bridge open?", []float64{0.6, 0.8})
@@ -107,11 +113,11 @@ func TestRunScoresAndSharesSteps(t *testing.T) {
 	}
 
 	// Every (step, input) was asked exactly once: the call budget of the
-	// default suite is 2N+7 chat calls per sample (context_utilization adds N).
+	// default suite is 2N+10 chat calls per sample (context_utilization adds N).
 	const n = 2
 	calls := memo.Calls()
-	chat := calls[metrics.StepStatements] + calls[metrics.StepVerify] + calls[metrics.StepUseful] + calls[metrics.StepQuestion]
-	if want := 2*n + 7 + n; chat != want {
+	chat := chatCalls(calls)
+	if want := 2*n + 10 + n; chat != want {
 		t.Errorf("chat calls = %d (%v), want %d", chat, calls, want)
 	}
 	if calls[metrics.StepStatements] != 2 {
@@ -130,10 +136,17 @@ func TestDefaultSuiteCallBudget(t *testing.T) {
 		t.Error("context_utilization ran though it is not in the default suite")
 	}
 	calls := memo.Calls()
-	chat := calls[metrics.StepStatements] + calls[metrics.StepVerify] + calls[metrics.StepUseful] + calls[metrics.StepQuestion]
-	if chat > 2*2+7 {
-		t.Errorf("default suite used %d chat calls, budget is 2N+7 = 11 (%v)", chat, calls)
+	if chat := chatCalls(calls); chat != 2*2+10 {
+		t.Errorf("default suite used %d chat calls, budget is 2N+10 = 14 (%v)", chat, calls)
 	}
+}
+
+func chatCalls(calls map[metrics.Step]int) int {
+	n := 0
+	for _, s := range metrics.Steps {
+		n += calls[s]
+	}
+	return n
 }
 
 func TestStepFailureIsUndefinedNotFatal(t *testing.T) {
@@ -250,6 +263,7 @@ func TestUndefinedKinds(t *testing.T) {
 	f.FailStatements("broken.", &judge.Undefined{Reason: "judge refused"})
 	f.OnStatements("ok")
 	f.OnStatements(" ")
+	f.OnAttribute("ctx", " ", nil)
 	mk := func(id, resp string, ref *string) metrics.Sample {
 		var s metrics.Sample
 		s.ID = id

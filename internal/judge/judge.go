@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/raggate/raggate/metrics"
 )
@@ -17,7 +18,8 @@ import (
 type Request struct {
 	Step metrics.Step
 	// Input is the step's input: metrics.StatementsInput, metrics.VerifyInput,
-	// metrics.UsefulInput or metrics.QuestionInput.
+	// metrics.UsefulInput, metrics.QuestionInput, metrics.ClaimsInput,
+	// metrics.AttributeInput or metrics.VerifyPairInput.
 	Input any
 	// N is the number of answers wanted (the question step's strictness); 0 means 1.
 	N int
@@ -34,6 +36,26 @@ func (r Request) Count() int {
 	return r.N
 }
 
+// PairMaxStatements is the most statements (both lists together) that the
+// evaluator judges against a context in one verify_pair call; longer lists
+// are verified in two verify calls, one per list, so that a long mixed list
+// does not blur the verdicts.
+const PairMaxStatements = 30
+
+// SampleTemperature is the sampling temperature of a request for several
+// answers (the question step with strictness > 1), so that the answers
+// vary, as in Ragas; a request for one answer is asked at temperature 0.
+const SampleTemperature = 0.3
+
+// Temperature returns the sampling temperature of the request:
+// SampleTemperature when several answers are wanted, else 0.
+func (r Request) Temperature() float64 {
+	if r.Count() > 1 {
+		return SampleTemperature
+	}
+	return 0
+}
+
 // Answer is a judge's answer to one step. Exactly the field of the asked
 // step is set.
 type Answer struct {
@@ -41,7 +63,10 @@ type Answer struct {
 	Verify     *metrics.VerifyOutput
 	Useful     *metrics.UsefulOutput
 	// Questions holds Request.Count() answers of the question step.
-	Questions []metrics.QuestionOutput
+	Questions  []metrics.QuestionOutput
+	Claims     *metrics.ClaimsOutput
+	Attribute  *metrics.AttributeOutput
+	VerifyPair *metrics.VerifyPairOutput
 	// Usage is what answering cost (zero for the offline judge).
 	Usage Usage
 }
@@ -140,4 +165,26 @@ func ReasonOf(err error) string {
 		return u.Reason
 	}
 	return err.Error()
+}
+
+// cloneNewSteps deep-copies the outputs of the claims, attribute and
+// verify_pair steps (see Answer.Clone).
+func cloneNewSteps(a Answer) Answer {
+	if a.Claims != nil {
+		c := *a.Claims
+		c.Claims = slices.Clone(c.Claims)
+		a.Claims = &c
+	}
+	if a.Attribute != nil {
+		at := *a.Attribute
+		at.Sentences = slices.Clone(at.Sentences)
+		a.Attribute = &at
+	}
+	if a.VerifyPair != nil {
+		v := *a.VerifyPair
+		v.ReferenceVerdicts = slices.Clone(v.ReferenceVerdicts)
+		v.ResponseVerdicts = slices.Clone(v.ResponseVerdicts)
+		a.VerifyPair = &v
+	}
+	return a
 }

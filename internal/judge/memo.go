@@ -290,5 +290,5 @@ func (a Answer) Clone() Answer {
 		a.Useful = &u
 	}
 	a.Questions = slices.Clone(a.Questions)
-	return a
+	return cloneNewSteps(a)
 }

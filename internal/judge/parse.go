@@ -77,7 +77,10 @@ const thinkEnd = "</think>"
 // verdicts[i].statement must match input statement i after case folding and
 // dropping everything but letters and digits (so case, white space and
 // punctuation differences are tolerated, other edits are not). The returned
-// verdicts carry the input statements verbatim.
+// verdicts carry the input statements verbatim. A verify_pair answer is
+// only checked for its structure: a list that does not match its input
+// statements is recovered by the caller, which keeps the matching verdicts
+// (MatchedPrefix) and re-asks the rest, rather than re-asking both lists.
 //
 // For the question step Parse returns Answer.Questions with one element,
 // whatever req.Count(); a judge that asks for several choices parses each.
@@ -234,6 +237,12 @@ func decode(req Request, raw []byte) (Answer, error) {
 		if err == nil {
 			a.Questions = []metrics.QuestionOutput{*q}
 		}
+	case metrics.StepClaims:
+		a.Claims, err = decodeClaims(obj)
+	case metrics.StepAttribute:
+		a.Attribute, err = decodeAttribute(obj)
+	case metrics.StepVerifyPair:
+		a.VerifyPair, err = decodeVerifyPair(obj)
 	}
 	if err != nil {
 		return Answer{}, invalid(req.Step, "%v", err)
@@ -267,13 +276,83 @@ func decodeStatements(obj map[string]json.RawMessage) (*metrics.StatementsOutput
 }
 
 func decodeVerify(obj map[string]json.RawMessage) (*metrics.VerifyOutput, error) {
-	items, err := arrayField(obj, "verdicts", "")
+	vs, err := decodeVerdicts(obj, "verdicts")
 	if err != nil {
 		return nil, err
 	}
-	out := &metrics.VerifyOutput{Verdicts: make([]metrics.StatementVerdict, 0, len(items))}
+	return &metrics.VerifyOutput{Verdicts: vs}, nil
+}
+
+// decodeVerifyPair checks the structure of both verdict lists; how they
+// match the input lists is left to the caller, which recovers a mismatch
+// by re-asking the unmatched statements (see MatchedPrefix).
+func decodeVerifyPair(obj map[string]json.RawMessage) (*metrics.VerifyPairOutput, error) {
+	ref, err := decodeVerdicts(obj, "reference_verdicts")
+	if err != nil {
+		return nil, err
+	}
+	resp, err := decodeVerdicts(obj, "response_verdicts")
+	if err != nil {
+		return nil, err
+	}
+	return &metrics.VerifyPairOutput{ReferenceVerdicts: ref, ResponseVerdicts: resp}, nil
+}
+
+func decodeClaims(obj map[string]json.RawMessage) (*metrics.ClaimsOutput, error) {
+	items, err := arrayField(obj, "claims", "")
+	if err != nil {
+		return nil, err
+	}
+	out := &metrics.ClaimsOutput{Claims: make([]string, 0, len(items))}
 	for i, raw := range items {
-		where := fmt.Sprintf("verdicts[%d]", i)
+		s, err := str(raw, fmt.Sprintf("claims[%d]", i))
+		if err != nil {
+			return nil, err
+		}
+		if s = strings.TrimSpace(s); s == "" {
+			return nil, fmt.Errorf("claims[%d] is empty", i)
+		}
+		out.Claims = append(out.Claims, s)
+	}
+	return out, nil
+}
+
+func decodeAttribute(obj map[string]json.RawMessage) (*metrics.AttributeOutput, error) {
+	items, err := arrayField(obj, "sentences", "")
+	if err != nil {
+		return nil, err
+	}
+	out := &metrics.AttributeOutput{Sentences: make([]metrics.SentenceVerdict, 0, len(items))}
+	for i, raw := range items {
+		where := fmt.Sprintf("sentences[%d]", i)
+		v, err := object(raw)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", where, err)
+		}
+		var sv metrics.SentenceVerdict
+		if sv.Sentence, err = strField(v, "sentence", where+"."); err != nil {
+			return nil, err
+		}
+		if sv.Reason, err = strField(v, "reason", where+"."); err != nil {
+			return nil, err
+		}
+		if sv.Attributed, err = bitField(v, "attributed", where+"."); err != nil {
+			return nil, err
+		}
+		out.Sentences = append(out.Sentences, sv)
+	}
+	return out, nil
+}
+
+// decodeVerdicts reads the verdict list under key.
+func decodeVerdicts(obj map[string]json.RawMessage, key string) ([]metrics.StatementVerdict, error) {
+	items, err := arrayField(obj, key, "")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]metrics.StatementVerdict, 0, len(items))
+	for i, raw := range items {
+		where := fmt.Sprintf("%s[%d]", key, i)
 		v, err := object(raw)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %v", where, err)
@@ -288,7 +367,7 @@ func decodeVerify(obj map[string]json.RawMessage) (*metrics.VerifyOutput, error)
 		if sv.Verdict, err = bitField(v, "verdict", where+"."); err != nil {
 			return nil, err
 		}
-		out.Verdicts = append(out.Verdicts, sv)
+		out = append(out, sv)
 	}
 	return out, nil
 }
@@ -338,6 +417,20 @@ func matchStatements(in []string, out *metrics.VerifyOutput) error {
 		out.Verdicts[i].Statement = s
 	}
 	return nil
+}
+
+// MatchedPrefix returns how many verdicts, from the first, answer the
+// statements one by one and in order (compared as Parse compares verify
+// verdicts), and sets those verdicts' statements to the inputs. The
+// evaluator keeps that prefix of a verify_pair list and re-asks only the
+// statements after it.
+func MatchedPrefix(stmts []string, vs []metrics.StatementVerdict) int {
+	n := 0
+	for n < len(stmts) && n < len(vs) && foldStatement(vs[n].Statement) == foldStatement(stmts[n]) {
+		vs[n].Statement = stmts[n]
+		n++
+	}
+	return n
 }
 
 // foldStatement keeps only the letters and digits of s, lower-cased, so
@@ -465,36 +558,10 @@ func Validate(req Request, a Answer) error {
 	if err := checkInput(req.Step, req.Input); err != nil {
 		return fmt.Errorf("validate: %w", err)
 	}
-	var outs []any
-	switch req.Step {
-	case metrics.StepStatements:
-		if a.Statements != nil {
-			o := *a.Statements
-			if o.Statements == nil {
-				o.Statements = []string{} // nil is empty, not JSON null
-			}
-			outs = append(outs, o)
-		}
-	case metrics.StepVerify:
-		if a.Verify != nil {
-			o := *a.Verify
-			if o.Verdicts == nil {
-				o.Verdicts = []metrics.StatementVerdict{}
-			}
-			outs = append(outs, o)
-		}
-	case metrics.StepUseful:
-		if a.Useful != nil {
-			outs = append(outs, a.Useful)
-		}
-	case metrics.StepQuestion:
-		if len(a.Questions) != req.Count() {
-			return invalid(req.Step, "%d questions, want %d", len(a.Questions), req.Count())
-		}
-		for _, q := range a.Questions {
-			outs = append(outs, q)
-		}
+	if req.Step == metrics.StepQuestion && len(a.Questions) != req.Count() {
+		return invalid(req.Step, "%d questions, want %d", len(a.Questions), req.Count())
 	}
+	outs := outputsOf(req.Step, a)
 	if len(outs) == 0 {
 		return invalid(req.Step, "the answer has no %s output", req.Step)
 	}
@@ -508,4 +575,54 @@ func Validate(req Request, a Answer) error {
 		}
 	}
 	return nil
+}
+
+// outputsOf returns the output objects of step in a, as a judge would have
+// sent them (nil lists as empty lists, not JSON null); none when a lacks
+// the step's field.
+func outputsOf(step metrics.Step, a Answer) []any {
+	switch step {
+	case metrics.StepStatements:
+		if a.Statements != nil {
+			return []any{metrics.StatementsOutput{Statements: nonNil(a.Statements.Statements)}}
+		}
+	case metrics.StepVerify:
+		if a.Verify != nil {
+			return []any{metrics.VerifyOutput{Verdicts: nonNil(a.Verify.Verdicts)}}
+		}
+	case metrics.StepUseful:
+		if a.Useful != nil {
+			return []any{a.Useful}
+		}
+	case metrics.StepQuestion:
+		outs := make([]any, len(a.Questions))
+		for i, q := range a.Questions {
+			outs[i] = q
+		}
+		return outs
+	case metrics.StepClaims:
+		if a.Claims != nil {
+			return []any{metrics.ClaimsOutput{Claims: nonNil(a.Claims.Claims)}}
+		}
+	case metrics.StepAttribute:
+		if a.Attribute != nil {
+			return []any{metrics.AttributeOutput{Sentences: nonNil(a.Attribute.Sentences)}}
+		}
+	case metrics.StepVerifyPair:
+		if a.VerifyPair != nil {
+			return []any{metrics.VerifyPairOutput{
+				ReferenceVerdicts: nonNil(a.VerifyPair.ReferenceVerdicts),
+				ResponseVerdicts:  nonNil(a.VerifyPair.ResponseVerdicts),
+			}}
+		}
+	}
+	return nil
+}
+
+// nonNil returns xs, or an empty list for nil (JSON [] rather than null).
+func nonNil[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
 }

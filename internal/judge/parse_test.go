@@ -17,6 +17,11 @@ var (
 	}}
 	useReq = Request{Step: metrics.StepUseful, Input: &metrics.UsefulInput{Question: "q", Context: "c", Answer: "a"}}
 	qReq   = Request{Step: metrics.StepQuestion, Input: metrics.QuestionInput{Response: "r"}, N: 3}
+	clReq  = Request{Step: metrics.StepClaims, Input: metrics.ClaimsInput{Text: "t", Atomicity: metrics.LevelLow, Coverage: metrics.LevelHigh}}
+	atReq  = Request{Step: metrics.StepAttribute, Input: metrics.AttributeInput{Question: "q", Context: "c", Reference: "A. B."}}
+	vpReq  = Request{Step: metrics.StepVerifyPair, Input: metrics.VerifyPairInput{
+		ReferenceStatements: []string{"A."}, ResponseStatements: []string{"B.", "C."}, Evidence: "e",
+	}}
 )
 
 const verOK = `{"verdicts":[{"statement":"The chain is worn.","reason":"said","verdict":1},{"statement":"Replace the cassette too.","reason":"not said","verdict":0}]}`
@@ -176,6 +181,49 @@ func TestParse(t *testing.T) {
 			content: strings.Replace(verOK, `"verdict":0`, `"verdict":2`, 1),
 			wantErr: `"verdicts[1].verdict" must be 0 or 1, got 2`,
 		},
+		{
+			name:    "claims",
+			req:     clReq,
+			content: `{"claims":[" The Rhine is long. "]}`,
+			want:    Answer{Claims: &metrics.ClaimsOutput{Claims: []string{"The Rhine is long."}}},
+		},
+		{
+			name:    "empty claim",
+			req:     clReq,
+			content: `{"claims":["x", " "]}`,
+			wantErr: "claims[1] is empty",
+		},
+		{
+			name:    "attribute",
+			req:     atReq,
+			content: `{"sentences":[{"sentence":"A.","reason":"in c","attributed":1},{"sentence":"B.","reason":"not in c","attributed":0}]}`,
+			want: Answer{Attribute: &metrics.AttributeOutput{Sentences: []metrics.SentenceVerdict{
+				{Sentence: "A.", Reason: "in c", Attributed: 1}, {Sentence: "B.", Reason: "not in c", Attributed: 0},
+			}}},
+		},
+		{
+			name:    "attributed as a word",
+			req:     atReq,
+			content: `{"sentences":[{"sentence":"A.","reason":"r","attributed":"yes"}]}`,
+			wantErr: `"sentences[0].attributed" must be the number 0 or 1, got a string`,
+		},
+		{
+			// A short list is not rejected: the evaluator re-asks only the
+			// statements without a verdict.
+			name:    "verify_pair with a missing verdict",
+			req:     vpReq,
+			content: `{"reference_verdicts":[{"statement":"A.","reason":"r","verdict":1}],"response_verdicts":[{"statement":"B.","reason":"r","verdict":0}]}`,
+			want: Answer{VerifyPair: &metrics.VerifyPairOutput{
+				ReferenceVerdicts: []metrics.StatementVerdict{{Statement: "A.", Reason: "r", Verdict: 1}},
+				ResponseVerdicts:  []metrics.StatementVerdict{{Statement: "B.", Reason: "r", Verdict: 0}},
+			}},
+		},
+		{
+			name:    "verify_pair without a list",
+			req:     vpReq,
+			content: `{"reference_verdicts":[]}`,
+			wantErr: `missing key "response_verdicts"`,
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -198,6 +246,40 @@ func TestParse(t *testing.T) {
 			}
 			if err := Validate(tt.req, fill(tt.req, got)); err != nil {
 				t.Errorf("Validate(Parse(...)) = %v", err)
+			}
+		})
+	}
+}
+
+func TestMatchedPrefix(t *testing.T) {
+	stmts := []string{"The chain is worn.", "Replace the cassette.", "Oil it."}
+	v := func(ss ...string) []metrics.StatementVerdict {
+		out := make([]metrics.StatementVerdict, len(ss))
+		for i, s := range ss {
+			out[i] = metrics.StatementVerdict{Statement: s, Verdict: 1}
+		}
+		return out
+	}
+	tests := []struct {
+		name string
+		vs   []metrics.StatementVerdict
+		want int
+	}{
+		{"all", v("the chain is worn", "Replace the cassette.", "Oil it."), 3},
+		{"one missing", v("The chain is worn.", "Replace the cassette."), 2},
+		{"skipped one", v("The chain is worn.", "Oil it."), 1},
+		{"none", nil, 0},
+		{"extra verdict ignored", v("The chain is worn.", "Replace the cassette.", "Oil it.", "More."), 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := MatchedPrefix(stmts, tt.vs); got != tt.want {
+				t.Errorf("MatchedPrefix = %d, want %d", got, tt.want)
+			}
+			for i := 0; i < tt.want; i++ {
+				if tt.vs[i].Statement != stmts[i] {
+					t.Errorf("verdict %d statement %q not replaced by the input", i, tt.vs[i].Statement)
+				}
 			}
 		})
 	}

@@ -16,7 +16,7 @@ import (
 // renderVersion names the layout of rendered prompts. Change it whenever
 // the layout changes in a way the templates below do not show; it is part
 // of PromptsHash.
-const renderVersion = "raggate.prompt/v1"
+const renderVersion = "raggate.prompt/v2"
 
 // systemPrompt is the system message of every chat step.
 const systemPrompt = "You are a careful, literal evaluator in an automated test of a retrieval-augmented generation (RAG) system. " +
@@ -139,6 +139,15 @@ func checkInput(step metrics.Step, input any) error {
 		_, ok = InputAs[metrics.UsefulInput](input)
 	case metrics.StepQuestion:
 		_, ok = InputAs[metrics.QuestionInput](input)
+	case metrics.StepClaims:
+		var in metrics.ClaimsInput
+		if in, ok = InputAs[metrics.ClaimsInput](input); ok && !(in.Atomicity.Valid() && in.Coverage.Valid()) {
+			return fmt.Errorf("claims step: atomicity %q and coverage %q must each be low or high", in.Atomicity, in.Coverage)
+		}
+	case metrics.StepAttribute:
+		_, ok = InputAs[metrics.AttributeInput](input)
+	case metrics.StepVerifyPair:
+		_, ok = InputAs[metrics.VerifyPairInput](input)
 	default:
 		return fmt.Errorf("%q is not a chat step", step)
 	}
@@ -174,6 +183,12 @@ func zeroInput(step metrics.Step) any {
 		return metrics.UsefulInput{}
 	case metrics.StepQuestion:
 		return metrics.QuestionInput{}
+	case metrics.StepClaims:
+		return metrics.ClaimsInput{Atomicity: metrics.DefaultClaimsAtomicity, Coverage: metrics.DefaultClaimsCoverage}
+	case metrics.StepAttribute:
+		return metrics.AttributeInput{}
+	case metrics.StepVerifyPair:
+		return metrics.VerifyPairInput{ReferenceStatements: []string{}, ResponseStatements: []string{}}
 	}
 	return nil
 }
@@ -182,7 +197,7 @@ var promptsHash = sync.OnceValue(func() string { return hashPrompts(metrics.Prom
 
 // PromptsHash identifies the prompt templates: every instruction, output
 // schema and few-shot example, the system message, the message layout and
-// the re-ask message. It is the first 16 hex digits of a SHA-256 and goes
+// the re-ask message and the sampling temperature. It is the first 16 hex digits of a SHA-256 and goes
 // into the judge fingerprint, so results judged with different prompts are
 // never compared as if they were alike.
 func PromptsHash() string { return promptsHash() }
@@ -190,7 +205,10 @@ func PromptsHash() string { return promptsHash() }
 // hashPrompts hashes the templates by rendering each prompt with the zero
 // input of its step, so that any change to what a judge is shown changes
 // the hash.
-func hashPrompts(ps []metrics.Prompt) string {
+func hashPrompts(ps []metrics.Prompt) string { return hashTemplates(ps, SampleTemperature) }
+
+// hashTemplates is hashPrompts with the sampling temperature as a parameter.
+func hashTemplates(ps []metrics.Prompt, temperature float64) string {
 	h := sha256.New()
 	field := func(s string) {
 		var n [8]byte
@@ -199,6 +217,7 @@ func hashPrompts(ps []metrics.Prompt) string {
 		h.Write([]byte(s))
 	}
 	field(renderVersion)
+	field(strconv.FormatFloat(temperature, 'g', -1, 64))
 	field(Reask(&InvalidOutputError{Reason: "reason"}))
 	field(strconv.Itoa(len(ps)))
 	for _, p := range ps {

@@ -23,6 +23,9 @@ func renderRequests() []Request {
 		{Step: metrics.StepVerify, Input: metrics.VerifyInput{Statements: []string{"Paris is in France.", hostile}, Evidence: hostile}},
 		{Step: metrics.StepUseful, Input: &metrics.UsefulInput{Question: hostile, Context: hostile, Answer: "Paris."}},
 		{Step: metrics.StepQuestion, Input: metrics.QuestionInput{Response: hostile}, N: 3},
+		{Step: metrics.StepClaims, Input: metrics.ClaimsInput{Text: hostile, Atomicity: metrics.LevelHigh, Coverage: metrics.LevelLow}},
+		{Step: metrics.StepAttribute, Input: metrics.AttributeInput{Question: "What is the capital of France?", Context: hostile + "\n" + hostile, Reference: hostile}},
+		{Step: metrics.StepVerifyPair, Input: metrics.VerifyPairInput{ReferenceStatements: []string{"Paris is in France."}, ResponseStatements: []string{hostile}, Evidence: hostile}},
 	}
 }
 
@@ -169,6 +172,9 @@ func TestPromptsHash(t *testing.T) {
 				t.Errorf("hash unchanged after changing the %s", name)
 			}
 		})
+	}
+	if hashTemplates(metrics.Prompts(), 0) == h {
+		t.Errorf("hash unchanged after changing the sampling temperature")
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -105,6 +106,49 @@ func (f *Fake) OnVerify(evidence string, stmts []string, verdicts ...int) *Fake 
 		out.Verdicts[i] = metrics.StatementVerdict{Statement: s, Reason: "canned", Verdict: verdicts[i]}
 	}
 	return f.set(verifyKey(evidence, stmts), &canned{ans: judge.Answer{Verify: out}})
+}
+
+// OnClaims answers the claims step for text at the given atomicity and
+// coverage with claims.
+func (f *Fake) OnClaims(text string, atomicity, coverage metrics.Level, claims ...string) *Fake {
+	return f.set(claimsKey(text, atomicity, coverage), &canned{ans: judge.Answer{
+		Claims: &metrics.ClaimsOutput{Claims: append([]string{}, claims...)},
+	}})
+}
+
+// OnAttribute answers the attribute step for the joined contexts and the
+// reference (any question) with one verdict (0 or 1) per given sentence.
+func (f *Fake) OnAttribute(context, reference string, sentences []string, verdicts ...int) *Fake {
+	f.t.Helper()
+	if len(verdicts) != len(sentences) {
+		f.t.Fatalf("judgetest: OnAttribute: %d verdicts for %d sentences", len(verdicts), len(sentences))
+	}
+	out := &metrics.AttributeOutput{Sentences: make([]metrics.SentenceVerdict, len(sentences))}
+	for i, s := range sentences {
+		out.Sentences[i] = metrics.SentenceVerdict{Sentence: s, Reason: "canned", Attributed: verdicts[i]}
+	}
+	return f.set(attributeKey(context, reference), &canned{ans: judge.Answer{Attribute: out}})
+}
+
+// OnVerifyPair answers the verify_pair step for evidence and the two lists
+// with the given verdicts. The verdict lists may be shorter than the
+// statement lists, to play a judge that loses count: the missing verdicts
+// are left out.
+func (f *Fake) OnVerifyPair(evidence string, ref, resp []string, refVerdicts, respVerdicts []int) *Fake {
+	f.t.Helper()
+	if len(refVerdicts) > len(ref) || len(respVerdicts) > len(resp) {
+		f.t.Fatalf("judgetest: OnVerifyPair: more verdicts than statements")
+	}
+	list := func(stmts []string, vs []int) []metrics.StatementVerdict {
+		out := make([]metrics.StatementVerdict, len(vs))
+		for i, v := range vs {
+			out[i] = metrics.StatementVerdict{Statement: stmts[i], Reason: "canned", Verdict: v}
+		}
+		return out
+	}
+	return f.set(verifyPairKey(evidence, ref, resp), &canned{ans: judge.Answer{VerifyPair: &metrics.VerifyPairOutput{
+		ReferenceVerdicts: list(ref, refVerdicts), ResponseVerdicts: list(resp, respVerdicts),
+	}}})
 }
 
 // OnUseful answers the useful step for context and answer (any question)
@@ -372,6 +416,18 @@ func keyOf(req judge.Request) (string, error) {
 		if in, ok := judge.InputAs[metrics.QuestionInput](req.Input); ok {
 			return questionKey(in.Response), nil
 		}
+	case metrics.StepClaims:
+		if in, ok := judge.InputAs[metrics.ClaimsInput](req.Input); ok {
+			return claimsKey(in.Text, in.Atomicity, in.Coverage), nil
+		}
+	case metrics.StepAttribute:
+		if in, ok := judge.InputAs[metrics.AttributeInput](req.Input); ok {
+			return attributeKey(in.Context, in.Reference), nil
+		}
+	case metrics.StepVerifyPair:
+		if in, ok := judge.InputAs[metrics.VerifyPairInput](req.Input); ok {
+			return verifyPairKey(in.Evidence, in.ReferenceStatements, in.ResponseStatements), nil
+		}
 	default:
 		return "", fmt.Errorf("%q is not a chat step", req.Step)
 	}
@@ -389,3 +445,10 @@ func verifyKey(evidence string, stmts []string) string {
 }
 func usefulKey(context, answer string) string { return key("useful", context, answer) }
 func questionKey(response string) string      { return key("question", response) }
+func claimsKey(text string, atomicity, coverage metrics.Level) string {
+	return key("claims", text, string(atomicity), string(coverage))
+}
+func attributeKey(context, reference string) string { return key("attribute", context, reference) }
+func verifyPairKey(evidence string, ref, resp []string) string {
+	return key(append(append([]string{"verify_pair", evidence, strconv.Itoa(len(ref))}, ref...), resp...)...)
+}

@@ -68,7 +68,33 @@
 // without a content word are dropped; "**" and "__" are removed; statements
 // lacking final punctuation get a period; duplicates (ignoring case) are
 // kept once. There is no pronoun resolution: "It was founded in 1961." stays
-// as it is, and a statement is never rewritten.
+// as it is, and a statement is never rewritten. Only an empty text has no
+// statements: a text that leaves nothing after these rules (a bare "I don't
+// know.", a question back) is kept whole, on one line, as one statement, so
+// that a refusal is judged (and unsupported) rather than undefined.
+//
+// # claims
+//
+// Atomicity low: the sentences of the text, found as for statements but
+// without splitting clauses; atomicity high: the statements' clauses.
+// Coverage low removes parenthesised and bracketed asides ("The Rhine is
+// 1,230 km long (it rises in the Alps)." gives "The Rhine is 1,230 km
+// long."); coverage high keeps them. A text left without claims gets its
+// statements.
+//
+// # attribute
+//
+// The reference is split into sentences (claims at atomicity low, asides
+// kept). Each sentence is one item, however many facts it holds: it is
+// attributed when every one of its clauses (as the statements step splits
+// them) verifies against the joined contexts as verify does, each clause in
+// its own window, so that a sentence whose facts come from two contexts can
+// be attributed; the reason is that of the first clause that fails (or of
+// the last one).
+//
+// # verify_pair
+//
+// Each of the two lists gets exactly the verdicts verify gives it.
 //
 // # verify
 //

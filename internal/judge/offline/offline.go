@@ -13,7 +13,7 @@ import (
 // answer of any step can change (splitting, stop words, stemming,
 // thresholds, phrases, hashing), so results judged before and after get
 // different judge fingerprints.
-const HeuristicVersion = "offline-heuristics-v1"
+const HeuristicVersion = "offline-heuristics-v2"
 
 const (
 	// ModelName is Info().Model.
@@ -149,10 +149,38 @@ func (j *Judge) Ask(ctx context.Context, req judge.Request) (judge.Answer, error
 			qs[i] = q
 		}
 		return judge.Answer{Questions: qs}, nil
+	case metrics.StepClaims, metrics.StepAttribute, metrics.StepVerifyPair:
+		return j.askMore(ctx, req, o)
 	case metrics.StepEmbed:
 		return judge.Answer{}, &judge.Fatal{Err: fmt.Errorf("offline judge: step %q is answered by Embed, not Ask", req.Step)}
 	default:
 		return judge.Answer{}, &judge.Fatal{Err: fmt.Errorf("offline judge: unknown step %q", req.Step)}
+	}
+}
+
+// askMore answers the claims, attribute and verify_pair steps.
+func (j *Judge) askMore(ctx context.Context, req judge.Request, o Options) (judge.Answer, error) {
+	switch req.Step {
+	case metrics.StepClaims:
+		in, err := input[metrics.ClaimsInput](req)
+		if err != nil {
+			return judge.Answer{}, err
+		}
+		return judge.Answer{Claims: claims(in)}, nil
+	case metrics.StepAttribute:
+		in, err := input[metrics.AttributeInput](req)
+		if err != nil {
+			return judge.Answer{}, err
+		}
+		out, err := attribute(ctx, in, o.VerifyThreshold)
+		return judge.Answer{Attribute: out}, err
+	default:
+		in, err := input[metrics.VerifyPairInput](req)
+		if err != nil {
+			return judge.Answer{}, err
+		}
+		out, err := verifyPair(ctx, in, o.VerifyThreshold)
+		return judge.Answer{VerifyPair: out}, err
 	}
 }
 

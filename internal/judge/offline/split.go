@@ -256,6 +256,21 @@ var emphasis = strings.NewReplacer("**", "", "__", "")
 
 // splitStatements is the statements step (see the package doc).
 func splitStatements(text string) []string {
+	out := splitUnits(text, true)
+	if len(out) == 0 {
+		// Only an empty text has no statements: a text of questions or
+		// of words without content is kept whole.
+		whole := strings.Join(strings.Fields(strings.ToValidUTF8(emphasis.Replace(normalizeText(text)), "\uFFFD")), " ")
+		if s := finishStatement(whole); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// splitUnits splits text into sentences, and each sentence into clauses
+// when clauses is set (see the package doc).
+func splitUnits(text string, clauses bool) []string {
 	out := []string{}
 	seen := map[string]bool{}
 	for _, line := range strings.Split(normalizeText(text), "\n") {
@@ -269,7 +284,11 @@ func splitStatements(text string) []string {
 			if last := lastRune(strings.TrimRight(s, closers)); last == '?' || last == ':' {
 				continue
 			}
-			for _, c := range splitClauses(s) {
+			parts := []string{s}
+			if clauses {
+				parts = splitClauses(s)
+			}
+			for _, c := range parts {
 				c = finishStatement(c)
 				if c == "" || len(newBag(c).stems) == 0 {
 					continue

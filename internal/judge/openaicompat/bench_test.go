@@ -49,12 +49,12 @@ func (t *timing) RoundTrip(req *http.Request) (*http.Response, error) {
 // retrieved contexts each against the fake server answering after 50 ms,
 // with 16 judge calls in flight, then re-runs it from the cache. It reports:
 //
-//	calls/sample   chat calls per sample (budget: 2N + 7 = 13)
+//	calls/sample   chat calls per sample (budget: 2N + 10 = 16)
 //	embed-calls    embeddings calls of the whole run (batched across samples)
 //	wall-s         wall time of the run
 //	ideal-s        the chat calls in waves of 16, round 1 (statements,
-//	               useful, question) then round 2 (verify): the best any
-//	               schedule can do
+//	               claims, attribute, useful, question) then round 2
+//	               (verify, verify_pair): the best any schedule can do
 //	wall/ideal     target <= 1.15
 //	cached-s       wall time of the re-run from the cache (target < 1 s)
 //	cached-calls   API calls of the re-run (target 0)
@@ -100,11 +100,12 @@ func BenchmarkJudgeSuite(b *testing.B) {
 		calls := srv.ChatCalls()
 		embedCalls := srv.EmbeddingCalls()
 
-		// The ideal: every chat call of round 1 (2 statements, N useful,
-		// 1 question per sample), then every call of round 2 (N + 4
-		// verify), in full waves of `concurrency` calls.
-		round1 := nSamples * (2 + nContexts + 1)
-		round2 := nSamples * (nContexts + 4)
+		// The ideal: every chat call of round 1 (2 statements, 2 claims,
+		// 1 attribute, N useful, 1 question per sample), then every call
+		// of round 2 (4 verify, N verify_pair), in full waves of
+		// `concurrency` calls.
+		round1 := nSamples * (2 + 2 + 1 + nContexts + 1)
+		round2 := nSamples * (4 + nContexts)
 		waves := (round1+concurrency-1)/concurrency + (round2+concurrency-1)/concurrency
 		ideal := time.Duration(waves) * latency
 		tm.mu.Lock()
@@ -126,7 +127,7 @@ func BenchmarkJudgeSuite(b *testing.B) {
 		cached := time.Since(start)
 
 		b.ReportMetric(float64(calls)/float64(nSamples), "calls/sample")
-		b.ReportMetric(float64(2*nContexts+7), "budget/sample")
+		b.ReportMetric(float64(2*nContexts+10), "budget/sample")
 		b.ReportMetric(float64(embedCalls), "embed-calls")
 		b.ReportMetric(wall.Seconds(), "wall-s")
 		b.ReportMetric(ideal.Seconds(), "ideal-s")

@@ -36,13 +36,14 @@ func (e Estimate) Usage() judge.Usage {
 // EstimateCalls counts the judge calls and tokens of evaluating samples
 // with ms (empty: the default suite for the samples' fields) and the given
 // answer-relevancy strictness (0: the default). It follows the evaluator's
-// call plan: per sample statements(response), statements(reference),
-// useful(c_i) for each context, verify(reference statements, joined
-// contexts), verify(response statements, joined contexts), one question
-// call asking for strictness choices, verify(response statements,
-// reference), verify(reference statements, response), and
-// verify(all statements, c_i) for each context: 2N + 7 for the default
-// suite; metrics whose fields a sample lacks are skipped.
+// call plan: per sample useful(c_i) for each context, attribute(reference,
+// joined contexts), statements(response) and its verdicts against the
+// joined contexts, one question call asking for strictness choices,
+// claims(response) and claims(reference) verified against each other,
+// statements(reference), verify(response statements, reference) and
+// verify_pair(both statement lists, c_i) for each context (two verify
+// calls when the lists are long): 2N + 10 for the
+// default suite; metrics whose fields a sample lacks are skipped.
 func EstimateCalls(samples []metrics.Sample, ms []metrics.Metric, strictness int) Estimate {
 	if strictness <= 0 {
 		strictness = metrics.DefaultStrictness
@@ -106,14 +107,15 @@ func (p *plan) metric(name string) {
 			p.useful(c, s.Response)
 		}
 	case metrics.ContextRecallName:
-		p.verify(p.statements(s.Reference), joined)
+		p.attribute(joined)
 	case metrics.FaithfulnessName:
 		p.verify(p.statements(s.Response), joined)
 	case metrics.AnswerRelevancyName:
 		p.question()
 	case metrics.FactualCorrectnessName, metrics.AnswerCorrectnessName:
-		p.verify(p.statements(s.Response), s.Reference)
-		p.verify(p.statements(s.Reference), s.Response)
+		// Claims differ from statements: their verdicts are not shared.
+		p.verifyKind("claims", p.claims(s.Response), s.Reference)
+		p.verifyKind("claims", p.claims(s.Reference), s.Response)
 		if name == metrics.AnswerCorrectnessName {
 			p.embed(s.Reference, s.Response)
 		}
@@ -122,9 +124,8 @@ func (p *plan) metric(name string) {
 		ref := p.statements(s.Reference)
 		p.verify(resp, s.Reference)
 		if len(resp) > 0 && len(ref) > 0 {
-			both := append(append([]string{}, ref...), resp...)
 			for _, c := range s.RetrievedContexts {
-				p.verify(both, c)
+				p.verifyPair(ref, resp, c)
 			}
 		}
 	case metrics.SemanticSimilarityName:
@@ -135,7 +136,13 @@ func (p *plan) metric(name string) {
 // ask counts one distinct step with its rendered prompt size and an
 // estimated reply size.
 func (p *plan) ask(req judge.Request, replyTokens int) {
-	key := string(req.Step) + "\x00" + strings.Join(keyOf(req.Input), "\x00")
+	p.askKind("", req, replyTokens)
+}
+
+// askKind is ask with kind added to the step's identity: the statements
+// guessed for claims and for statements are alike, the real ones are not.
+func (p *plan) askKind(kind string, req judge.Request, replyTokens int) {
+	key := kind + "\x00" + string(req.Step) + "\x00" + strings.Join(keyOf(req.Input), "\x00")
 	if p.asked[key] {
 		return
 	}
@@ -157,8 +164,45 @@ func keyOf(in any) []string {
 		return []string{v.Question, v.Context, v.Answer}
 	case metrics.QuestionInput:
 		return []string{v.Response}
+	case metrics.ClaimsInput:
+		return []string{v.Text}
+	case metrics.AttributeInput:
+		return []string{v.Question, v.Context, v.Reference}
+	case metrics.VerifyPairInput:
+		out := append([]string{v.Evidence}, v.ReferenceStatements...)
+		return append(append(out, "\x00pair"), v.ResponseStatements...)
 	}
 	return nil
+}
+
+func (p *plan) claims(text string) []string {
+	st := sentences(text)
+	in := metrics.ClaimsInput{Text: text, Atomicity: metrics.DefaultClaimsAtomicity, Coverage: metrics.DefaultClaimsCoverage}
+	p.ask(judge.Request{Step: metrics.StepClaims, Input: in}, tokens(text)+10)
+	return st
+}
+
+func (p *plan) attribute(joined string) {
+	reply := 8
+	for _, st := range sentences(p.s.Reference) {
+		reply += tokens(st) + 25
+	}
+	in := metrics.AttributeInput{Question: p.s.UserInput, Context: joined, Reference: p.s.Reference}
+	p.ask(judge.Request{Step: metrics.StepAttribute, Input: in}, reply)
+}
+
+func (p *plan) verifyPair(ref, resp []string, evidence string) {
+	if len(ref)+len(resp) > judge.PairMaxStatements {
+		p.verify(ref, evidence)
+		p.verify(resp, evidence)
+		return
+	}
+	reply := 16
+	for _, st := range append(append([]string{}, ref...), resp...) {
+		reply += tokens(st) + 25
+	}
+	in := metrics.VerifyPairInput{ReferenceStatements: ref, ResponseStatements: resp, Evidence: evidence}
+	p.ask(judge.Request{Step: metrics.StepVerifyPair, Input: in}, reply)
 }
 
 func (p *plan) statements(text string) []string {
@@ -168,6 +212,10 @@ func (p *plan) statements(text string) []string {
 }
 
 func (p *plan) verify(stmts []string, evidence string) {
+	p.verifyKind("", stmts, evidence)
+}
+
+func (p *plan) verifyKind(kind string, stmts []string, evidence string) {
 	if len(stmts) == 0 {
 		return
 	}
@@ -175,7 +223,7 @@ func (p *plan) verify(stmts []string, evidence string) {
 	for _, st := range stmts {
 		reply += tokens(st) + 25
 	}
-	p.ask(judge.Request{Step: metrics.StepVerify, Input: metrics.VerifyInput{Statements: stmts, Evidence: evidence}}, reply)
+	p.askKind(kind, judge.Request{Step: metrics.StepVerify, Input: metrics.VerifyInput{Statements: stmts, Evidence: evidence}}, reply)
 }
 
 func (p *plan) useful(context, answer string) {

@@ -2,9 +2,13 @@
 // embeddings API (OpenAI, Azure OpenAI, Ollama, vLLM, LiteLLM, ...), built
 // on github.com/sashabaranov/go-openai.
 //
-// Every chat step is rendered by judge.Render and asked at temperature 0
-// (really sent: go-openai drops a zero temperature, so a body patch puts it
-// back), with a seed, and with structured output (response_format
+// Every chat step is rendered by judge.Render and asked at temperature 0,
+// except a request for several answers (the question step with strictness
+// > 1), which is sampled at judge.SampleTemperature so that the answers
+// vary; the calls that fill in answers a server did not return get their
+// own seeds, so they vary too. Each call is sent with its temperature
+// (go-openai drops a zero temperature, so a body patch puts it back), a
+// seed, and structured output (response_format
 // json_schema, strict) where the server supports it, falling back to
 // json_object and then to the prompt alone when it does not; the reply is
 // always validated locally by judge.Parse. An invalid reply is re-asked
@@ -514,6 +518,11 @@ func assemble(req judge.Request, contents []string) (judge.Answer, error) {
 // answer, as configured (capability downgrades during a run do not change
 // what was asked, so they do not change the key).
 func (j *Judge) chatKey(req judge.Request, r judge.Rendered) string {
+	return judge.CacheKey(j.chatKeyParts(req, r)...)
+}
+
+// chatKeyParts lists what chatKey hashes.
+func (j *Judge) chatKeyParts(req judge.Request, r judge.Rendered) []string {
 	seed := "none"
 	if j.seed != nil {
 		seed = strconv.Itoa(*j.seed)
@@ -524,11 +533,11 @@ func (j *Judge) chatKey(req judge.Request, r judge.Rendered) string {
 		// not read each other's answers.
 		parts = append(parts, "salt="+j.salt)
 	}
-	return judge.CacheKey(append(parts,
-		"temperature=0", "n="+strconv.Itoa(req.Count()), "seed="+seed,
+	return append(parts,
+		"temperature="+strconv.FormatFloat(req.Temperature(), 'g', -1, 64), "n="+strconv.Itoa(req.Count()), "seed="+seed,
 		"response_format="+j.format0.String()+":"+r.SchemaName+":strict",
 		"max_completion_tokens="+strconv.Itoa(j.maxTokens),
-		r.System, r.User, string(r.Schema))...)
+		r.System, r.User, string(r.Schema))
 }
 
 func (j *Judge) embedKey(text string) string {
@@ -568,7 +577,9 @@ func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([
 	)
 	for len(good) < want {
 		need := want - len(good)
-		choices, u, err := j.complete(ctx, base, need, maxTokens, r)
+		// A fill-in call (the server returned fewer than n) gets its own
+		// seed so that its samples differ from those already taken.
+		choices, u, err := j.complete(ctx, base, sampling{n: need, temperature: req.Temperature(), seedOffset: len(good)}, maxTokens, r)
 		usage = usage.Add(u)
 		if err != nil {
 			return nil, judge.Answer{}, usage, err
@@ -639,7 +650,7 @@ func (j *Judge) reask(ctx context.Context, req judge.Request, base []openai.Chat
 		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleAssistant, Content: bad},
 		openai.ChatCompletionMessage{Role: openai.ChatMessageRoleUser, Content: judge.Reask(inv)},
 	)
-	choices, u, err := j.complete(ctx, msgs, n, maxTokens, r)
+	choices, u, err := j.complete(ctx, msgs, sampling{n: n, temperature: req.Temperature()}, maxTokens, r)
 	if err != nil {
 		return nil, nil, u, err
 	}
@@ -675,9 +686,18 @@ func refusalError(c choice) error {
 	return fmt.Errorf("finish_reason %s", c.finish)
 }
 
-// complete makes one chat completion call (with retries) asking for n
+// sampling is what one chat call asks for: n choices at a temperature, with
+// the configured seed plus seedOffset.
+type sampling struct {
+	n           int
+	temperature float64
+	seedOffset  int
+}
+
+// complete makes one chat completion call (with retries) asking for smp.n
 // choices, and returns at least one choice.
-func (j *Judge) complete(ctx context.Context, msgs []openai.ChatCompletionMessage, n, maxTokens int, r judge.Rendered) ([]choice, judge.Usage, error) {
+func (j *Judge) complete(ctx context.Context, msgs []openai.ChatCompletionMessage, smp sampling, maxTokens int, r judge.Rendered) ([]choice, judge.Usage, error) {
+	n := smp.n
 	var (
 		usage judge.Usage
 		resp  openai.ChatCompletionResponse
@@ -705,7 +725,7 @@ func (j *Judge) complete(ctx context.Context, msgs []openai.ChatCompletionMessag
 		c.sent = sent{format: cp.format}
 		c.patch = map[string]any{}
 		if cp.temperature {
-			c.patch["temperature"] = 0
+			c.patch["temperature"] = smp.temperature
 			c.sent.temperature = true
 		}
 		if n > 1 && cp.n {
@@ -713,7 +733,7 @@ func (j *Judge) complete(ctx context.Context, msgs []openai.ChatCompletionMessag
 			c.sent.n = n
 		}
 		if j.seed != nil && cp.seed {
-			c.patch["seed"] = *j.seed
+			c.patch["seed"] = *j.seed + smp.seedOffset
 			c.sent.seed = true
 		}
 		if cp.maxCompletion {

@@ -41,8 +41,14 @@ func findInput(messages []message) (map[string]json.RawMessage, bool) {
 func stepOf(in map[string]json.RawMessage) string {
 	has := func(k string) bool { _, ok := in[k]; return ok }
 	switch {
+	case has("reference_statements"):
+		return "verify_pair"
 	case has("statements") && has("evidence"):
 		return "verify"
+	case has("context") && has("reference"):
+		return "attribute"
+	case has("text") && has("atomicity"):
+		return "claims"
 	case has("context") && has("answer"):
 		return "useful"
 	case has("text"):
@@ -65,18 +71,25 @@ func answer(step string, in map[string]json.RawMessage) string {
 	case "statements":
 		return mustJSON(map[string]any{"statements": Sentences(str(in, "text"))})
 	case "verify":
-		var stmts []string
-		_ = json.Unmarshal(in["statements"], &stmts)
-		ev := str(in, "evidence")
-		verdicts := make([]map[string]any, 0, len(stmts))
-		for _, s := range stmts {
-			v, reason := 0, "The evidence does not state this."
-			if Supported(s, ev) {
-				v, reason = 1, "The evidence states this."
+		return mustJSON(map[string]any{"verdicts": verdicts(in, "statements")})
+	case "verify_pair":
+		return mustJSON(map[string]any{
+			"reference_verdicts": verdicts(in, "reference_statements"),
+			"response_verdicts":  verdicts(in, "response_statements"),
+		})
+	case "claims":
+		return mustJSON(map[string]any{"claims": Claims(str(in, "text"), str(in, "atomicity") == "high")})
+	case "attribute":
+		ctx := str(in, "context")
+		out := []map[string]any{}
+		for _, s := range Sentences(str(in, "reference")) {
+			v, reason := 0, "The context does not contain this."
+			if Supported(s, ctx) {
+				v, reason = 1, "The context contains this."
 			}
-			verdicts = append(verdicts, map[string]any{"statement": s, "reason": reason, "verdict": v})
+			out = append(out, map[string]any{"sentence": s, "reason": reason, "attributed": v})
 		}
-		return mustJSON(map[string]any{"verdicts": verdicts})
+		return mustJSON(map[string]any{"sentences": out})
 	case "useful":
 		return mustJSON(map[string]any{"reason": "The context helps to arrive at the answer.", "verdict": 1})
 	case "question":
@@ -92,6 +105,42 @@ func answer(step string, in map[string]json.RawMessage) string {
 		return mustJSON(map[string]any{"question": q, "noncommittal": nonc})
 	}
 	return "{}"
+}
+
+// verdicts are the fake's verdicts on the statement list under key against
+// the input's evidence.
+func verdicts(in map[string]json.RawMessage, key string) []map[string]any {
+	var stmts []string
+	_ = json.Unmarshal(in[key], &stmts)
+	ev := str(in, "evidence")
+	out := make([]map[string]any, 0, len(stmts))
+	for _, s := range stmts {
+		v, reason := 0, "The evidence does not state this."
+		if Supported(s, ev) {
+			v, reason = 1, "The evidence states this."
+		}
+		out = append(out, map[string]any{"statement": s, "reason": reason, "verdict": v})
+	}
+	return out
+}
+
+// Claims is the fake's claims step: the Sentences of text with their
+// period (so that, as with a real judge, they differ from the statements),
+// each further split at ", " and " and " when atomic (atomicity high).
+func Claims(text string, atomic bool) []string {
+	out := []string{}
+	for _, s := range Sentences(text) {
+		if !atomic {
+			out = append(out, s+".")
+			continue
+		}
+		for _, part := range strings.Split(strings.ReplaceAll(s, " and ", ", "), ", ") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, part+".")
+			}
+		}
+	}
+	return out
 }
 
 // Sentences splits text into the statements the fake returns: on ". ",
