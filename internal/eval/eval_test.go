@@ -3,6 +3,7 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -240,4 +241,31 @@ func mustResolve(t *testing.T, names ...string) []metrics.Metric {
 		t.Fatal(err)
 	}
 	return ms
+}
+
+// TestRunReleasesMemo checks that a run keeps in the memo only what the
+// samples in flight need: once it is over, nothing of any sample is held.
+func TestRunReleasesMemo(t *testing.T) {
+	f := fakeFor(t)
+	memo := judge.Memo(f)
+	samples := make([]metrics.Sample, 300)
+	for i := range samples {
+		samples[i] = sample()
+		samples[i].ID = fmt.Sprintf("s%d", i)
+	}
+	res, err := Run(context.Background(), memo, samples, Options{Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Samples) != len(samples) {
+		t.Fatalf("%d samples judged, want %d", len(res.Samples), len(samples))
+	}
+	if a, v := memo.Held(); a != 0 || v != 0 {
+		t.Errorf("after the run the memo holds %d answers and %d vectors, want none", a, v)
+	}
+	for i := range res.Samples {
+		if got, want := res.Samples[i].Scores[metrics.AnswerRelevancyName], 0.6; math.Abs(got-want) > 1e-9 {
+			t.Fatalf("sample %d: answer_relevancy %v, want %v", i, got, want)
+		}
+	}
 }
