@@ -16,6 +16,7 @@ type Options struct {
 	Responses string
 	Fields    []string // canonical=name-in-file
 	Metrics   string   // comma-separated; empty = default suite
+	Limits    Limits   // dataset size limits
 
 	// Judge.
 	Judge          string // auto | offline | openai
@@ -70,6 +71,7 @@ func defaultOptions() Options {
 		Seed:         42,
 		MaxUndefined: 0.5,
 		MaxRetries:   5,
+		Limits:       defaultLimits(),
 	}
 }
 
@@ -78,6 +80,7 @@ func (o *Options) bindDataset(fs *flag.FlagSet) {
 	fs.StringVar(&o.Responses, "responses", o.Responses, "optional `file` of pipeline outputs (response, contexts) joined to the dataset by id or user_input")
 	fs.Var((*listFlag)(&o.Fields), "field", "map a field to the name used in the file, `canonical=name` (repeatable), e.g. --field response=answer")
 	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "comma-separated `metrics` to compute (default: the default suite the data allows)")
+	o.bindLimits(fs)
 }
 
 func (o *Options) bindJudge(fs *flag.FlagSet) {

@@ -57,7 +57,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	ds, err := dataset.Load(env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses)})
+	ds, err := dataset.LoadContext(ctx, env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses), Limits: o.Limits.dataset()})
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
