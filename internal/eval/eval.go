@@ -29,6 +29,10 @@ type Options struct {
 	// Progress, when set, is called after each finished sample (never
 	// concurrently).
 	Progress func(done, total int)
+	// Release, when set, is called with the index of each sample Run has
+	// judged (or failed to), possibly concurrently: Run no longer reads
+	// samples[i] after, so the caller may drop its texts.
+	Release func(i int)
 }
 
 // SampleResult holds one sample's scores.
@@ -108,6 +112,9 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			defer pf.done(i)
 			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness}
 			r, err := se.run(ms)
+			if opts.Release != nil {
+				opts.Release(i)
+			}
 			if err != nil {
 				cancel(err)
 				return

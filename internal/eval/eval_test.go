@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/raggate/raggate/internal/judge"
@@ -266,6 +267,37 @@ func TestRunReleasesMemo(t *testing.T) {
 	for i := range res.Samples {
 		if got, want := res.Samples[i].Scores[metrics.AnswerRelevancyName], 0.6; math.Abs(got-want) > 1e-9 {
 			t.Fatalf("sample %d: answer_relevancy %v, want %v", i, got, want)
+		}
+	}
+}
+
+// Release is told of every judged sample once, after which Run reads the
+// sample no more: a caller that drops the texts gets the same results.
+func TestRunReleasesSamples(t *testing.T) {
+	samples := make([]metrics.Sample, 40)
+	for i := range samples {
+		samples[i] = sample()
+		samples[i].ID = fmt.Sprintf("s%d", i)
+	}
+	var mu sync.Mutex
+	released := map[int]int{}
+	res, err := Run(context.Background(), judge.Memo(fakeFor(t)), samples, Options{Concurrency: 3, Release: func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		released[i]++
+		samples[i] = metrics.Sample{ID: samples[i].ID}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range samples {
+		if released[i] != 1 {
+			t.Errorf("sample %d released %d times, want once", i, released[i])
+		}
+	}
+	for _, r := range res.Samples {
+		if r.Question != q || math.Abs(r.Scores[metrics.FaithfulnessName]-0.5) > 1e-9 {
+			t.Fatalf("sample %s: question %q, faithfulness %v", r.ID, r.Question, r.Scores[metrics.FaithfulnessName])
 		}
 	}
 }
