@@ -233,6 +233,15 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 			return nil, err
 		}
 	}
+	// Metrics sharing a judge step often give the same reason: hold it once.
+	shared := map[string]string{}
+	share := func(s string) string {
+		if p, ok := shared[s]; ok {
+			return p
+		}
+		shared[s] = s
+		return s
+	}
 	for i, m := range ms {
 		sc := scores[i]
 		r.Scores[m.Name] = sc.v
@@ -241,9 +250,9 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 			if sc.reason == "" {
 				sc.reason = "undefined"
 			}
-			r.Undefined[m.Name] = sc.reason
+			r.Undefined[m.Name] = share(sc.reason)
 		case sc.reason != "":
-			r.Reasons[m.Name] = sc.reason
+			r.Reasons[m.Name] = share(sc.reason)
 		}
 	}
 	return r, nil

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"unsafe"
 )
 
 // Encode writes the same bytes as Marshal, whatever the samples.
@@ -108,5 +109,32 @@ func BenchmarkWrite(b *testing.B) {
 			b.ReportMetric(float64(st.Size())/float64(n), "file-B/sample")
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N)/float64(n), "µs/sample")
 		})
+	}
+}
+
+// Equal reasons read from a file share their bytes.
+func TestParseSharesReasons(t *testing.T) {
+	f := manySamples(3)
+	for i := range f.Samples {
+		f.Samples[i].Reasons["context_recall"] = "not supported: The K2 stores 14 kWh."
+	}
+	b, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Parse(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := unsafe.StringData(g.Samples[0].Reasons["faithfulness"])
+	for _, s := range g.Samples {
+		for _, r := range []string{s.Reasons["faithfulness"], s.Reasons["context_recall"]} {
+			if unsafe.StringData(r) != first {
+				t.Fatalf("sample %s: equal reasons are held twice", s.ID)
+			}
+		}
+		if unsafe.StringData(s.Undefined["context_recall"]) != unsafe.StringData(g.Samples[0].Undefined["context_recall"]) {
+			t.Fatalf("sample %s: equal undefined reasons are held twice", s.ID)
+		}
 	}
 }

@@ -61,6 +61,7 @@ func Parse(data []byte) (*File, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, jsonErrorPosition(data, err))
 	}
+	shareReasons(f.Samples)
 	seen := make(map[string]bool, len(f.Samples))
 	for i, s := range f.Samples {
 		if s.ID == "" {
@@ -72,6 +73,26 @@ func Parse(data []byte) (*File, error) {
 		seen[s.ID] = true
 	}
 	return &f, nil
+}
+
+// shareReasons makes equal reasons share their bytes: metrics that share a
+// judge step give the same reason, and data reasons ("missing field
+// reference") repeat over the samples.
+func shareReasons(samples []Sample) {
+	shared := map[string]string{}
+	share := func(m map[string]string) {
+		for k, v := range m {
+			if p, ok := shared[v]; ok {
+				m[k] = p
+			} else {
+				shared[v] = v
+			}
+		}
+	}
+	for i := range samples {
+		share(samples[i].Reasons)
+		share(samples[i].Undefined)
+	}
 }
 
 // Read reads and parses a results file; errors name the path.
