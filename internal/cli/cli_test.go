@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/raggate/raggate/internal/results"
@@ -355,18 +357,37 @@ func TestCompareCommand(t *testing.T) {
 // and keeps what finished.
 func TestCancelledRunExits130(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	defer cancel()
 	out := filepath.Join(t.TempDir(), "r.json")
-	var stdout, stderr bytes.Buffer
-	code := Main(ctx, []string{"run", "--quiet", "--dataset", repo + "/testdata/demo/golden.jsonl", "--judge", "offline", "--out", out},
-		Env{Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
+	var stdout, buf bytes.Buffer
+	// Cancel once judging has begun (the dataset is loaded by then).
+	stderr := &cancelOn{w: &buf, text: "judged ", cancel: cancel}
+	code := Main(ctx, []string{"run", "--dataset", repo + "/testdata/demo/golden.jsonl", "--judge", "offline", "--out", out},
+		Env{Stdout: &stdout, Stderr: stderr, Getenv: func(string) string { return "" }})
 	if code != ExitCancelled {
-		t.Fatalf("exit %d, want 130\n%s", code, stderr.String())
+		t.Fatalf("exit %d, want 130\n%s", code, buf.String())
 	}
 	f, err := results.Read(out)
 	if err != nil || !strings.HasPrefix(f.Incomplete, "cancelled") {
 		t.Fatalf("saved results: %v %+v", err, f)
 	}
+}
+
+// cancelOn is a writer that calls cancel when text is written to it.
+type cancelOn struct {
+	mu     sync.Mutex
+	w      io.Writer
+	text   string
+	cancel func()
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if strings.Contains(string(p), c.text) {
+		c.cancel()
+	}
+	return c.w.Write(p)
 }
 
 // --baseline-ref reads the baseline with git show, as a CI job on a

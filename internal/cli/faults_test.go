@@ -753,8 +753,6 @@ func TestFaultSignals(t *testing.T) {
 // TestFaultSignalWhileLoading cancels the run while the dataset is still
 // being read from an endless stream (a pipe that never ends).
 func TestFaultSignalWhileLoading(t *testing.T) {
-	t.Skip("issue 8 item 17 (dataset streaming, memory): loading must stop when the run is cancelled " +
-		"(exit 130, saying so) instead of reading an endless stream to its end; today dataset.Load reads the whole file first")
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "endless.jsonl")
 	if err := mkfifo(fifo); err != nil {

@@ -21,6 +21,7 @@ type Options struct {
 	Metrics   string   // comma-separated; empty = default suite
 	// StrictFields makes extra dataset columns errors instead of metadata.
 	StrictFields bool
+	Limits       Limits // dataset size limits
 
 	// Judge.
 	Judge          string // auto | offline | openai
@@ -91,6 +92,7 @@ func defaultOptions() Options {
 		RequestTimeout: openaicompat.DefaultRequestTimeout,
 		MaxTokens:      openaicompat.DefaultMaxCompletionTokens,
 		Alpha:          0.05,
+		Limits:         defaultLimits(),
 	}
 }
 
@@ -100,6 +102,7 @@ func (o *Options) bindDataset(fs *flag.FlagSet) {
 	fs.Var((*listFlag)(&o.Fields), "field", "map a field to the name used in the file, `canonical=name` (repeatable), e.g. --field response=answer")
 	fs.BoolVar(&o.StrictFields, "strict-fields", o.StrictFields, "reject dataset columns that are not fields, instead of keeping them as metadata")
 	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "comma-separated `metrics` to compute (default: the default suite the data allows)")
+	o.bindLimits(fs)
 }
 
 func (o *Options) bindJudge(fs *flag.FlagSet) {

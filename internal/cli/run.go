@@ -58,7 +58,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
-	ds, err := dataset.Load(env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses), StrictFields: o.StrictFields})
+	ds, err := dataset.LoadContext(ctx, env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses), StrictFields: o.StrictFields, Limits: o.Limits.dataset()})
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
 	}
@@ -92,54 +92,25 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	// From here the run holds the texts of the samples not judged yet only:
+	// the results need the input hashes, computed now, not the texts.
+	hashes, metas := inputHashes(samples), metadataOf(samples)
+	all := len(ds.Samples)
+	ds.Samples = nil
 	runCtx := ctx
 	if o.MaxDuration > 0 {
 		var cancel context.CancelFunc
 		runCtx, cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errTimeBudget)
 		defer cancel()
 	}
-	repeats := max(1, o.Repeats)
-	var (
-		runs      []*eval.Result
-		info      judge.Info
-		total     judge.Usage
-		perMetric = map[string]judge.Usage{}
-		runErr    error
-		start     = time.Now()
-	)
-	for r := 0; r < repeats && runErr == nil; r++ {
-		j, inf, err := judges(r)
-		if err != nil {
-			return nil, err
-		}
-		info = withClaims(inf, o)
-		if repeats > 1 && !o.Quiet {
-			fmt.Fprintf(env.Stderr, "repeat %d of %d\n", r+1, repeats)
-		}
-		memo := judge.Memo(j)
-		res, err := eval.Run(runCtx, memo, samples, eval.Options{
-			Metrics:     ms,
-			Concurrency: max(4, 2*o.Concurrency),
-			Strictness:  o.Strictness,
-			Progress:    newProgress(env.Stderr, o.Quiet),
-			// Validated as low or high.
-			ClaimsAtomicity: metrics.Level(o.ClaimsAtomicity),
-			ClaimsCoverage:  metrics.Level(o.ClaimsCoverage),
-		})
-		if res == nil {
-			return nil, withCode(ExitOperational, err)
-		}
-		runs, runErr = append(runs, res), err
-		u, pm := memo.Usage()
-		total = total.Add(u)
-		for k, v := range pm {
-			perMetric[k] = perMetric[k].Add(v)
-		}
+	jr, err := judgeRepeats(runCtx, env, o, judges, samples, ms)
+	if err != nil {
+		return nil, err
 	}
-	res := runs[len(runs)-1]
-
-	f := buildResults(env, o, ds, info, runs)
-	f.Usage = toResultsUsage(total, perMetric)
+	runs, info, total, runErr, start := jr.runs, jr.info, jr.total, jr.err, jr.start
+	judged := len(runs[len(runs)-1].Samples)
+	f := buildResults(env, o, ds, all, hashes, metas, info, runs)
+	f.Usage = toResultsUsage(total, jr.perMetric)
 	if info.Provider != offline.Provider {
 		if p, err := prices(env, o); err == nil {
 			f.Usage.EstimatedCostUSD = openaicompat.EstimateCost(info.Model, info.EmbeddingModel, total, p)
@@ -148,14 +119,14 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if runErr != nil {
 		switch {
 		case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
-			f.Incomplete = fmt.Sprintf("time budget --max-duration=%s reached: %d of %d samples judged", o.MaxDuration, len(res.Samples), len(samples))
+			f.Incomplete = fmt.Sprintf("time budget --max-duration=%s reached: %d of %d samples judged", o.MaxDuration, judged, len(samples))
 			runErr = withCode(ExitOperational, fmt.Errorf("%s; results so far saved to %s", f.Incomplete, o.Out))
 		case ctx.Err() != nil:
-			f.Incomplete = fmt.Sprintf("cancelled: %d of %d samples judged", len(res.Samples), len(samples))
+			f.Incomplete = fmt.Sprintf("cancelled: %d of %d samples judged", judged, len(samples))
 			runErr = fmt.Errorf("%s; results so far saved to %s: %w", f.Incomplete, o.Out, ctx.Err())
 		default:
-			f.Incomplete = fmt.Sprintf("judge failed: %d of %d samples judged: %v", len(res.Samples), len(samples), runErr)
-			runErr = withCode(ExitOperational, fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, len(res.Samples), o.Out))
+			f.Incomplete = fmt.Sprintf("judge failed: %d of %d samples judged: %v", judged, len(samples), runErr)
+			runErr = withCode(ExitOperational, fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, judged, o.Out))
 		}
 	}
 	redactResults(env.red, f)
@@ -163,7 +134,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
 	}
 	if !o.Quiet {
-		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", len(res.Samples), len(ms), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", judged, len(ms), time.Since(start).Round(time.Millisecond))
 	}
 	if runErr == nil {
 		if msg := tooManyUndefined(f, o.MaxUndefined); msg != "" {
@@ -257,6 +228,58 @@ func checkModels(info judge.Info, ms []metrics.Metric) error {
 		fix += ", or judge only the other metrics: --metrics " + strings.Join(others, ",")
 	}
 	return usageErr("%s need an embedding model and none is configured: %s", strings.Join(need, ", "), fix)
+}
+
+// repeated is the outcome of judging the samples o.Repeats times.
+type repeated struct {
+	runs      []*eval.Result
+	info      judge.Info
+	total     judge.Usage
+	perMetric map[string]judge.Usage
+	err       error // the error that stopped the last run
+	start     time.Time
+}
+
+// judgeRepeats judges the samples o.Repeats times, stopping at the first
+// run that fails. The last run lets go of each sample's texts once it is
+// judged: the caller must not read them after.
+func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat int) (judge.Judge, judge.Info, error), samples []metrics.Sample, ms []metrics.Metric) (*repeated, error) {
+	out := &repeated{perMetric: map[string]judge.Usage{}, start: time.Now()}
+	repeats := max(1, o.Repeats)
+	for r := 0; r < repeats && out.err == nil; r++ {
+		j, inf, err := judges(r)
+		if err != nil {
+			return nil, err
+		}
+		out.info = withClaims(inf, o)
+		if repeats > 1 && !o.Quiet {
+			fmt.Fprintf(env.Stderr, "repeat %d of %d\n", r+1, repeats)
+		}
+		memo := judge.Memo(j)
+		opts := eval.Options{
+			Metrics:     ms,
+			Concurrency: max(4, 2*o.Concurrency),
+			Strictness:  o.Strictness,
+			Progress:    newProgress(env.Stderr, o.Quiet),
+			// Validated as low or high.
+			ClaimsAtomicity: metrics.Level(o.ClaimsAtomicity),
+			ClaimsCoverage:  metrics.Level(o.ClaimsCoverage),
+		}
+		if r == repeats-1 {
+			opts.Release = func(i int) { samples[i] = metrics.Sample{ID: samples[i].ID} }
+		}
+		res, err := eval.Run(ctx, memo, samples, opts)
+		if res == nil {
+			return nil, withCode(ExitOperational, err)
+		}
+		out.runs, out.err = append(out.runs, res), err
+		u, pm := memo.Usage()
+		out.total = out.total.Add(u)
+		for k, v := range pm {
+			out.perMetric[k] = out.perMetric[k].Add(v)
+		}
+	}
+	return out, nil
 }
 
 // newJudge builds the judge the options ask for; repeat > 0 makes an LLM
@@ -373,13 +396,15 @@ func Fingerprint(info judge.Info) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, runs []*eval.Result) *results.File {
+// buildResults makes the results file of the runs over a dataset of total
+// samples; hashes gives the input hash of each sample by id.
+func buildResults(env Env, o *Options, ds *dataset.Dataset, total int, hashes map[string]string, metas map[string]map[string]string, info judge.Info, runs []*eval.Result) *results.File {
 	first := runs[0]
 	f := &results.File{
 		Schema:    results.Schema,
 		Tool:      results.Tool{Name: "raggate", Version: version()},
 		CreatedAt: time.Now().UTC().Truncate(time.Second),
-		Dataset:   results.Dataset{Path: o.Dataset, SHA256: ds.SHA256, Samples: len(ds.Samples), Responses: o.Responses},
+		Dataset:   results.Dataset{Path: o.Dataset, SHA256: ds.SHA256, Samples: total, Responses: o.Responses},
 		Judge: results.Judge{
 			Provider: info.Provider, Model: info.Model, EmbeddingModel: info.EmbeddingModel,
 			Temperature: info.Temperature, Prompts: info.Prompts, Fingerprint: Fingerprint(info),
@@ -389,10 +414,6 @@ func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, run
 	}
 	if sha := env.getenv("GITHUB_SHA"); sha != "" {
 		f.Git = &results.Git{SHA: sha, Ref: env.getenv("GITHUB_REF")}
-	}
-	byID := map[string]*metrics.Sample{}
-	for i := range ds.Samples {
-		byID[ds.Samples[i].ID] = &ds.Samples[i]
 	}
 	// A sample is kept when every repeat judged it (a stopped run keeps
 	// the samples it finished in all repeats).
@@ -441,16 +462,35 @@ func buildResults(env Env, o *Options, ds *dataset.Dataset, info judge.Info, run
 		if len(s.Reasons) > 0 {
 			rs.Reasons = s.Reasons
 		}
-		if src := byID[s.ID]; src != nil {
-			rs.InputHash = inputHash(src)
-			if len(src.Metadata) > 0 {
-				rs.Metadata = src.Metadata
-			}
+		rs.InputHash = hashes[s.ID]
+		if md := metas[s.ID]; len(md) > 0 {
+			rs.Metadata = md
 		}
 		f.Samples = append(f.Samples, rs)
 	}
 	f.Summary = results.Summarize(f.Config.Metrics, f.Samples)
 	return f
+}
+
+// inputHashes returns the input hash of every sample, by id.
+// metadataOf returns the metadata of the samples that have any, by id; the
+// results keep it after the samples' texts are let go.
+func metadataOf(samples []metrics.Sample) map[string]map[string]string {
+	out := make(map[string]map[string]string)
+	for i := range samples {
+		if len(samples[i].Metadata) > 0 {
+			out[samples[i].ID] = samples[i].Metadata
+		}
+	}
+	return out
+}
+
+func inputHashes(samples []metrics.Sample) map[string]string {
+	out := make(map[string]string, len(samples))
+	for i := range samples {
+		out[samples[i].ID] = inputHash(&samples[i])
+	}
+	return out
 }
 
 // inputHash identifies a sample's inputs: equal on base and head when the

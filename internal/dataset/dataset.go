@@ -1,14 +1,12 @@
 package dataset
 
 import (
+	"bufio"
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
+	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -47,6 +45,8 @@ type Options struct {
 	// StrictFields makes every key that is not a field, an id, a mapped
 	// name or ignored an error, instead of metadata.
 	StrictFields bool
+	// Limits bound line length and file size (zero: the defaults).
+	Limits Limits
 }
 
 // Dataset is a loaded golden dataset.
@@ -68,17 +68,25 @@ type Dataset struct {
 // opts.ResponsesPath is set, joins the responses file to it. Problems with
 // the files or the options are returned as an *Error.
 func Load(path string, opts Options) (*Dataset, error) {
-	data, err := readFile(path)
+	return LoadContext(context.Background(), path, opts)
+}
+
+// LoadContext is Load, stopping promptly when ctx ends: the error then
+// wraps ctx's error. A JSON Lines golden file is read a line at a time,
+// so memory holds the samples, not the file.
+func LoadContext(ctx context.Context, path string, opts Options) (*Dataset, error) {
+	src, closeSrc, err := openSource(ctx, path, opts.Limits)
 	if err != nil {
 		return nil, err
 	}
-	d, keys, err := parseGolden(path, data, opts)
+	d, keys, err := readGolden(path, src, opts)
+	closeSrc()
 	if err != nil {
 		return nil, err
 	}
-	var names []string
+	names := []string{path}
 	if opts.ResponsesPath != "" {
-		rdata, err := readFile(opts.ResponsesPath)
+		rdata, err := readFileContext(ctx, opts.ResponsesPath, opts.Limits)
 		if err != nil {
 			return nil, err
 		}
@@ -89,9 +97,7 @@ func Load(path string, opts Options) (*Dataset, error) {
 		for k := range rkeys {
 			keys[k] = true
 		}
-		names = []string{path, opts.ResponsesPath}
-	} else {
-		names = []string{path}
+		names = append(names, opts.ResponsesPath)
 	}
 	d.Warnings = append(d.Warnings, mappingWarnings(opts, keys, names)...)
 	return d, nil
@@ -100,7 +106,13 @@ func Load(path string, opts Options) (*Dataset, error) {
 // Parse parses a golden dataset from data; name is used for the format
 // (by extension) and in messages. opts.ResponsesPath is ignored.
 func Parse(name string, data []byte, opts Options) (*Dataset, error) {
-	d, keys, err := parseGolden(name, data, opts)
+	return Read(context.Background(), name, bytes.NewReader(data), opts)
+}
+
+// Read reads a golden dataset from r as Parse does, within opts.Limits,
+// stopping promptly when ctx ends (the error then wraps ctx's error).
+func Read(ctx context.Context, name string, r io.Reader, opts Options) (*Dataset, error) {
+	d, keys, err := readGolden(name, newSource(ctx, name, r, opts.Limits), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -109,19 +121,17 @@ func Parse(name string, data []byte, opts Options) (*Dataset, error) {
 }
 
 func readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	return readFileContext(context.Background(), path, Limits{})
+}
+
+// readFileContext reads a whole file, within lim.MaxBytes.
+func readFileContext(ctx context.Context, path string, lim Limits) ([]byte, error) {
+	src, closeSrc, err := openSource(ctx, path, lim)
 	if err != nil {
-		msg := err.Error()
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			msg = pe.Err.Error()
-		}
-		return nil, &Error{
-			Problems: []Problem{{File: path, Msg: "cannot read the file: " + msg + "; check the path"}},
-			err:      err,
-		}
+		return nil, err
 	}
-	return data, nil
+	defer closeSrc()
+	return src.rest(nil)
 }
 
 // mappingWarnings warns about mapped names that no file used.
@@ -230,19 +240,27 @@ func (r *reader) badUTF8() {
 		if n+1 < len(r.li) {
 			end = r.li[n+1]
 		}
-		line := r.data[start:end]
-		if utf8.Valid(line) {
-			continue
-		}
-		for i := 0; i < len(line); {
-			c, size := utf8.DecodeRune(line[i:])
-			if c == utf8.RuneError && size == 1 {
-				r.problem(start+i, "", fmt.Sprintf("invalid UTF-8 (byte 0x%02x); save the file as UTF-8", line[i]))
-				break
-			}
-			i += size
+		if p, ok := r.invalidUTF8(start, end); ok {
+			r.ps.add(p)
 		}
 	}
+}
+
+// invalidUTF8 returns the problem with the first invalid UTF-8 sequence of
+// the line r.data[start:end], if any.
+func (r *reader) invalidUTF8(start, end int) (Problem, bool) {
+	line := r.data[start:end]
+	if utf8.Valid(line) {
+		return Problem{}, false
+	}
+	for i := 0; i < len(line); {
+		c, size := utf8.DecodeRune(line[i:])
+		if c == utf8.RuneError && size == 1 {
+			return r.at(start+i, "", fmt.Sprintf("invalid UTF-8 (byte 0x%02x); save the file as UTF-8", line[i])), true
+		}
+		i += size
+	}
+	return Problem{}, false
 }
 
 // emptyMsg explains an empty file.
@@ -274,60 +292,129 @@ func emptyMsg(k kind, role role) string {
 	return "no samples; each line must be a JSON object like " + what
 }
 
-// parseGolden parses a golden file; keys are the keys seen in it.
-func parseGolden(name string, data []byte, opts Options) (*Dataset, map[string]bool, error) {
+// readGolden reads a golden file from src; keys are the keys seen in it.
+func readGolden(name string, src *source, opts Options) (*Dataset, map[string]bool, error) {
 	var ps problems
 	res := newResolver(opts, &ps)
 	if err := ps.err(); err != nil {
 		return nil, nil, err
 	}
-	sum := sha256.Sum256(data)
-	d := &Dataset{Path: name, SHA256: hex.EncodeToString(sum[:]), rows: isParquet(name, data, opts.Format)}
-	conv := &converter{file: name, role: roleGolden, ps: &ps, rows: d.rows}
-	type origin struct {
-		line    int
-		derived bool
+	g := newGolden(name, &ps)
+	n, k, keys, err := scanFile(src, opts, res, &ps, g.add, g.asRows)
+	if err != nil {
+		return nil, nil, err
 	}
-	ids := make(map[string]origin)
-	n, k, keys := parseFile(name, data, opts, res, &ps, func(rec record) {
-		c, ok := conv.convert(rec)
-		if !ok {
-			return
-		}
-		if !c.idGiven {
-			if !c.s.Has(metrics.UserInput) {
-				conv.problem(c.p, "", `no "user_input" and no "id"; every sample needs a user_input (the question), or at least an id`)
-				return
-			}
-			c.s.ID = DeriveID(c.s.UserInput)
-		}
-		if o, dup := ids[c.s.ID]; dup {
-			switch {
-			case o.derived && !c.idGiven:
-				conv.problem(c.idPos, "user_input", fmt.Sprintf(`same user_input as the sample on %s, so both get the id %s; add an "id" field to each sample to tell them apart`, conv.where(o.line), short(c.s.ID)))
-			case o.derived:
-				conv.problem(c.idPos, "id", fmt.Sprintf(`%s is also the id derived from the user_input of the sample on %s; give each sample a unique "id"`, short(c.s.ID), conv.where(o.line)))
-			case !c.idGiven:
-				conv.problem(c.idPos, "user_input", fmt.Sprintf(`the id derived from this user_input, %s, is also the "id" of the sample on %s; give each sample a unique "id"`, short(c.s.ID), conv.where(o.line)))
-			default:
-				conv.problem(c.idPos, "id", fmt.Sprintf(`duplicate id %s, also on %s; give each sample a unique "id"`, short(c.s.ID), conv.where(o.line)))
-			}
-			return
-		}
-		ids[c.s.ID] = origin{line: c.p.line, derived: !c.idGiven}
-		d.Samples = append(d.Samples, c.s)
-		d.Lines = append(d.Lines, c.p.line)
-	})
 	if ps.count() == 0 && n == 0 {
 		ps.add(Problem{File: name, Msg: emptyMsg(k, roleGolden)})
 	}
 	if err := ps.err(); err != nil {
 		return nil, nil, err
 	}
-	d.Fields = fieldsOf(d.Samples)
-	d.Warnings = append(d.Warnings, conv.notes.warnings(name)...)
-	d.Warnings = append(d.Warnings, synonymWarnings(name, keys, res, d.Fields)...)
-	return d, keys, nil
+	g.d.SHA256 = src.sum()
+	g.d.Fields = fieldsOf(g.d.Samples)
+	g.d.Warnings = append(g.d.Warnings, g.conv.notes.warnings(name)...)
+	g.d.Warnings = append(g.d.Warnings, synonymWarnings(name, keys, res, g.d.Fields)...)
+	return g.d, keys, nil
+}
+
+// scanFile reads the records of the file src reads, checking its encoding
+// first, and passes them to emit in file order. JSON Lines are read a line
+// at a time; other formats whole. It returns the number of records, the
+// kind of file and the keys seen; the error is src's (cancelled, over a
+// limit, cannot read). onRows, if not nil, is called before the first
+// record of a file whose records are numbered rows (Parquet), not lines.
+func scanFile(src *source, opts Options, res *resolver, ps *problems, emit func(record), onRows func()) (n int, k kind, keys map[string]bool, err error) {
+	name := src.name
+	if b, err := src.br.Peek(2); len(b) == 2 && (b[0] == 0xff && b[1] == 0xfe || b[0] == 0xfe && b[1] == 0xff) {
+		ps.add(Problem{File: name, Msg: "the file is UTF-16 encoded; save it as UTF-8"})
+		return 0, kindLines, map[string]bool{}, nil
+	} else if err != nil && err != io.EOF {
+		return 0, kindLines, nil, src.fail(err)
+	}
+	if b, _ := src.br.Peek(len(utf8BOM)); string(b) == utf8BOM {
+		_, _ = src.br.Discard(len(utf8BOM))
+	}
+	prefix, err := src.head(opts.Format)
+	if err != nil {
+		return 0, kindLines, nil, err
+	}
+	k = detect(name, prefix, opts.Format)
+	if k != kindLines {
+		data, err := src.rest(prefix)
+		if err != nil {
+			return 0, k, nil, err
+		}
+		if onRows != nil && isParquet(name, data, opts.Format) {
+			onRows()
+		}
+		n, k, keys = parseFile(name, data, opts, res, ps, emit)
+		return n, k, keys, nil
+	}
+	keys = make(map[string]bool)
+	src.br = bufio.NewReaderSize(io.MultiReader(bytes.NewReader(prefix), src.br), 64<<10)
+	r := &reader{file: name, res: res, ps: ps, keys: keys, emit: emit}
+	n, err = r.streamLines(src)
+	return n, kindLines, keys, err
+}
+
+// golden builds a dataset from the records of a golden file, checking ids.
+type golden struct {
+	d    *Dataset
+	conv *converter
+	ids  map[string]origin
+}
+
+// origin tells where a sample's id comes from.
+type origin struct {
+	line    int
+	derived bool
+}
+
+func newGolden(name string, ps *problems) *golden {
+	return &golden{
+		d:    &Dataset{Path: name},
+		conv: &converter{file: name, role: roleGolden, ps: ps},
+		ids:  make(map[string]origin),
+	}
+}
+
+// asRows numbers the dataset's samples as rows (Parquet) in messages.
+func (g *golden) asRows() {
+	g.d.rows = true
+	g.conv.rows = true
+}
+
+// add converts a record into a sample and appends it, unless it has a
+// problem (reported).
+func (g *golden) add(rec record) {
+	conv := g.conv
+	c, ok := conv.convert(rec)
+	if !ok {
+		return
+	}
+	if !c.idGiven {
+		if !c.s.Has(metrics.UserInput) {
+			conv.problem(c.p, "", `no "user_input" and no "id"; every sample needs a user_input (the question), or at least an id`)
+			return
+		}
+		c.s.ID = DeriveID(c.s.UserInput)
+	}
+	if o, dup := g.ids[c.s.ID]; dup {
+		switch {
+		case o.derived && !c.idGiven:
+			conv.problem(c.idPos, "user_input", fmt.Sprintf(`same user_input as the sample on %s, so both get the id %s; add an "id" field to each sample to tell them apart`, conv.where(o.line), short(c.s.ID)))
+		case o.derived:
+			conv.problem(c.idPos, "id", fmt.Sprintf(`%s is also the id derived from the user_input of the sample on %s; give each sample a unique "id"`, short(c.s.ID), conv.where(o.line)))
+		case !c.idGiven:
+			conv.problem(c.idPos, "user_input", fmt.Sprintf(`the id derived from this user_input, %s, is also the "id" of the sample on %s; give each sample a unique "id"`, short(c.s.ID), conv.where(o.line)))
+		default:
+			conv.problem(c.idPos, "id", fmt.Sprintf(`duplicate id %s, also on %s; give each sample a unique "id"`, short(c.s.ID), conv.where(o.line)))
+		}
+		return
+	}
+	g.ids[c.s.ID] = origin{line: c.p.line, derived: !c.idGiven}
+	g.d.Samples = append(g.d.Samples, c.s)
+	g.d.Lines = append(g.d.Lines, c.p.line)
 }
 
 // fieldsOf returns the fields present in at least one sample.

@@ -35,9 +35,20 @@
 //     anything else is read as CSV.
 //
 // In JSON Lines, blank lines are skipped and a trailing "\r" (CRLF line ends)
-// is ignored. There is no limit on line length. Strings are kept exactly as
+// is ignored. Strings are kept exactly as
 // given, including leading and trailing whitespace. A JSON null means the
 // field is absent.
+//
+// # Limits
+//
+// Options.Limits bound what is read, so that a wrong file (a device such as
+// /dev/zero, a binary, a huge dump) is refused quickly rather than filling
+// memory: a line of a JSON Lines file is at most DefaultMaxLineBytes (16
+// MiB) and a file at most DefaultMaxBytes (1 GiB), unless raised or lifted.
+// JSON Lines are read a line at a time (memory holds the samples, not the
+// file); JSON arrays, pretty-printed objects, CSV and responses files are
+// read whole, within the file limit. LoadContext and Read stop promptly
+// when their context ends, also while a read blocks on a pipe.
 //
 // # Fields
 //

@@ -39,6 +39,7 @@ type reader struct {
 	file string
 	data []byte
 	li   lineIndex
+	base int // lines before data, when data is one line of a file read line by line
 	res  *resolver
 	ps   *problems
 	keys map[string]bool // every key seen, for the mapping warning
@@ -46,8 +47,20 @@ type reader struct {
 }
 
 func (r *reader) problem(off int, field, msg string) {
+	r.ps.add(r.at(off, field, msg))
+}
+
+// at is the problem msg at offset off of r.data.
+func (r *reader) at(off int, field, msg string) Problem {
+	p := r.pos(off)
+	return Problem{File: r.file, Line: p.line, Col: p.col, Field: fieldName(field), Msg: msg}
+}
+
+// pos returns the position in the file of offset off of r.data.
+func (r *reader) pos(off int) pos {
 	p := r.li.pos(off)
-	r.ps.add(Problem{File: r.file, Line: p.line, Col: p.col, Field: fieldName(field), Msg: msg})
+	p.line += r.base
+	return p
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
@@ -123,23 +136,66 @@ func (r *reader) readLines() int {
 		if ln+1 < len(r.li) {
 			end = r.li[ln+1] - 1
 		}
-		if end > start && r.data[end-1] == '\r' {
-			end--
-		}
-		i := skipWS(r.data[:end], start)
-		if i == end {
-			continue
-		}
-		if !json.Valid(r.data[i:end]) {
-			r.syntax(i, end, "line")
-			continue
-		}
-		if rec, ok := r.object(i, "line"); ok {
-			r.emit(rec)
+		if r.oneLine(start, end) {
 			n++
 		}
 	}
 	return n
+}
+
+// streamLines reads JSON Lines from src a line at a time, so that memory
+// holds one line of the file, not the file. Invalid UTF-8 is reported for
+// every line that has it, and then replaces the other problems (as for a
+// file read whole). The error is that of src (cancelled, too long, cannot
+// read).
+func (r *reader) streamLines(src *source) (int, error) {
+	n := 0
+	var bad problems
+	r.li = lineIndex{0}
+	for {
+		line, err := src.line()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return n, err
+		}
+		r.data, r.base = line, src.lines-1
+		if p, ok := r.invalidUTF8(0, len(line)); ok {
+			bad.add(p)
+			continue
+		}
+		if bad.count() == 0 && r.oneLine(0, len(bytes.TrimSuffix(line, []byte("\n")))) {
+			n++
+		}
+	}
+	r.data = nil
+	if bad.count() > 0 {
+		*r.ps = bad
+		return 0, nil
+	}
+	return n, nil
+}
+
+// oneLine reads the JSON Lines line r.data[start:end] (without its "\n");
+// it reports whether it emitted a record.
+func (r *reader) oneLine(start, end int) bool {
+	if end > start && r.data[end-1] == '\r' {
+		end--
+	}
+	i := skipWS(r.data[:end], start)
+	if i == end {
+		return false
+	}
+	if !json.Valid(r.data[i:end]) {
+		r.syntax(i, end, "line")
+		return false
+	}
+	rec, ok := r.object(i, "line")
+	if ok {
+		r.emit(rec)
+	}
+	return ok
 }
 
 // readArray reads a file holding one JSON array of objects.
@@ -256,7 +312,7 @@ func (r *reader) object(i int, what string) (record, bool) {
 		r.problem(i, "", msg)
 		return record{}, false
 	}
-	rec := record{p: r.li.pos(i)}
+	rec := record{p: r.pos(i)}
 	j := skipWS(d, i+1)
 	for j < len(d) && d[j] == '"' {
 		ks, ke := j, skipString(d, j)
@@ -265,7 +321,7 @@ func (r *reader) object(i int, what string) (record, bool) {
 		j = skipWS(d, ke)
 		j = skipWS(d, j+1) // ':'
 		vs, ve := j, skipValue(d, j)
-		e := entry{key: key, t: r.res.resolve(key), kp: r.li.pos(ks), vp: r.li.pos(vs)}
+		e := entry{key: key, t: r.res.resolve(key), kp: r.pos(ks), vp: r.pos(vs)}
 		switch e.t.kind {
 		case tField, tID:
 			e.v = r.value(vs, ve)
@@ -303,7 +359,7 @@ func (r *reader) value(i, j int) value {
 			if e <= n {
 				break // cannot happen with valid JSON
 			}
-			it := item{kind: rawKind(d[n:e]), p: r.li.pos(n)}
+			it := item{kind: rawKind(d[n:e]), p: r.pos(n)}
 			if it.kind == vString {
 				it.s = decodeString(d, n, e)
 			}

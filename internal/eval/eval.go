@@ -34,6 +34,10 @@ type Options struct {
 	// Progress, when set, is called after each finished sample (never
 	// concurrently).
 	Progress func(done, total int)
+	// Release, when set, is called with the index of each sample Run has
+	// judged (or failed to), possibly concurrently: Run no longer reads
+	// samples[i] after, so the caller may drop its texts.
+	Release func(i int)
 }
 
 // SampleResult holds one sample's scores.
@@ -85,20 +89,11 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 
-	// Ask for the embeddings every sample will need up front, in a few
-	// large batches across samples; a memoizing judge then serves (or
+	// Ask for the embeddings the samples about to be judged will need, in
+	// a few large batches across samples; a memoizing judge then serves (or
 	// coalesces with) the per-sample requests.
-	var pre sync.WaitGroup
-	defer pre.Wait()
-	texts := embedTexts(samples, ms)
-	for start := 0; start < len(texts); start += embedChunk {
-		chunk := texts[start:min(start+embedChunk, len(texts))]
-		pre.Add(1)
-		go func() {
-			defer pre.Done()
-			_, _ = j.Embed(ctx, chunk) // failures resurface in the sample that needs the vector
-		}()
-	}
+	pf := newPrefetcher(ctx, j, samples, ms)
+	defer pf.wait()
 
 	out := make([]*SampleResult, len(samples))
 	var (
@@ -108,6 +103,7 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		wg   sync.WaitGroup
 	)
 	for i := range samples {
+		pf.ahead(i)
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -119,8 +115,14 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-sem }()
-			se := &sampleEval{ctx: ctx, j: j, s: &samples[i], strictness: strictness, claims: claimsLevels(opts)}
+			sj, release := sampleJudge(j)
+			defer release()
+			defer pf.done(i)
+			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts)}
 			r, err := se.run(ms)
+			if opts.Release != nil {
+				opts.Release(i)
+			}
 			if err != nil {
 				cancel(err)
 				return
@@ -148,46 +150,6 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		return res, err
 	}
 	return res, nil
-}
-
-// embedChunk is the number of texts pre-embedded per call.
-const embedChunk = 256
-
-// embedTexts lists, without duplicates, the texts the metrics embed that are
-// known before judging: the question (answer relevancy), the reference and
-// the response (semantic similarity, answer correctness).
-func embedTexts(samples []metrics.Sample, ms []metrics.Metric) []string {
-	var question, pair bool
-	for _, m := range ms {
-		switch m.Name {
-		case metrics.AnswerRelevancyName:
-			question = true
-		case metrics.SemanticSimilarityName, metrics.AnswerCorrectnessName:
-			pair = true
-		}
-	}
-	if !question && !pair {
-		return nil
-	}
-	seen := map[string]bool{}
-	var out []string
-	add := func(s *metrics.Sample, f metrics.Field) {
-		if t := s.String(f); s.Has(f) && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	for i := range samples {
-		s := &samples[i]
-		if question && s.Has(metrics.Response) {
-			add(s, metrics.UserInput)
-		}
-		if pair && s.Has(metrics.Reference) && s.Has(metrics.Response) {
-			add(s, metrics.Reference)
-			add(s, metrics.Response)
-		}
-	}
-	return out
 }
 
 // FieldsOf returns a predicate telling whether any sample has a field.
@@ -282,6 +244,15 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 			return nil, err
 		}
 	}
+	// Metrics sharing a judge step often give the same reason: hold it once.
+	shared := map[string]string{}
+	share := func(s string) string {
+		if p, ok := shared[s]; ok {
+			return p
+		}
+		shared[s] = s
+		return s
+	}
 	for i, m := range ms {
 		sc := scores[i]
 		r.Scores[m.Name] = sc.v
@@ -290,10 +261,10 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 			if sc.reason == "" {
 				sc.reason = "undefined"
 			}
-			r.Undefined[m.Name] = sc.reason
+			r.Undefined[m.Name] = share(sc.reason)
 			r.UndefinedKind[m.Name] = sc.kind
 		case sc.reason != "":
-			r.Reasons[m.Name] = sc.reason
+			r.Reasons[m.Name] = share(sc.reason)
 		}
 	}
 	return r, nil

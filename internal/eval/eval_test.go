@@ -3,8 +3,10 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/raggate/raggate/internal/judge"
@@ -304,5 +306,63 @@ func TestUndefinedKinds(t *testing.T) {
 				t.Errorf("undefined = %q (%s), want %q (%s)", s.Undefined[tt.metric], s.UndefinedKind[tt.metric], tt.reason, tt.kind)
 			}
 		})
+	}
+}
+
+// TestRunReleasesMemo checks that a run keeps in the memo only what the
+// samples in flight need: once it is over, nothing of any sample is held.
+func TestRunReleasesMemo(t *testing.T) {
+	f := fakeFor(t)
+	memo := judge.Memo(f)
+	samples := make([]metrics.Sample, 300)
+	for i := range samples {
+		samples[i] = sample()
+		samples[i].ID = fmt.Sprintf("s%d", i)
+	}
+	res, err := Run(context.Background(), memo, samples, Options{Concurrency: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Samples) != len(samples) {
+		t.Fatalf("%d samples judged, want %d", len(res.Samples), len(samples))
+	}
+	if a, v := memo.Held(); a != 0 || v != 0 {
+		t.Errorf("after the run the memo holds %d answers and %d vectors, want none", a, v)
+	}
+	for i := range res.Samples {
+		if got, want := res.Samples[i].Scores[metrics.AnswerRelevancyName], 0.6; math.Abs(got-want) > 1e-9 {
+			t.Fatalf("sample %d: answer_relevancy %v, want %v", i, got, want)
+		}
+	}
+}
+
+// Release is told of every judged sample once, after which Run reads the
+// sample no more: a caller that drops the texts gets the same results.
+func TestRunReleasesSamples(t *testing.T) {
+	samples := make([]metrics.Sample, 40)
+	for i := range samples {
+		samples[i] = sample()
+		samples[i].ID = fmt.Sprintf("s%d", i)
+	}
+	var mu sync.Mutex
+	released := map[int]int{}
+	res, err := Run(context.Background(), judge.Memo(fakeFor(t)), samples, Options{Concurrency: 3, Release: func(i int) {
+		mu.Lock()
+		defer mu.Unlock()
+		released[i]++
+		samples[i] = metrics.Sample{ID: samples[i].ID}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range samples {
+		if released[i] != 1 {
+			t.Errorf("sample %d released %d times, want once", i, released[i])
+		}
+	}
+	for _, r := range res.Samples {
+		if r.Question != q || math.Abs(r.Scores[metrics.FaithfulnessName]-0.5) > 1e-9 {
+			t.Fatalf("sample %s: question %q, faithfulness %v", r.ID, r.Question, r.Scores[metrics.FaithfulnessName])
+		}
 	}
 }

@@ -25,6 +25,12 @@ const EmbedMetric = "embed"
 // other errors are not, so a later request asks again. Embeddings are
 // memoized per text.
 //
+// Entries asked for through Memoized itself are kept for the whole run.
+// Entries asked for through a Scope are kept while some unreleased Scope
+// has used them (or Memoized itself has), so that a run which gives each
+// sample its own Scope holds the texts and answers of the samples in
+// flight only, not of every sample judged so far.
+//
 // Memoized also accounts for the work of the underlying judge: usage per
 // metric that caused it (memo hits are free and not counted) and calls per
 // step. It is safe for concurrent use. Use one Memoized per run.
@@ -48,13 +54,24 @@ type askEntry struct {
 	done chan struct{}
 	ans  Answer
 	err  error
+	hold
 }
 
 type vecEntry struct {
 	done chan struct{}
 	vec  []float64
 	err  error
+	hold
 }
+
+// hold counts who keeps a memo entry; m.mu guards it.
+type hold struct {
+	refs   int  // unreleased scopes that used the entry
+	pinned bool // used through Memoized itself: kept for the run
+}
+
+// unused reports whether nothing keeps the entry any longer.
+func (h *hold) unused() bool { return h.refs == 0 && !h.pinned }
 
 // Memo wraps j so that repeated steps are answered once.
 func Memo(j Judge) *Memoized {
@@ -74,6 +91,11 @@ func (m *Memoized) Unwrap() Judge { return m.j }
 // before in this run. A memo hit returns a copy of the earlier answer with
 // zero Usage, or the earlier *Undefined error.
 func (m *Memoized) Ask(ctx context.Context, req Request) (Answer, error) {
+	return m.ask(ctx, req, nil)
+}
+
+// ask is Ask on behalf of scope s (nil: Memoized itself).
+func (m *Memoized) ask(ctx context.Context, req Request, s *Scope) (Answer, error) {
 	in, err := marshalJSON(req.Input)
 	if err != nil {
 		return Answer{}, fmt.Errorf("memo: %s input: %w", req.Step, err)
@@ -89,9 +111,11 @@ func (m *Memoized) Ask(ctx context.Context, req Request) (Answer, error) {
 			e = &askEntry{done: make(chan struct{})}
 			m.asks[key] = e
 			m.calls[req.Step]++
+			s.holdAsk(e, key)
 			m.mu.Unlock()
 			return m.lead(ctx, key, e, req)
 		}
+		s.holdAsk(e, key)
 		select {
 		case <-e.done:
 		default:
@@ -136,7 +160,7 @@ func (m *Memoized) lead(ctx context.Context, key string, e *askEntry, req Reques
 	m.mu.Lock()
 	m.account(req.Metric, ans.Usage)
 	e.ans, e.err = ans.Clone(), err
-	if err != nil && !memoizable(err) {
+	if err != nil && !memoizable(err) || e.unused() {
 		delete(m.asks, key)
 	}
 	close(e.done)
@@ -169,6 +193,11 @@ func (m *Memoized) Embed(ctx context.Context, texts []string) (Embedding, error)
 // again by a later request. Embedding.Usage is the usage of the underlying
 // call this request made (zero when every text was known).
 func (m *Memoized) EmbedFor(ctx context.Context, metric string, texts []string) (Embedding, error) {
+	return m.embedFor(ctx, metric, texts, nil)
+}
+
+// embedFor is EmbedFor on behalf of scope s (nil: Memoized itself).
+func (m *Memoized) embedFor(ctx context.Context, metric string, texts []string, s *Scope) (Embedding, error) {
 	out := Embedding{Vectors: make([][]float64, len(texts))}
 	entries := make([]*vecEntry, len(texts))
 	for {
@@ -188,6 +217,7 @@ func (m *Memoized) EmbedFor(ctx context.Context, metric string, texts []string) 
 				missing = append(missing, t)
 				mine = append(mine, e)
 			}
+			s.holdVec(e, t)
 			entries[i] = e
 		}
 		if len(missing) > 0 {
@@ -244,6 +274,9 @@ func (m *Memoized) embedMissing(ctx context.Context, metric string, missing []st
 				delete(m.vecs, missing[k])
 			} else {
 				e.vec = slices.Clone(emb.Vectors[k])
+				if e.unused() {
+					delete(m.vecs, missing[k])
+				}
 			}
 			close(e.done)
 		}
@@ -291,4 +324,99 @@ func (a Answer) Clone() Answer {
 	}
 	a.Questions = slices.Clone(a.Questions)
 	return cloneNewSteps(a)
+}
+
+// Scope is a view of a Memoized for one unit of work, such as a sample:
+// it shares the memo's answers, and the entries it used stay in the memo
+// until Release (unless something else still holds them). A Scope is
+// safe for concurrent use until Release; do not use it after.
+type Scope struct {
+	m    *Memoized
+	asks map[*askEntry]string // entries used, with their keys
+	vecs map[*vecEntry]string
+}
+
+var _ Judge = (*Scope)(nil)
+
+// Scope returns a new scope of the memo.
+func (m *Memoized) Scope() *Scope {
+	return &Scope{m: m, asks: map[*askEntry]string{}, vecs: map[*vecEntry]string{}}
+}
+
+// Ask is Memoized.Ask, keeping the entry until Release.
+func (s *Scope) Ask(ctx context.Context, req Request) (Answer, error) {
+	return s.m.ask(ctx, req, s)
+}
+
+// Embed is Memoized.Embed, keeping the vectors until Release.
+func (s *Scope) Embed(ctx context.Context, texts []string) (Embedding, error) {
+	return s.m.embedFor(ctx, EmbedMetric, texts, s)
+}
+
+// EmbedFor is Memoized.EmbedFor, keeping the vectors until Release.
+func (s *Scope) EmbedFor(ctx context.Context, metric string, texts []string) (Embedding, error) {
+	return s.m.embedFor(ctx, metric, texts, s)
+}
+
+// Release lets the memo forget the entries this scope used and nothing
+// else holds. Usage and call counts are kept.
+func (s *Scope) Release() {
+	m := s.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for e, key := range s.asks {
+		e.refs--
+		if e.unused() && isClosed(e.done) && m.asks[key] == e {
+			delete(m.asks, key)
+		}
+	}
+	for e, text := range s.vecs {
+		e.refs--
+		if e.unused() && isClosed(e.done) && m.vecs[text] == e {
+			delete(m.vecs, text)
+		}
+	}
+	s.asks, s.vecs = nil, nil
+}
+
+// Held returns the number of chat answers and vectors the memo holds (for
+// tests and benchmarks).
+func (m *Memoized) Held() (answers, vectors int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.asks), len(m.vecs)
+}
+
+// holdAsk records that scope s (nil: Memoized itself) uses the entry;
+// m.mu must be held.
+func (s *Scope) holdAsk(e *askEntry, key string) {
+	if s == nil {
+		e.pinned = true
+		return
+	}
+	if _, ok := s.asks[e]; !ok {
+		s.asks[e] = key
+		e.refs++
+	}
+}
+
+// holdVec is holdAsk for a vector.
+func (s *Scope) holdVec(e *vecEntry, text string) {
+	if s == nil {
+		e.pinned = true
+		return
+	}
+	if _, ok := s.vecs[e]; !ok {
+		s.vecs[e] = text
+		e.refs++
+	}
+}
+
+func isClosed(c chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
 }

@@ -324,3 +324,60 @@ func TestMemoJudgePanics(t *testing.T) {
 		_, _ = m.Ask(context.Background(), statementsReq("x", "m"))
 	}()
 }
+
+func TestMemoScopeRelease(t *testing.T) {
+	f := judgetest.New(t)
+	f.OnStatements("The chain is worn.", "The chain is worn.")
+	f.OnStatements("Lyon is in France.", "Lyon is in France.")
+	f.OnEmbed("a", []float64{1, 0}).OnEmbed("b", []float64{0, 1})
+	m := judge.Memo(f)
+	ctx := context.Background()
+	held := func(wantAsks, wantVecs int) {
+		t.Helper()
+		if a, v := m.Held(); a != wantAsks || v != wantVecs {
+			t.Errorf("memo holds %d answers and %d vectors, want %d and %d", a, v, wantAsks, wantVecs)
+		}
+	}
+
+	s1, s2 := m.Scope(), m.Scope()
+	for _, s := range []*judge.Scope{s1, s2} {
+		if _, err := s.Ask(ctx, statementsReq("The chain is worn.", metrics.FaithfulnessName)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Embed(ctx, []string{"a", "a"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Memoized itself keeps what it is asked for the whole run.
+	if _, err := m.Ask(ctx, statementsReq("Lyon is in France.", metrics.FaithfulnessName)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Embed(ctx, []string{"b"}); err != nil {
+		t.Fatal(err)
+	}
+	held(2, 2)
+	s1.Release()
+	held(2, 2) // s2 still uses them
+	if _, err := s2.Ask(ctx, statementsReq("The chain is worn.", metrics.FactualCorrectnessName)); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.Calls(metrics.StepStatements); got != 2 {
+		t.Errorf("underlying statements calls %d, want 2 (the scopes share the answer)", got)
+	}
+	s2.Release()
+	held(1, 1)
+
+	// Released entries are asked again; usage keeps counting.
+	s3 := m.Scope()
+	if _, err := s3.Ask(ctx, statementsReq("The chain is worn.", metrics.FaithfulnessName)); err != nil {
+		t.Fatal(err)
+	}
+	s3.Release()
+	if got := f.Calls(metrics.StepStatements); got != 3 {
+		t.Errorf("underlying statements calls %d, want 3", got)
+	}
+	if got := m.Calls()[metrics.StepStatements]; got != 3 {
+		t.Errorf("Calls() counts %d statements calls, want 3", got)
+	}
+	held(1, 1)
+}

@@ -1,10 +1,12 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,6 +64,7 @@ func Parse(data []byte) (*File, error) {
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, jsonErrorPosition(data, err))
 	}
+	shareReasons(f.Samples)
 	seen := make(map[string]bool, len(f.Samples))
 	for i, s := range f.Samples {
 		if s.ID == "" {
@@ -124,6 +127,26 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
+// shareReasons makes equal reasons share their bytes: metrics that share a
+// judge step give the same reason, and data reasons ("missing field
+// reference") repeat over the samples.
+func shareReasons(samples []Sample) {
+	shared := map[string]string{}
+	share := func(m map[string]string) {
+		for k, v := range m {
+			if p, ok := shared[v]; ok {
+				m[k] = p
+			} else {
+				shared[v] = v
+			}
+		}
+	}
+	for i := range samples {
+		share(samples[i].Reasons)
+		share(samples[i].Undefined)
+	}
+}
+
 // Read reads and parses a results file; errors name the path.
 func Read(path string) (*File, error) {
 	data, err := os.ReadFile(path)
@@ -149,19 +172,89 @@ func Marshal(f *File) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// Write encodes f and writes it atomically to path.
+// Write encodes f and writes it atomically to path. The samples are
+// encoded one at a time, so memory never holds the whole encoded file.
 func Write(path string, f *File) error {
-	b, err := Marshal(f)
+	return WriteAtomic(path, 0o644, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := Encode(bw, f); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
+
+// samplesNull is how MarshalIndent writes a file without samples; Encode
+// writes the samples in its place.
+const samplesNull = "\n  \"samples\": null"
+
+// Encode writes f as Marshal does, encoding one sample at a time.
+func Encode(w io.Writer, f *File) error {
+	if f.Schema == "" {
+		f.Schema = Schema
+	}
+	rest := *f
+	rest.Samples = nil
+	b, err := json.MarshalIndent(&rest, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode results: %w", err)
 	}
-	return WriteFileAtomic(path, b, 0o644)
+	i := bytes.Index(b, []byte(samplesNull))
+	if i < 0 {
+		return fmt.Errorf("encode results: no samples field")
+	}
+	head, tail := b[:i+len(samplesNull)-len("null")], b[i+len(samplesNull):]
+	if _, err := w.Write(head); err != nil {
+		return err
+	}
+	if err := encodeSamples(w, f.Samples); err != nil {
+		return err
+	}
+	_, err = w.Write(append(tail, '\n'))
+	return err
+}
+
+// encodeSamples writes the samples array as MarshalIndent would inside a
+// file.
+func encodeSamples(w io.Writer, samples []Sample) error {
+	if samples == nil {
+		_, err := io.WriteString(w, "null")
+		return err
+	}
+	sep := "[\n    "
+	for i := range samples {
+		b, err := json.MarshalIndent(&samples[i], "    ", "  ")
+		if err != nil {
+			return fmt.Errorf("encode results: sample %s: %w", samples[i].ID, err)
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		sep = ",\n    "
+	}
+	end := "\n  ]"
+	if len(samples) == 0 {
+		end = "[]"
+	}
+	_, err := io.WriteString(w, end)
+	return err
 }
 
 // WriteFileAtomic writes data to a temporary file in path's directory,
 // syncs it and renames it over path, so readers see the old file or the
 // new one, never a part.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return WriteAtomic(path, perm, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteAtomic is WriteFileAtomic with the contents written by write.
+func WriteAtomic(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create directory for %s: %w", path, err)
@@ -176,7 +269,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if _, err = tmp.Write(data); err != nil {
+	if err = write(tmp); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err = tmp.Chmod(perm); err != nil {

@@ -1,0 +1,150 @@
+package eval
+
+import (
+	"context"
+	"sync"
+
+	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/metrics"
+)
+
+// embedChunk is the number of texts pre-embedded per call.
+const embedChunk = 256
+
+// scoper is a memoizing judge whose entries can be released per sample
+// (judge.Memoized).
+type scoper interface {
+	Scope() *judge.Scope
+}
+
+// sampleJudge returns the judge one sample uses and the function that
+// releases what the memo kept for it once the sample is done.
+func sampleJudge(j judge.Judge) (judge.Judge, func()) {
+	if m, ok := j.(scoper); ok {
+		s := m.Scope()
+		return s, s.Release
+	}
+	return j, func() {}
+}
+
+// prefetcher embeds, ahead of the samples that need them, the texts known
+// before judging, one batch of about embedChunk texts at a time. The
+// vectors of a batch stay in the memo until every sample of the batch is
+// done, so memory holds a few batches, not the whole dataset's.
+type prefetcher struct {
+	ctx     context.Context
+	j       judge.Judge
+	samples []metrics.Sample
+	// question and pair tell which texts the metrics embed: the question
+	// (answer relevancy), the reference and the response (semantic
+	// similarity, answer correctness).
+	question, pair bool
+	wg             sync.WaitGroup
+
+	mu      sync.Mutex
+	next    int            // first sample not in a batch yet
+	batches int            // batches started
+	of      map[int]*batch // sample index -> its batch, until the sample is done
+}
+
+// batch is one prefetch call and the samples it serves.
+type batch struct {
+	n       int // number of the batch, from 0
+	pending int // samples not done, plus 1 while the call runs
+	release func()
+}
+
+func newPrefetcher(ctx context.Context, j judge.Judge, samples []metrics.Sample, ms []metrics.Metric) *prefetcher {
+	p := &prefetcher{ctx: ctx, j: j, samples: samples, of: map[int]*batch{}}
+	for _, m := range ms {
+		switch m.Name {
+		case metrics.AnswerRelevancyName:
+			p.question = true
+		case metrics.SemanticSimilarityName, metrics.AnswerCorrectnessName:
+			p.pair = true
+		}
+	}
+	return p
+}
+
+// ahead makes sure the batch of sample i and the next one are asked for.
+func (p *prefetcher) ahead(i int) {
+	if !p.question && !p.pair {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for p.next <= i && p.next < len(p.samples) {
+		p.start()
+	}
+	if b := p.of[i]; b != nil && p.batches <= b.n+1 && p.next < len(p.samples) {
+		p.start()
+	}
+}
+
+// start asks for the next batch; p.mu must be held.
+func (p *prefetcher) start() {
+	b := &batch{n: p.batches, pending: 1}
+	p.batches++
+	seen := map[string]bool{}
+	var texts []string
+	for first := p.next; p.next < len(p.samples) && (len(texts) < embedChunk || p.next == first); p.next++ {
+		texts = p.texts(&p.samples[p.next], seen, texts)
+		p.of[p.next] = b
+		b.pending++
+	}
+	j, release := sampleJudge(p.j)
+	b.release = release
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		if len(texts) > 0 {
+			_, _ = j.Embed(p.ctx, texts) // failures resurface in the sample that needs the vector
+		}
+		p.finish(b)
+	}()
+}
+
+// done records that sample i is done.
+func (p *prefetcher) done(i int) {
+	p.mu.Lock()
+	b := p.of[i]
+	delete(p.of, i)
+	p.mu.Unlock()
+	if b != nil {
+		p.finish(b)
+	}
+}
+
+// finish counts down a batch and releases its vectors when nothing needs
+// them any longer.
+func (p *prefetcher) finish(b *batch) {
+	p.mu.Lock()
+	b.pending--
+	last := b.pending == 0
+	p.mu.Unlock()
+	if last {
+		b.release()
+	}
+}
+
+// wait waits for the calls in flight.
+func (p *prefetcher) wait() { p.wg.Wait() }
+
+// texts appends the texts of s to embed that are not in seen.
+func (p *prefetcher) texts(s *metrics.Sample, seen map[string]bool, out []string) []string {
+	add := func(f metrics.Field) {
+		if t := s.String(f); s.Has(f) && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	if p.question && s.Has(metrics.Response) {
+		add(metrics.UserInput)
+	}
+	if p.pair && s.Has(metrics.Reference) && s.Has(metrics.Response) {
+		add(metrics.Reference)
+		add(metrics.Response)
+	}
+	return out
+}
