@@ -468,6 +468,8 @@ func (a *actionRun) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	th = th.WithSegments(a.o.SegmentBy...)
+	a.o.segmentKeys = th.Segments
 	head, err := execRun(ctx, a.env, &a.o)
 	if err != nil {
 		return err
@@ -475,7 +477,7 @@ func (a *actionRun) check(ctx context.Context) error {
 	if err := a.writeMeta(); err != nil {
 		return withCode(ExitOperational, err)
 	}
-	rep := compareRedacted(a.env, base, head, th.WithSegments(a.o.SegmentBy...))
+	rep := compareRedacted(a.env, base, head, th)
 	return a.publish(ctx, rep, source, a.gh.HeadSHA())
 }
 

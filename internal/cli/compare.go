@@ -92,17 +92,28 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	th = th.WithSegments(o.SegmentBy...)
+	o.segmentKeys = th.Segments
 	// Read the baseline before spending judge calls: a broken baseline is
-	// cheaper to learn about first.
+	// cheaper to learn about first. Then let go of it while judging (a
+	// large baseline would be held through the whole run) and read it
+	// again for the comparison.
 	base, src, err := getBaseline(ctx, env, store)
 	if err != nil {
 		return err
 	}
+	reread := base != nil
+	base = nil
 	head, err := execRun(ctx, env, &o)
 	if err != nil || head == nil { // head is nil after --dry-run
 		return err
 	}
-	rep := compareRedacted(env, base, head, th.WithSegments(o.SegmentBy...))
+	if reread {
+		if base, src, err = getBaseline(ctx, env, store); err != nil {
+			return err
+		}
+	}
+	rep := compareRedacted(env, base, head, th)
 	opts := report.Options{BaselineSource: src}
 	if err := emitReport(env, rep, o.Format, "", opts); err != nil {
 		return err

@@ -69,6 +69,9 @@ type Options struct {
 	// SegmentBy are metadata keys to compare segment by segment, added to
 	// the thresholds' segments.
 	SegmentBy []string
+	// segmentKeys are every segment key of a check (the thresholds' and
+	// SegmentBy): the dataset must have each, checked before judging.
+	segmentKeys []string
 }
 
 func defaultOptions() Options {

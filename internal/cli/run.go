@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"io"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/raggate/raggate/internal/judge/openaicompat"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -64,6 +66,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	}
 	for _, w := range ds.Warnings {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
+	if err := checkSegmentKeys(ds, o.segmentKeys); err != nil {
+		return nil, err
 	}
 	samples := ds.Samples
 	if o.Shard != "" {
@@ -576,6 +581,38 @@ func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) 
 		fmt.Fprintf(w, "  estimated cost     $%.4f (prices as of %s; override with --prices)\n", cost, openaicompat.PricesAsOf)
 	} else {
 		fmt.Fprintf(w, "  estimated cost     unknown: no price for %q (give one with --prices)\n", model)
+	}
+	return nil
+}
+
+// checkSegmentKeys fails, before any judge call, when a segment key names
+// no column of the dataset: a misspelt key would otherwise cost a whole
+// run and then compare nothing.
+func checkSegmentKeys(ds *dataset.Dataset, keys []string) error {
+	if len(keys) == 0 {
+		return nil
+	}
+	have := map[string]bool{}
+	for i := range ds.Samples {
+		for k := range ds.Samples[i].Metadata {
+			have[k] = true
+		}
+	}
+	var problems []string
+	for _, k := range keys {
+		if have[k] {
+			continue
+		}
+		msg := fmt.Sprintf("segment key %q is not a column of %s", k, ds.Path)
+		if s := suggest.Closest(k, slices.Sorted(maps.Keys(have))); s != "" {
+			msg += fmt.Sprintf(": did you mean %q?", s)
+		} else if len(have) == 0 {
+			msg += " (it has no columns besides the fields)"
+		}
+		problems = append(problems, msg)
+	}
+	if len(problems) > 0 {
+		return usageErr("%s; segment keys (--segment-by, action input segment-by, thresholds segments) name dataset columns kept as metadata, case as written", strings.Join(problems, "; "))
 	}
 	return nil
 }

@@ -82,15 +82,33 @@ func TestCheckSegmentBy(t *testing.T) {
 		}
 	}
 
-	// The same key from the thresholds file, with a misspelt flag key
-	// beside it: the union is used, and the misspelling is a warning.
+	// The same key from the thresholds file: the union with the flag's
+	// keys is used.
 	th := filepath.Join(dir, "raggate.yaml")
 	if err := os.WriteFile(th, []byte("version: 1\nsegments: [topic]\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r, rep = check("--thresholds", th, "--segment-by", "Topic,topic")
+	r, rep = check("--thresholds", th, "--segment-by", "topic")
+	if r.code != 1 || len(rep.Segments) != 1 {
+		t.Errorf("thresholds and flag: exit %d, %d keys", r.code, len(rep.Segments))
+	}
+	// A misspelt key is exit 2 before any judge call (no results written).
+	out := filepath.Join(dir, "misspelt.json")
+	r = gate(t, nil, "check", "--quiet", "--judge", "offline", "--dataset", bad, "--baseline", base, "--out", out,
+		"--thresholds", th, "--segment-by", "Topic")
+	if r.code != 2 || !strings.Contains(r.stderr, `segment key "Topic" is not a column of`) || !strings.Contains(r.stderr, `did you mean "topic"?`) {
+		t.Errorf("misspelt key: exit %d\n%s", r.code, r.stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("misspelt key: results written (%v), want none before judging", err)
+	}
+	// gate compare of two results files only warns: the judging is done.
+	r = gate(t, nil, "compare", "--base", base, "--head", filepath.Join(dir, "head.json"), "--segment-by", "Topic,topic", "--format", "json")
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("compare: exit %d: %v\n%s", r.code, err, r.stderr)
+	}
 	if r.code != 1 || len(rep.Segments) != 2 || !strings.Contains(strings.Join(rep.Warnings, "\n"), `segment key "Topic" is in no paired sample's metadata, so no segment was compared; did you mean "topic"?`) {
-		t.Errorf("exit %d, %d keys, warnings %q", r.code, len(rep.Segments), rep.Warnings)
+		t.Errorf("compare: exit %d, %d keys, warnings %q", r.code, len(rep.Segments), rep.Warnings)
 	}
 
 	// Text output lists the segment.
