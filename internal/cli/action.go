@@ -16,6 +16,7 @@ import (
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/ghaction"
+	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/ghcomment"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
@@ -255,7 +256,7 @@ func (a *actionRun) github() (*github.Client, error) {
 	if a.st.token == "" {
 		return nil, errors.New("no GitHub token: set the github-token input (default ${{ github.token }})")
 	}
-	c, err := ghcomment.NewClient(a.st.token, a.gh.APIURL, nil, a.env.githubOptions()...)
+	c, err := ghapi.NewClient(a.st.token, a.gh.APIURL, nil, a.env.githubOptions()...)
 	if err != nil {
 		return nil, err
 	}
@@ -372,22 +373,15 @@ func (a *actionRun) thresholdsAt(ctx context.Context, sha string) (compare.Thres
 		return compare.Thresholds{}, withCode(ExitUsage, err)
 	}
 	path := a.repoPath(a.o.Thresholds)
-	fc, _, resp, err := c.Repositories.GetContents(ctx, a.gh.Owner, a.gh.Repo, path, &github.RepositoryContentGetOptions{Ref: sha})
-	if resp != nil && resp.StatusCode == 404 {
+	text, err := ghapi.ReadFileAt(ctx, c, a.gh.Owner, a.gh.Repo, sha, path)
+	if errors.Is(err, ghapi.ErrNotFound) {
 		a.act.Warning(fmt.Sprintf("thresholds file %s does not exist on the base commit %s; using the built-in defaults until it lands there (the PR's own copy is not trusted)", path, short(sha)), ghaction.Annotation{Title: "raggate"})
 		return compare.DefaultThresholds(), nil
 	}
 	if err != nil {
-		return compare.Thresholds{}, withCode(ExitOperational, fmt.Errorf("read thresholds %s at base %s: %w", path, short(sha), err))
+		return compare.Thresholds{}, fmt.Errorf("thresholds at the base commit: %w", err)
 	}
-	if fc == nil {
-		return compare.Thresholds{}, withCode(ExitUsage, fmt.Errorf("thresholds %s at base %s is not a file", path, short(sha)))
-	}
-	text, err := fc.GetContent()
-	if err != nil {
-		return compare.Thresholds{}, withCode(ExitOperational, fmt.Errorf("read thresholds %s: %w", path, err))
-	}
-	th, err := compare.ParseThresholds(path+"@"+short(sha), []byte(text))
+	th, err := compare.ParseThresholds(path+"@"+short(sha), text)
 	if err != nil {
 		return th, withCode(ExitUsage, err)
 	}
@@ -426,10 +420,8 @@ func (a *actionRun) readBaseline(ctx context.Context, store baseline.Store, key 
 	case errors.Is(err, baseline.ErrMissingPath) && a.addsBaselineFile():
 		a.act.Warning(fmt.Sprintf("%v; this change adds it: no baseline until it is merged, floors only", err), ghaction.Annotation{Title: a.st.gate})
 		return nil, noBaseline, nil
-	case errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrUnknownRef), errors.Is(err, baseline.ErrMissingPath):
-		return nil, "", withCode(ExitUsage, fmt.Errorf("read the baseline: %w", err))
 	}
-	return nil, "", withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
+	return nil, "", baselineErr("read the baseline", err)
 }
 
 // addsBaselineFile reports whether a change under review adds the git
@@ -627,13 +619,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	}
 	f.Git.SHA, f.Git.Ref = key.SHA, "refs/heads/"+key.Branch
 	if err := store.Put(ctx, key, f); err != nil {
-		if errors.Is(err, baseline.ErrNoPermission) {
-			return withCode(ExitOperational, fmt.Errorf("store the baseline: %w (give the job `permissions: contents: write`)", err))
-		}
-		if errors.Is(err, baseline.ErrReadOnly) {
-			return withCode(ExitUsage, fmt.Errorf("store the baseline: %w (use baseline-store: branch or file)", err))
-		}
-		return withCode(ExitOperational, fmt.Errorf("store the baseline: %w", err))
+		return baselineErr("store the baseline", err)
 	}
 	msg := fmt.Sprintf("stored the baseline of %s@%s (%d samples)", key.Branch, short(key.SHA), len(f.Samples))
 	fmt.Fprintln(a.env.Stderr, msg)
