@@ -339,11 +339,19 @@ func (a *actionRun) store() (baseline.Store, error) {
 		}
 		return &baseline.FileStore{Path: a.env.abs(a.st.storePath)}, nil
 	case "git":
-		return &baseline.GitStore{Dir: a.env.Dir, Path: a.st.storePath}, nil
+		if a.st.mode != "comment" {
+			return &baseline.GitStore{Dir: a.env.Dir, Path: a.st.storePath}, nil
+		}
 	}
 	c, err := a.github()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
+	}
+	if a.st.store == "git" {
+		// Comment mode: the job's checkout, if any, is a shallow clone of
+		// the default branch; read the file at the base commit through the
+		// API, like the thresholds.
+		return &baseline.RefStore{Client: c, Owner: a.gh.Owner, Repo: a.gh.Repo, Path: a.repoPath(a.st.storePath)}, nil
 	}
 	return &baseline.BranchStore{Client: c, Owner: a.gh.Owner, Repo: a.gh.Repo, Branch: a.st.storeBranch}, nil
 }
