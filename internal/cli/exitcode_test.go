@@ -1,12 +1,19 @@
 package cli
 
 import (
+	"errors"
+	"flag"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/raggate/raggate/internal/baseline"
+	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/ghtest"
+	"github.com/raggate/raggate/internal/results"
 )
 
 // corruptBaseline is a results file that parses as JSON but is not valid
@@ -56,6 +63,69 @@ func TestCorruptBaselineExitsTwoEverywhere(t *testing.T) {
 			r := gate(t, env, tt.args...)
 			if r.code != ExitUsage || !strings.Contains(r.stderr, "invalid results file") {
 				t.Fatalf("exit %d, want 2 naming the invalid file\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
+
+// The README's exit-code table is the code's: every row of exitCodes, in
+// order, and nothing else.
+func TestREADMEExitCodesMatchCode(t *testing.T) {
+	b, err := os.ReadFile(repo + "/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(b), "\n## Exit codes\n")
+	if !ok {
+		t.Fatal("README has no \"## Exit codes\" section")
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	var got []string
+	for _, l := range strings.Split(section, "\n") {
+		if strings.HasPrefix(l, "| ") && !strings.HasPrefix(l, "| code |") {
+			got = append(got, l)
+		}
+	}
+	var want []string
+	for _, c := range exitCodes {
+		want = append(want, fmt.Sprintf("| %d | %s |", c.code, c.meaning))
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("README exit-code rows:\n%s\n\nwant (from exitCodes in exitcode.go):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// exitCodeOf decides by kind, wherever the error was wrapped.
+func TestExitCodeOf(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("read the baseline: %w", err) }
+	tests := []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, ExitPass},
+		{"help", flag.ErrHelp, ExitPass},
+		{"gate failed", errFailed, ExitFail},
+		{"chosen code", withCode(ExitUsage, errors.New("x")), ExitUsage},
+		{"chosen code wins over the kind", withCode(ExitOperational, wrap(results.ErrInvalid)), ExitOperational},
+		{"shallow checkout", wrap(baseline.ErrShallow), ExitUsage},
+		{"unknown ref", wrap(baseline.ErrUnknownRef), ExitUsage},
+		{"missing path", wrap(baseline.ErrMissingPath), ExitUsage},
+		{"read-only store", wrap(baseline.ErrReadOnly), ExitUsage},
+		{"nothing stored", wrap(baseline.ErrNotFound), ExitUsage},
+		{"corrupt file", wrap(results.ErrInvalid), ExitUsage},
+		{"other schema", wrap(results.ErrSchema), ExitUsage},
+		{"a directory", wrap(ghapi.ErrNotAFile), ExitUsage},
+		{"no permission", wrap(ghapi.ErrNoPermission), ExitOperational},
+		{"bad credentials", wrap(ghapi.ErrUnauthorized), ExitOperational},
+		{"rate limited", wrap(ghapi.ErrRateLimited), ExitOperational},
+		{"anything else", errors.New("connection refused"), ExitOperational},
+		{"unreadable baseline file", baselineErr("baseline", &fs.PathError{Op: "read", Path: "b.json", Err: errors.New("is a directory")}), ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := exitCodeOf(tt.err); got != tt.want {
+				t.Errorf("exitCodeOf(%v) = %d, want %d", tt.err, got, tt.want)
 			}
 		})
 	}
