@@ -109,18 +109,28 @@ type Result struct {
 	Duplicates []int64
 }
 
+// The marker lines, defined here only: report renders the body, Compose
+// adds the markers.
+const (
+	markerPrefix = "<!-- raggate:"
+	gatePrefix   = markerPrefix + "gate="
+	headPrefix   = markerPrefix + "head="
+	markerSuffix = " -->"
+)
+
 // GateMarker returns the hidden line that identifies gate's comment.
-func GateMarker(gate string) string { return "<!-- raggate:gate=" + gate + " -->" }
+func GateMarker(gate string) string { return gatePrefix + gate + markerSuffix }
 
 // HeadMarker returns the hidden line that records the head sha.
-func HeadMarker(sha string) string { return "<!-- raggate:head=" + sha + " -->" }
+func HeadMarker(sha string) string { return headPrefix + sha + markerSuffix }
 
 var (
 	gateRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 ._/:@+-]{0,99}$`)
 	shaRE  = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 )
 
-// Compose returns the full comment: the two markers, then body. It
+// Compose returns the full comment: the two markers, then body; it is the
+// one place that adds them (report.Markdown renders the body without). It
 // validates gate (letters, digits, space and ._/:@+-, at most 100
 // characters, no "--") and headSHA (hex, may be empty), and rejects a
 // result longer than MaxBodyChars with ErrBodyTooLarge.
@@ -143,15 +153,16 @@ func Compose(gate, headSHA, body string) (string, error) {
 	return full, nil
 }
 
-// stripMarkers removes raggate marker lines a renderer may already have
-// put in body, so that the comment carries exactly one of each.
+// stripMarkers removes raggate marker lines from body (renderers escape
+// untrusted text, so none should be there), so that the comment carries
+// exactly one of each.
 func stripMarkers(body string) string {
-	if !strings.Contains(body, "<!-- raggate:") {
+	if !strings.Contains(body, markerPrefix) {
 		return body
 	}
 	var b strings.Builder
 	for l := range strings.SplitSeq(body, "\n") {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "<!-- raggate:") && strings.HasSuffix(t, "-->") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, markerPrefix) && strings.HasSuffix(t, "-->") {
 			continue
 		}
 		b.WriteString(l)
@@ -173,11 +184,10 @@ func hasLine(body, line string) bool {
 
 // recordedHead returns the sha of the head marker in body, or "".
 func recordedHead(body string) string {
-	const pre, suf = "<!-- raggate:head=", " -->"
 	for l := range strings.SplitSeq(body, "\n") {
 		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, pre) && strings.HasSuffix(l, suf) {
-			return strings.ToLower(l[len(pre) : len(l)-len(suf)])
+		if strings.HasPrefix(l, headPrefix) && strings.HasSuffix(l, markerSuffix) {
+			return strings.ToLower(l[len(headPrefix) : len(l)-len(markerSuffix)])
 		}
 	}
 	return ""
