@@ -58,7 +58,7 @@ func actionCmd(ctx context.Context, env Env, args []string) error {
 	}
 	// One verdict per run: the outputs are written once, after it is final.
 	if werr := out.write(act); werr != nil && (err == nil || errors.Is(err, errFailed)) {
-		return withCode(ExitOperational, werr)
+		return werr
 	}
 	return err
 }
@@ -473,7 +473,7 @@ func (a *actionRun) check(ctx context.Context) error {
 		return err
 	}
 	if err := a.writeMeta(); err != nil {
-		return withCode(ExitOperational, err)
+		return err
 	}
 	rep := compareRedacted(a.env, base, head, th.WithSegments(a.o.SegmentBy...))
 	return a.publish(ctx, rep, source, a.gh.HeadSHA())
@@ -486,7 +486,7 @@ func (a *actionRun) publish(ctx context.Context, rep *compare.Report, source, he
 	md := report.Markdown(rep, opts)
 	if a.o.Report != "" {
 		if err := results.WriteFileAtomic(a.env.abs(a.o.Report), []byte(md), 0o644); err != nil {
-			return withCode(ExitOperational, err)
+			return err
 		}
 	}
 	if err := a.act.AddSummary(report.Summary(rep, opts)); err != nil {
@@ -556,7 +556,7 @@ func (a *actionRun) comment(ctx context.Context, pr int, md, headSHA string) err
 		a.act.Warning("the token may not comment on this pull request (pull requests from forks get a read-only token); the report is in the job summary. See the README's fork-safe two-workflow pattern.", ghaction.Annotation{Title: a.st.gate})
 		return nil
 	case err != nil:
-		return withCode(ExitOperational, fmt.Errorf("post the PR comment: %w", err))
+		return fmt.Errorf("post the PR comment: %w", err)
 	}
 	if res.Action == ghcomment.Skipped {
 		fmt.Fprintf(a.env.Stderr, "comment not updated: %s\n", res.Reason)
@@ -707,7 +707,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	}
 	pr, _, err := c.PullRequests.Get(ctx, a.gh.Owner, a.gh.Repo, meta.PR)
 	if err != nil {
-		return withCode(ExitOperational, fmt.Errorf("look up pull request #%d: %w", meta.PR, err))
+		return ghapi.Classify(fmt.Sprintf("look up pull request #%d", meta.PR), err, ghapi.Fixes{})
 	}
 	if got := pr.GetHead().GetSHA(); !strings.EqualFold(got, wr.HeadSHA) {
 		return withCode(ExitUsage, fmt.Errorf("pull request #%d is at %s, the results are for %s: not commenting stale or forged results", meta.PR, short(got), short(wr.HeadSHA)))

@@ -190,7 +190,7 @@ func emitReport(env Env, rep *compare.Report, format, path string, opts report.O
 	}
 	if path != "" {
 		if err := results.WriteFileAtomic(env.abs(path), []byte(buf.String()), 0o644); err != nil {
-			return withCode(ExitOperational, err)
+			return err
 		}
 	}
 	return nil
