@@ -523,37 +523,6 @@ func TestUpsertBadArguments(t *testing.T) {
 	}
 }
 
-func TestNewClientURLs(t *testing.T) {
-	tests := []struct {
-		apiURL, want string
-		wantErr      bool
-	}{
-		{"", "https://api.github.com/", false},
-		{"https://api.github.com", "https://api.github.com/", false},
-		{"https://github.example.com/api/v3", "https://github.example.com/api/v3/", false},
-		{"https://github.example.com/api/v3/", "https://github.example.com/api/v3/", false},
-		{"https://api.octocorp.ghe.com", "https://api.octocorp.ghe.com/", false},
-		{"ftp://example.com", "", true},
-		{"not a url", "", true},
-	}
-	for _, tt := range tests {
-		c, err := ghapi.NewClient("", tt.apiURL, nil)
-		if tt.wantErr {
-			if err == nil {
-				t.Errorf("%q: no error", tt.apiURL)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q: %v", tt.apiURL, err)
-			continue
-		}
-		if got := c.BaseURL.String(); got != tt.want {
-			t.Errorf("%q: base URL %q, want %q", tt.apiURL, got, tt.want)
-		}
-	}
-}
-
 func TestCompose(t *testing.T) {
 	got, err := ghcomment.Compose("rag eval/v2", "ABCDEF1234567", "hello")
 	if err != nil {
