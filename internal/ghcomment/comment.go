@@ -33,10 +33,11 @@
 //
 // # Errors
 //
-// ErrNoPermission (403: fork PRs, read-only tokens, missing
-// `permissions: pull-requests: write`) should become a warning plus the
-// job summary; ErrRateLimited is returned once ghapi.NewClient's transport has
-// given up (both are package ghapi's kinds); ErrBodyTooLarge when the body with markers exceeds
+// GitHub's answers are classified by package ghapi. ErrNoPermission (403:
+// fork PRs, read-only tokens, missing `permissions: pull-requests: write`)
+// should become a warning plus the job summary; ErrRateLimited is returned
+// once ghapi.NewClient's transport has given up; both are ghapi's kinds.
+// ErrBodyTooLarge is returned when the body with markers exceeds
 // MaxBodyChars. All wrap the underlying *github.ErrorResponse where there
 // is one.
 package ghcomment
