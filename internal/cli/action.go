@@ -627,7 +627,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	}
 	f.Git.SHA, f.Git.Ref = key.SHA, "refs/heads/"+key.Branch
 	if err := store.Put(ctx, key, f); err != nil {
-		return baselineErr("store the baseline", err)
+		return fmt.Errorf("store the baseline: %w", err)
 	}
 	msg := fmt.Sprintf("stored the baseline of %s@%s (%d samples)", key.Branch, short(key.SHA), len(f.Samples))
 	fmt.Fprintln(a.env.Stderr, msg)

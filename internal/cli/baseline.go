@@ -69,7 +69,7 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 			key.SHA = f.Git.SHA
 		}
 		if err := store.Put(ctx, key, f); err != nil {
-			return baselineErr("store the baseline", err)
+			return fmt.Errorf("store the baseline: %w", err)
 		}
 		fmt.Fprintf(env.Stderr, "stored the baseline of %s@%s\n", key.Branch, short(key.SHA))
 		return nil

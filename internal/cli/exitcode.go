@@ -119,12 +119,13 @@ func exitCode(ctx context.Context, env Env, err error) int {
 	return exitCodeOf(err)
 }
 
-// baselineErr wraps an error of a baseline store (Get or Put) with op.
+// baselineErr wraps an error of reading a baseline (Store.Get) with op.
 // The store's kinds decide the exit code through exitCodeOf; a baseline
 // file that cannot be read at all (a directory, no permission) is a path
-// to fix, exit 2. Every command reading or writing baselines uses it, so
-// that a corrupt baseline is exit 2 from `gate check`, `gate baseline` and
-// the action alike.
+// to fix, exit 2. Every command that reads baselines uses it, so that a
+// corrupt baseline is exit 2 from `gate check`, `gate baseline get` and the
+// action alike. Errors of Store.Put are wrapped as they are: the kinds
+// decide (a read-only store is 2, a write that fails 3).
 func baselineErr(op string, err error) error {
 	err = fmt.Errorf("%s: %w", op, err)
 	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -126,6 +127,38 @@ func TestExitCodeOf(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := exitCodeOf(tt.err); got != tt.want {
 				t.Errorf("exitCodeOf(%v) = %d, want %d", tt.err, got, tt.want)
+			}
+		})
+	}
+}
+
+// A file store that cannot write is an operational failure (3), a
+// read-only store a configuration error (2).
+func TestBaselinePutExitCodes(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := t.TempDir()
+	res := filepath.Join(dir, "r.json")
+	if r := gate(t, nil, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--judge", "offline", "--out", res); r.code != 0 {
+		t.Fatalf("run: %d %s", r.code, r.stderr)
+	}
+	blocked := filepath.Join(dir, "blocked")
+	os.WriteFile(blocked, nil, 0o644) // a file where a directory should be
+	sha := strings.Repeat("a", 40)
+	tests := []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"file store cannot write", []string{"--store", "file", "--path", filepath.Join(blocked, "base.json")}, ExitOperational},
+		{"git store is read-only", []string{"--store", "git", "--path", "base.json"}, ExitUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"baseline", "put", "--results", res, "--sha", sha}, tt.args...)
+			if r := gate(t, nil, args...); r.code != tt.want {
+				t.Fatalf("exit %d, want %d\n%s", r.code, tt.want, r.stderr)
 			}
 		})
 	}
