@@ -311,18 +311,10 @@ func (s *BranchStore) Put(ctx context.Context, key Key, f *results.File) error {
 	return s.write(ctx, dir+"/"+fileName(key, "latest"), data, msg, keep)
 }
 
-// isAncestor reports whether a is an ancestor of b (compare b...a is
-// "behind"). Unknown commits are not ancestors.
+// isAncestor reports whether a is an ancestor of b. Unknown commits are
+// not ancestors.
 func (s *BranchStore) isAncestor(ctx context.Context, a, b string) (bool, error) {
-	cmp, _, err := s.Client.Repositories.CompareCommits(ctx, s.Owner, s.Repo, b, a, &github.ListOptions{PerPage: 1})
-	switch ghapi.StatusOf(err) {
-	case http.StatusNotFound, http.StatusUnprocessableEntity:
-		return false, nil
-	}
-	if err != nil {
-		return false, classify(fmt.Sprintf("compare %s...%s", short(b), short(a)), err)
-	}
-	return cmp.GetStatus() == "behind", nil
+	return ghapi.IsAncestor(ctx, s.Client, s.Owner, s.Repo, a, b, branchFixes)
 }
 
 // blobSHA is git's id of a blob with this content (what the contents API

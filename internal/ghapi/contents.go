@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 
 	"github.com/google/go-github/v60/github"
 )
@@ -58,4 +59,27 @@ func GetFile(ctx context.Context, c *github.Client, owner, repo, ref, path strin
 		return File{}, fmt.Errorf("read %s: %w", where, err)
 	}
 	return File{SHA: fc.GetSHA(), Content: []byte(s)}, nil
+}
+
+// IsAncestor reports whether commit a is an ancestor of commit b in
+// owner/repo (the compare API answers b...a with status "behind"). A
+// commit GitHub does not know (force-pushed away: 404 or 422) is no
+// ancestor.
+func IsAncestor(ctx context.Context, c *github.Client, owner, repo, a, b string, fix Fixes) (bool, error) {
+	cmp, _, err := c.Repositories.CompareCommits(ctx, owner, repo, b, a, &github.ListOptions{PerPage: 1})
+	switch StatusOf(err) {
+	case http.StatusNotFound, http.StatusUnprocessableEntity:
+		return false, nil
+	}
+	if err != nil {
+		return false, Classify(fmt.Sprintf("compare %s...%s", short(b), short(a)), err, fix)
+	}
+	return cmp.GetStatus() == "behind", nil
+}
+
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
 }

@@ -122,3 +122,31 @@ func TestNewClientURLs(t *testing.T) {
 		}
 	}
 }
+
+// IsAncestor follows the compare API; a commit GitHub does not know is no
+// ancestor.
+func TestIsAncestor(t *testing.T) {
+	s := ghtest.NewServer(t)
+	c := s.Client()
+	ctx := context.Background()
+	base := s.History(repo, "main", 1)[0]
+	mid := s.AddCommit(repo, "mid", base)
+	tip := s.AddCommit(repo, "tip", mid)
+	side := s.AddCommit(repo, "side", base)
+	tests := []struct {
+		a, b string
+		want bool
+	}{
+		{base, tip, true},
+		{mid, tip, true},
+		{tip, mid, false},
+		{side, tip, false},
+		{strings.Repeat("f", 40), tip, false},
+	}
+	for _, tt := range tests {
+		got, err := ghapi.IsAncestor(ctx, c, "octo", "rag", tt.a, tt.b, ghapi.Fixes{})
+		if err != nil || got != tt.want {
+			t.Errorf("IsAncestor(%.7s, %.7s) = %v, %v; want %v", tt.a, tt.b, got, err, tt.want)
+		}
+	}
+}

@@ -386,16 +386,7 @@ func (c *Commenter) find(ctx context.Context, owner, repo string, pr int, marker
 
 // older reports whether ours is an ancestor of (older than) recorded.
 func (c *Commenter) older(ctx context.Context, owner, repo, recorded, ours string) (bool, error) {
-	cmp, _, err := c.Client.Repositories.CompareCommits(ctx, owner, repo, recorded, ours, &github.ListOptions{PerPage: 1})
-	if err != nil {
-		switch ghapi.StatusOf(err) {
-		case http.StatusNotFound, http.StatusUnprocessableEntity:
-			// The recorded commit is unknown (force-pushed away): ours wins.
-			return false, nil
-		}
-		return false, classify(fmt.Sprintf("compare %s...%s", short(recorded), short(ours)), err)
-	}
-	return cmp.GetStatus() == "behind", nil
+	return ghapi.IsAncestor(ctx, c.Client, owner, repo, ours, recorded, commentFixes)
 }
 
 func sameCommit(a, b string) bool {
@@ -413,8 +404,10 @@ func short(sha string) string {
 // classify wraps err with what was being done, its kind (ErrNoPermission,
 // ErrRateLimited, ...) and the fix for a comment.
 func classify(op string, err error) error {
-	return ghapi.Classify(op, err, ghapi.Fixes{
-		NoPermission: "the token is read-only here (pull requests from forks get a read-only GITHUB_TOKEN) or the job lacks `permissions: pull-requests: write`",
-		NotFound:     "check the repository and pull request number, and that the token can see the repository",
-	})
+	return ghapi.Classify(op, err, commentFixes)
+}
+
+var commentFixes = ghapi.Fixes{
+	NoPermission: "the token is read-only here (pull requests from forks get a read-only GITHUB_TOKEN) or the job lacks `permissions: pull-requests: write`",
+	NotFound:     "check the repository and pull request number, and that the token can see the repository",
 }
