@@ -181,7 +181,7 @@ func (s *BranchStore) nothingStored(ctx context.Context, key Key, dir string) er
 	switch {
 	case err == nil:
 		return notYet
-	case ghapi.StatusOf(err) != http.StatusNotFound:
+	case !ghapi.IsNotFound(err):
 		return classify("look up branch "+branch, err)
 	}
 	branches, _, err := s.Client.Repositories.ListBranches(ctx, s.Owner, s.Repo, &github.BranchListOptions{ListOptions: github.ListOptions{PerPage: 100}})
@@ -203,7 +203,7 @@ func (s *BranchStore) nothingStored(ctx context.Context, key Key, dir string) er
 // entries), in which case callers probe files directly.
 func (s *BranchStore) list(ctx context.Context, dir string) (map[string]bool, bool, error) {
 	_, entries, _, err := s.Client.Repositories.GetContents(ctx, s.Owner, s.Repo, dir, &github.RepositoryContentGetOptions{Ref: s.branch()})
-	if ghapi.StatusOf(err) == http.StatusNotFound {
+	if ghapi.IsNotFound(err) {
 		// No baselines branch, or nothing for this branch yet.
 		return nil, true, nil
 	}
@@ -404,7 +404,7 @@ func (s *BranchStore) ensureBranch(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	if ghapi.StatusOf(err) != http.StatusNotFound {
+	if !ghapi.IsNotFound(err) {
 		return classify("look up branch "+branch, err)
 	}
 	tree, _, err := s.Client.Git.CreateTree(ctx, s.Owner, s.Repo, "", []*github.TreeEntry{{

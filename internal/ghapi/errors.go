@@ -1,10 +1,11 @@
 // Package ghapi is raggate's one door to the GitHub REST API: it builds the
 // go-github client (token, GitHub Enterprise URLs, bounded retries of rate
 // limits and transient errors: NewClient), classifies what GitHub answers
-// into a few kinds callers can test with errors.Is (Classify), and reads a
+// into a few kinds callers can test with errors.Is (Classify), reads a
 // file of the repository as it is at a commit or branch (ReadFileAt,
-// GetFile). Package ghcomment (the sticky comment), the baseline branch
-// store and the action's thresholds read use it.
+// GetFile) and tells whether one commit is an ancestor of another
+// (IsAncestor). Package ghcomment (the sticky comment), the baseline stores
+// and the action's thresholds read use it.
 //
 // It is an edge package: it may import net/http and go-github; the pure
 // packages (metrics, compare, report, results, dataset, redact) never import
