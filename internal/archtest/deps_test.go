@@ -2,6 +2,7 @@ package archtest
 
 import (
 	"os/exec"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -58,4 +59,40 @@ func TestRuleCatchesViolations(t *testing.T) {
 	if bad := forbiddenDeps(t, "net/http/httptest"); len(bad) == 0 {
 		t.Fatal("net/http/httptest depends on net/http, but the check found nothing: it would miss violations")
 	}
+}
+
+// githubEdge are the packages that may import go-github directly: package
+// ghapi (client, error kinds, reads at a ref), and those built on it.
+var githubEdge = map[string]bool{
+	"github.com/raggate/raggate/internal/ghapi":     true,
+	"github.com/raggate/raggate/internal/ghcomment": true,
+	"github.com/raggate/raggate/internal/baseline":  true,
+	"github.com/raggate/raggate/internal/cli":       true,
+	"github.com/raggate/raggate/internal/ghtest":    true,
+}
+
+// TestGitHubClientOnlyAtTheEdge: no other package imports go-github, so
+// GitHub errors are classified in one place.
+func TestGitHubClientOnlyAtTheEdge(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "github.com/raggate/raggate/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, "github.com/google/go-github/") && !githubEdge[f[0]] {
+				t.Errorf("%s imports %s; only %v may (use package ghapi)", f[0], imp, keys(githubEdge))
+			}
+		}
+	}
+}
+
+func keys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, strings.TrimPrefix(k, "github.com/raggate/raggate/"))
+	}
+	sort.Strings(out)
+	return out
 }

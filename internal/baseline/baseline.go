@@ -23,6 +23,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -54,8 +55,8 @@ var (
 	// at that ref.
 	ErrMissingPath = errors.New("file missing at the ref")
 	// ErrNoPermission is wrapped when GitHub answers 403 (read-only token,
-	// missing `permissions: contents: write`).
-	ErrNoPermission = errors.New("no permission to access the baseline branch")
+	// missing `permissions: contents: write`). It is ghapi.ErrNoPermission.
+	ErrNoPermission = ghapi.ErrNoPermission
 )
 
 // Key names a baseline.

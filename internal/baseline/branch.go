@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/internal/suggest"
 )
@@ -55,7 +56,7 @@ const (
 //
 // Files above 1 MB come without content from the contents API; they are
 // read through the git blobs API. Rate limits are retried by the client's
-// transport (ghcomment.NewClient).
+// transport (ghapi.NewClient).
 type BranchStore struct {
 	Client      *github.Client
 	Owner, Repo string
@@ -180,7 +181,7 @@ func (s *BranchStore) nothingStored(ctx context.Context, key Key, dir string) er
 	switch {
 	case err == nil:
 		return notYet
-	case statusOf(err) != http.StatusNotFound:
+	case !ghapi.IsNotFound(err):
 		return classify("look up branch "+branch, err)
 	}
 	branches, _, err := s.Client.Repositories.ListBranches(ctx, s.Owner, s.Repo, &github.BranchListOptions{ListOptions: github.ListOptions{PerPage: 100}})
@@ -202,7 +203,7 @@ func (s *BranchStore) nothingStored(ctx context.Context, key Key, dir string) er
 // entries), in which case callers probe files directly.
 func (s *BranchStore) list(ctx context.Context, dir string) (map[string]bool, bool, error) {
 	_, entries, _, err := s.Client.Repositories.GetContents(ctx, s.Owner, s.Repo, dir, &github.RepositoryContentGetOptions{Ref: s.branch()})
-	if statusOf(err) == http.StatusNotFound {
+	if ghapi.IsNotFound(err) {
 		// No baselines branch, or nothing for this branch yet.
 		return nil, true, nil
 	}
@@ -228,7 +229,7 @@ func (s *BranchStore) history(ctx context.Context, sha string) ([]string, error)
 	var out []string
 	for len(out) < walk {
 		commits, resp, err := s.Client.Repositories.ListCommits(ctx, s.Owner, s.Repo, opts)
-		switch statusOf(err) {
+		switch ghapi.StatusOf(err) {
 		case http.StatusNotFound, http.StatusUnprocessableEntity, http.StatusConflict:
 			// Unknown commit (or empty repository): no history to walk.
 			return out, nil
@@ -252,32 +253,14 @@ func (s *BranchStore) history(ctx context.Context, sha string) ([]string, error)
 // stat returns the blob sha of path on the baselines branch and, when
 // wantContent, its content; found is false on 404.
 func (s *BranchStore) stat(ctx context.Context, p string, wantContent bool) (sha string, content []byte, found bool, err error) {
-	fc, _, _, err := s.Client.Repositories.GetContents(ctx, s.Owner, s.Repo, p, &github.RepositoryContentGetOptions{Ref: s.branch()})
-	if statusOf(err) == http.StatusNotFound {
+	f, err := ghapi.GetFile(ctx, s.Client, s.Owner, s.Repo, s.branch(), p, wantContent, branchFixes)
+	switch {
+	case errors.Is(err, ghapi.ErrNotFound):
 		return "", nil, false, nil
+	case err != nil:
+		return "", nil, false, err
 	}
-	if err != nil {
-		return "", nil, false, classify("read "+s.location(p), err)
-	}
-	if fc == nil {
-		return "", nil, false, fmt.Errorf("%s is a directory, not a baseline file", s.location(p))
-	}
-	if !wantContent {
-		return fc.GetSHA(), nil, true, nil
-	}
-	if fc.GetEncoding() == "none" || (fc.Content == nil && fc.GetSize() > 0) {
-		// Above 1 MB the contents API omits the content: fetch the blob.
-		content, _, err = s.Client.Git.GetBlobRaw(ctx, s.Owner, s.Repo, fc.GetSHA())
-		if err != nil {
-			return "", nil, false, classify("read blob of "+s.location(p), err)
-		}
-		return fc.GetSHA(), content, true, nil
-	}
-	str, err := fc.GetContent()
-	if err != nil {
-		return "", nil, false, fmt.Errorf("read %s: %w", s.location(p), err)
-	}
-	return fc.GetSHA(), []byte(str), true, nil
+	return f.SHA, f.Content, true, nil
 }
 
 func (s *BranchStore) readFile(ctx context.Context, p string) (*results.File, bool, error) {
@@ -328,18 +311,10 @@ func (s *BranchStore) Put(ctx context.Context, key Key, f *results.File) error {
 	return s.write(ctx, dir+"/"+fileName(key, "latest"), data, msg, keep)
 }
 
-// isAncestor reports whether a is an ancestor of b (compare b...a is
-// "behind"). Unknown commits are not ancestors.
+// isAncestor reports whether a is an ancestor of b. Unknown commits are
+// not ancestors.
 func (s *BranchStore) isAncestor(ctx context.Context, a, b string) (bool, error) {
-	cmp, _, err := s.Client.Repositories.CompareCommits(ctx, s.Owner, s.Repo, b, a, &github.ListOptions{PerPage: 1})
-	switch statusOf(err) {
-	case http.StatusNotFound, http.StatusUnprocessableEntity:
-		return false, nil
-	}
-	if err != nil {
-		return false, classify(fmt.Sprintf("compare %s...%s", short(b), short(a)), err)
-	}
-	return cmp.GetStatus() == "behind", nil
+	return ghapi.IsAncestor(ctx, s.Client, s.Owner, s.Repo, a, b, branchFixes)
 }
 
 // blobSHA is git's id of a blob with this content (what the contents API
@@ -397,7 +372,7 @@ func (s *BranchStore) write(ctx context.Context, p string, data []byte, msg stri
 func escapePath(p string) string { return (&url.URL{Path: p}).EscapedPath() }
 
 func isConflict(err error) bool {
-	switch statusOf(err) {
+	switch ghapi.StatusOf(err) {
 	case http.StatusConflict:
 		return true
 	case http.StatusUnprocessableEntity:
@@ -429,7 +404,7 @@ func (s *BranchStore) ensureBranch(ctx context.Context) error {
 	if err == nil {
 		return nil
 	}
-	if statusOf(err) != http.StatusNotFound {
+	if !ghapi.IsNotFound(err) {
 		return classify("look up branch "+branch, err)
 	}
 	tree, _, err := s.Client.Git.CreateTree(ctx, s.Owner, s.Repo, "", []*github.TreeEntry{{
@@ -451,7 +426,7 @@ func (s *BranchStore) ensureBranch(ctx context.Context) error {
 	})
 	if err != nil {
 		var er *github.ErrorResponse
-		if statusOf(err) == http.StatusUnprocessableEntity && errors.As(err, &er) && strings.Contains(er.Message, "already exists") {
+		if ghapi.StatusOf(err) == http.StatusUnprocessableEntity && errors.As(err, &er) && strings.Contains(er.Message, "already exists") {
 			return nil // a concurrent run created it
 		}
 		return classify("create branch "+branch, err)
@@ -459,24 +434,10 @@ func (s *BranchStore) ensureBranch(ctx context.Context) error {
 	return nil
 }
 
-func statusOf(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode
-	}
-	return 0
+// classify wraps a GitHub error with op, its kind (ErrNoPermission is
+// ghapi.ErrNoPermission) and the fix for the baselines branch.
+func classify(op string, err error) error {
+	return ghapi.Classify(op, err, branchFixes)
 }
 
-func classify(op string, err error) error {
-	var rl *github.RateLimitError
-	var ab *github.AbuseRateLimitError
-	switch {
-	case errors.As(err, &rl), errors.As(err, &ab), statusOf(err) == http.StatusTooManyRequests:
-		return fmt.Errorf("%s: GitHub rate limit, retries exhausted; re-run the job later: %w", op, err)
-	case statusOf(err) == http.StatusForbidden:
-		return fmt.Errorf("%s: %w: give the job `permissions: contents: write` (pull requests from forks get a read-only token): %w", op, ErrNoPermission, err)
-	case statusOf(err) == http.StatusUnauthorized:
-		return fmt.Errorf("%s: bad credentials: check the github-token input: %w", op, err)
-	}
-	return fmt.Errorf("%s: %w", op, err)
-}
+var branchFixes = ghapi.Fixes{NoPermission: "give the job `permissions: contents: write` (pull requests from forks get a read-only token)"}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/raggate/raggate/internal/baseline"
-	"github.com/raggate/raggate/internal/ghcomment"
+	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/ghtest"
 	"github.com/raggate/raggate/internal/results"
 )
@@ -364,14 +364,14 @@ func TestBranchStoreErrors(t *testing.T) {
 	}
 }
 
-// The store works through ghcomment.NewClient: Enterprise prefix, token,
+// The store works through ghapi.NewClient: Enterprise prefix, token,
 // and rate limits retried by the transport.
 func TestBranchStoreWithRetryingClient(t *testing.T) {
 	s := ghtest.NewServer(t, ghtest.Enterprise(), ghtest.WithToken("tok"))
 	main := s.History(repo, "main", 2)
 	var mu sync.Mutex
 	var waits []time.Duration
-	client, err := ghcomment.NewClient("tok", s.URL, s.HTTPClient(), ghcomment.WithSleep(func(ctx context.Context, d time.Duration) error {
+	client, err := ghapi.NewClient("tok", s.URL, s.HTTPClient(), ghapi.WithSleep(func(ctx context.Context, d time.Duration) error {
 		mu.Lock()
 		defer mu.Unlock()
 		waits = append(waits, d)

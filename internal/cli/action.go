@@ -16,6 +16,7 @@ import (
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/ghaction"
+	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/ghcomment"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
@@ -57,7 +58,7 @@ func actionCmd(ctx context.Context, env Env, args []string) error {
 	}
 	// One verdict per run: the outputs are written once, after it is final.
 	if werr := out.write(act); werr != nil && (err == nil || errors.Is(err, errFailed)) {
-		return withCode(ExitOperational, werr)
+		return werr
 	}
 	return err
 }
@@ -255,7 +256,7 @@ func (a *actionRun) github() (*github.Client, error) {
 	if a.st.token == "" {
 		return nil, errors.New("no GitHub token: set the github-token input (default ${{ github.token }})")
 	}
-	c, err := ghcomment.NewClient(a.st.token, a.gh.APIURL, nil, a.env.githubOptions()...)
+	c, err := ghapi.NewClient(a.st.token, a.gh.APIURL, nil, a.env.githubOptions()...)
 	if err != nil {
 		return nil, err
 	}
@@ -338,11 +339,19 @@ func (a *actionRun) store() (baseline.Store, error) {
 		}
 		return &baseline.FileStore{Path: a.env.abs(a.st.storePath)}, nil
 	case "git":
-		return &baseline.GitStore{Dir: a.env.Dir, Path: a.st.storePath}, nil
+		if a.st.mode != "comment" {
+			return &baseline.GitStore{Dir: a.env.Dir, Path: a.st.storePath}, nil
+		}
 	}
 	c, err := a.github()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
+	}
+	if a.st.store == "git" {
+		// Comment mode: the job's checkout, if any, is a shallow clone of
+		// the default branch; read the file at the base commit through the
+		// API, like the thresholds.
+		return &baseline.RefStore{Client: c, Owner: a.gh.Owner, Repo: a.gh.Repo, Path: a.repoPath(a.st.storePath)}, nil
 	}
 	return &baseline.BranchStore{Client: c, Owner: a.gh.Owner, Repo: a.gh.Repo, Branch: a.st.storeBranch}, nil
 }
@@ -372,22 +381,15 @@ func (a *actionRun) thresholdsAt(ctx context.Context, sha string) (compare.Thres
 		return compare.Thresholds{}, withCode(ExitUsage, err)
 	}
 	path := a.repoPath(a.o.Thresholds)
-	fc, _, resp, err := c.Repositories.GetContents(ctx, a.gh.Owner, a.gh.Repo, path, &github.RepositoryContentGetOptions{Ref: sha})
-	if resp != nil && resp.StatusCode == 404 {
+	text, err := ghapi.ReadFileAt(ctx, c, a.gh.Owner, a.gh.Repo, sha, path)
+	if errors.Is(err, ghapi.ErrNotFound) {
 		a.act.Warning(fmt.Sprintf("thresholds file %s does not exist on the base commit %s; using the built-in defaults until it lands there (the PR's own copy is not trusted)", path, short(sha)), ghaction.Annotation{Title: "raggate"})
 		return compare.DefaultThresholds(), nil
 	}
 	if err != nil {
-		return compare.Thresholds{}, withCode(ExitOperational, fmt.Errorf("read thresholds %s at base %s: %w", path, short(sha), err))
+		return compare.Thresholds{}, fmt.Errorf("thresholds at the base commit: %w", err)
 	}
-	if fc == nil {
-		return compare.Thresholds{}, withCode(ExitUsage, fmt.Errorf("thresholds %s at base %s is not a file", path, short(sha)))
-	}
-	text, err := fc.GetContent()
-	if err != nil {
-		return compare.Thresholds{}, withCode(ExitOperational, fmt.Errorf("read thresholds %s: %w", path, err))
-	}
-	th, err := compare.ParseThresholds(path+"@"+short(sha), []byte(text))
+	th, err := compare.ParseThresholds(path+"@"+short(sha), text)
 	if err != nil {
 		return th, withCode(ExitUsage, err)
 	}
@@ -426,10 +428,8 @@ func (a *actionRun) readBaseline(ctx context.Context, store baseline.Store, key 
 	case errors.Is(err, baseline.ErrMissingPath) && a.addsBaselineFile():
 		a.act.Warning(fmt.Sprintf("%v; this change adds it: no baseline until it is merged, floors only", err), ghaction.Annotation{Title: a.st.gate})
 		return nil, noBaseline, nil
-	case errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrUnknownRef), errors.Is(err, baseline.ErrMissingPath):
-		return nil, "", withCode(ExitUsage, fmt.Errorf("read the baseline: %w", err))
 	}
-	return nil, "", withCode(ExitOperational, fmt.Errorf("read baseline: %w", err))
+	return nil, "", baselineErr("read the baseline", err)
 }
 
 // addsBaselineFile reports whether a change under review adds the git
@@ -475,7 +475,7 @@ func (a *actionRun) check(ctx context.Context) error {
 		return err
 	}
 	if err := a.writeMeta(); err != nil {
-		return withCode(ExitOperational, err)
+		return err
 	}
 	rep := compareRedacted(a.env, base, head, th)
 	return a.publish(ctx, rep, source, a.gh.HeadSHA())
@@ -488,7 +488,7 @@ func (a *actionRun) publish(ctx context.Context, rep *compare.Report, source, he
 	md := report.Markdown(rep, opts)
 	if a.o.Report != "" {
 		if err := results.WriteFileAtomic(a.env.abs(a.o.Report), []byte(md), 0o644); err != nil {
-			return withCode(ExitOperational, err)
+			return err
 		}
 	}
 	if err := a.act.AddSummary(report.Summary(rep, opts)); err != nil {
@@ -558,7 +558,7 @@ func (a *actionRun) comment(ctx context.Context, pr int, md, headSHA string) err
 		a.act.Warning("the token may not comment on this pull request (pull requests from forks get a read-only token); the report is in the job summary. See the README's fork-safe two-workflow pattern.", ghaction.Annotation{Title: a.st.gate})
 		return nil
 	case err != nil:
-		return withCode(ExitOperational, fmt.Errorf("post the PR comment: %w", err))
+		return fmt.Errorf("post the PR comment: %w", err)
 	}
 	if res.Action == ghcomment.Skipped {
 		fmt.Fprintf(a.env.Stderr, "comment not updated: %s\n", res.Reason)
@@ -629,13 +629,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	}
 	f.Git.SHA, f.Git.Ref = key.SHA, "refs/heads/"+key.Branch
 	if err := store.Put(ctx, key, f); err != nil {
-		if errors.Is(err, baseline.ErrNoPermission) {
-			return withCode(ExitOperational, fmt.Errorf("store the baseline: %w (give the job `permissions: contents: write`)", err))
-		}
-		if errors.Is(err, baseline.ErrReadOnly) {
-			return withCode(ExitUsage, fmt.Errorf("store the baseline: %w (use baseline-store: branch or file)", err))
-		}
-		return withCode(ExitOperational, fmt.Errorf("store the baseline: %w", err))
+		return fmt.Errorf("store the baseline: %w", err)
 	}
 	msg := fmt.Sprintf("stored the baseline of %s@%s (%d samples)", key.Branch, short(key.SHA), len(f.Samples))
 	fmt.Fprintln(a.env.Stderr, msg)
@@ -715,7 +709,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	}
 	pr, _, err := c.PullRequests.Get(ctx, a.gh.Owner, a.gh.Repo, meta.PR)
 	if err != nil {
-		return withCode(ExitOperational, fmt.Errorf("look up pull request #%d: %w", meta.PR, err))
+		return ghapi.Classify(fmt.Sprintf("look up pull request #%d", meta.PR), err, ghapi.Fixes{})
 	}
 	if got := pr.GetHead().GetSHA(); !strings.EqualFold(got, wr.HeadSHA) {
 		return withCode(ExitUsage, fmt.Errorf("pull request #%d is at %s, the results are for %s: not commenting stale or forged results", meta.PR, short(got), short(wr.HeadSHA)))

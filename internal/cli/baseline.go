@@ -2,13 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"strings"
 
 	"github.com/raggate/raggate/internal/baseline"
-	"github.com/raggate/raggate/internal/ghcomment"
+	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -70,14 +69,14 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 			key.SHA = f.Git.SHA
 		}
 		if err := store.Put(ctx, key, f); err != nil {
-			return storeErr("store the baseline", err)
+			return fmt.Errorf("store the baseline: %w", err)
 		}
 		fmt.Fprintf(env.Stderr, "stored the baseline of %s@%s\n", key.Branch, short(key.SHA))
 		return nil
 	}
 	f, src, err := store.Get(ctx, key)
 	if err != nil {
-		return storeErr("read the baseline", err)
+		return baselineErr("read the baseline", err)
 	}
 	fmt.Fprintf(env.Stderr, "baseline: %s\n", src.String())
 	data, err := results.Marshal(f)
@@ -151,24 +150,11 @@ func (b *baselineFlags) open(env Env) (baseline.Store, error) {
 		if token == "" {
 			return nil, usageErr("--store branch needs a token in $GITHUB_TOKEN")
 		}
-		c, err := ghcomment.NewClient(token, env.getenv("GITHUB_API_URL"), nil, env.githubOptions()...)
+		c, err := ghapi.NewClient(token, env.getenv("GITHUB_API_URL"), nil, env.githubOptions()...)
 		if err != nil {
 			return nil, withCode(ExitUsage, err)
 		}
 		return &baseline.BranchStore{Client: c, Owner: owner, Repo: name, Branch: b.storeBranch}, nil
 	}
 	return nil, usageErr("--store %q: want branch, git or file", b.store)
-}
-
-// storeErr maps store errors to exit codes: nothing stored is a usage
-// problem (2), an unreachable store an operational one (3).
-func storeErr(what string, err error) error {
-	switch {
-	case errors.Is(err, baseline.ErrNotFound), errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrReadOnly),
-		errors.Is(err, baseline.ErrUnknownRef), errors.Is(err, baseline.ErrMissingPath):
-		return withCode(ExitUsage, fmt.Errorf("%s: %w", what, err))
-	case errors.Is(err, baseline.ErrNoPermission):
-		return withCode(ExitOperational, fmt.Errorf("%s: %w (the token needs contents: write)", what, err))
-	}
-	return withCode(ExitOperational, fmt.Errorf("%s: %w", what, err))
 }

@@ -16,15 +16,6 @@ import (
 	"github.com/raggate/raggate/internal/suggest"
 )
 
-// Exit codes are API.
-const (
-	ExitPass        = 0   // passed
-	ExitFail        = 1   // regression or floor breached
-	ExitUsage       = 2   // usage, config or dataset error
-	ExitOperational = 3   // judge or GitHub unreachable, too many samples unscored
-	ExitCancelled   = 130 // interrupted
-)
-
 // Version is set at build time with -ldflags "-X github.com/raggate/raggate/internal/cli.Version=v1.2.3".
 var Version = ""
 
@@ -51,30 +42,6 @@ func (e Env) getenv(k string) string {
 	}
 	return e.Getenv(k)
 }
-
-// exitError carries an exit code with an error.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErr(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
-}
-
-func withCode(code int, err error) error {
-	if err == nil {
-		return nil
-	}
-	return &exitError{code: code, err: err}
-}
-
-// errFailed is returned by commands whose evaluation failed the gate; the
-// report has been printed already.
-var errFailed = errors.New("gate failed")
 
 type command struct {
 	name  string
@@ -135,28 +102,6 @@ func Main(ctx context.Context, args []string, env Env) int {
 	return ExitUsage
 }
 
-func exitCode(ctx context.Context, env Env, err error) int {
-	if err == nil {
-		return ExitPass
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		return ExitPass
-	}
-	if errors.Is(err, errFailed) {
-		return ExitFail
-	}
-	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err())) {
-		fmt.Fprintf(env.Stderr, "gate: cancelled: %v\n", err)
-		return ExitCancelled
-	}
-	fmt.Fprintf(env.Stderr, "gate: %v\n", err)
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
-	}
-	return ExitOperational
-}
-
 func commandNames() []string {
 	var out []string
 	for _, c := range commands() {
@@ -173,9 +118,7 @@ func usage(w io.Writer) {
 	fmt.Fprint(w, `
 Run 'gate help <command>' for a command's flags.
 
-Exit codes: 0 passed, 1 regression or floor breached, 2 usage/config/dataset
-error, 3 operational failure (judge or GitHub unreachable), 130 cancelled.
-`)
+`+exitCodesHelp()+"\n")
 }
 
 func version() string {

@@ -330,7 +330,7 @@ func TestCompareCommand(t *testing.T) {
 	if r := gate(t, nil, "compare", "--base", base, "--head", base, "--format", "markdown", "--out", out); r.code != 0 || r.stdout != "" {
 		t.Fatalf("identical: exit %d, stdout %q", r.code, r.stdout)
 	}
-	if b, _ := os.ReadFile(out); !strings.Contains(string(b), "<!-- raggate:gate=raggate -->") {
+	if b, _ := os.ReadFile(out); !strings.HasPrefix(string(b), "### ✅ raggate: ") || !strings.Contains(string(b), "| Metric |") {
 		t.Errorf("markdown:\n%s", b)
 	}
 	// Floors only without a base.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/raggate/raggate/internal/ghcomment"
+	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/judge"
 )
 
@@ -26,9 +26,9 @@ func (e Env) judgeClock() (func() time.Time, judge.SleepFunc) {
 }
 
 // githubOptions are the GitHub client options the environment asks for.
-func (e Env) githubOptions() []ghcomment.Option {
+func (e Env) githubOptions() []ghapi.Option {
 	if e.Clock == nil {
 		return nil
 	}
-	return []ghcomment.Option{ghcomment.WithSleep(e.Clock.Sleep)}
+	return []ghapi.Option{ghapi.WithSleep(e.Clock.Sleep)}
 }

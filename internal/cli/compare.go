@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -152,14 +151,8 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store) (*results.F
 	case errors.Is(err, baseline.ErrNotFound):
 		fmt.Fprintf(env.Stderr, "note: %v: no baseline yet, checking floors only\n", err)
 		return nil, "", nil
-	case errors.Is(err, baseline.ErrShallow), errors.Is(err, baseline.ErrUnknownRef), errors.Is(err, baseline.ErrMissingPath):
-		return nil, "", withCode(ExitUsage, fmt.Errorf("baseline: %w", err))
 	case err != nil:
-		var perr *os.PathError
-		if errors.As(err, &perr) || errors.Is(err, results.ErrSchema) || errors.Is(err, results.ErrInvalid) {
-			return nil, "", withCode(ExitUsage, fmt.Errorf("baseline: %w", err))
-		}
-		return nil, "", withCode(ExitOperational, fmt.Errorf("baseline: %w", err))
+		return nil, "", baselineErr("baseline", err)
 	}
 	return f, src.String(), nil
 }
@@ -208,7 +201,7 @@ func emitReport(env Env, rep *compare.Report, format, path string, opts report.O
 	}
 	if path != "" {
 		if err := results.WriteFileAtomic(env.abs(path), []byte(buf.String()), 0o644); err != nil {
-			return withCode(ExitOperational, err)
+			return err
 		}
 	}
 	return nil

@@ -44,7 +44,7 @@ func mergeCmd(_ context.Context, env Env, args []string) error {
 		return withCode(ExitUsage, err)
 	}
 	if err := results.Write(env.abs(o.Out), merged); err != nil {
-		return withCode(ExitOperational, err)
+		return err
 	}
 	if !o.Quiet {
 		if err := report.RunTable(env.Stdout, merged); err != nil {
@@ -53,7 +53,7 @@ func mergeCmd(_ context.Context, env Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stderr, "merged %d shards, %d samples, into %s\n", len(files), len(merged.Samples), o.Out)
 	if merged.Incomplete != "" {
-		return withCode(ExitOperational, fmt.Errorf("some shards are incomplete: %s", merged.Incomplete))
+		return fmt.Errorf("some shards are incomplete: %s", merged.Incomplete)
 	}
 	return nil
 }

@@ -33,10 +33,11 @@
 //
 // # Errors
 //
-// ErrNoPermission (403: fork PRs, read-only tokens, missing
-// `permissions: pull-requests: write`) should become a warning plus the
-// job summary; ErrRateLimited is returned once NewClient's transport has
-// given up; ErrBodyTooLarge when the body with markers exceeds
+// GitHub's answers are classified by package ghapi. ErrNoPermission (403:
+// fork PRs, read-only tokens, missing `permissions: pull-requests: write`)
+// should become a warning plus the job summary; ErrRateLimited is returned
+// once ghapi.NewClient's transport has given up; both are ghapi's kinds.
+// ErrBodyTooLarge is returned when the body with markers exceeds
 // MaxBodyChars. All wrap the underlying *github.ErrorResponse where there
 // is one.
 package ghcomment
@@ -52,6 +53,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/raggate/raggate/internal/ghapi"
 )
 
 // MaxBodyChars is GitHub's limit on a comment body, in characters,
@@ -65,13 +68,14 @@ const DefaultBotLogin = "github-actions[bot]"
 var (
 	// ErrNoPermission is wrapped when GitHub answers 403: the token may not
 	// read or write comments (pull requests from forks get a read-only
-	// token; the job needs `permissions: pull-requests: write`).
-	ErrNoPermission = errors.New("no permission to comment on the pull request")
+	// token; the job needs `permissions: pull-requests: write`). It is
+	// ghapi.ErrNoPermission.
+	ErrNoPermission = ghapi.ErrNoPermission
 	// ErrBodyTooLarge is wrapped when the comment would exceed MaxBodyChars.
 	ErrBodyTooLarge = errors.New("comment body too large")
 	// ErrRateLimited is wrapped when GitHub still rate-limits after the
-	// retries of NewClient's transport.
-	ErrRateLimited = errors.New("GitHub API rate limit exceeded")
+	// retries of ghapi.NewClient's transport (ghapi.ErrRateLimited).
+	ErrRateLimited = ghapi.ErrRateLimited
 )
 
 // Action says what Upsert did.
@@ -106,18 +110,28 @@ type Result struct {
 	Duplicates []int64
 }
 
+// The marker lines, defined here only: report renders the body, Compose
+// adds the markers.
+const (
+	markerPrefix = "<!-- raggate:"
+	gatePrefix   = markerPrefix + "gate="
+	headPrefix   = markerPrefix + "head="
+	markerSuffix = " -->"
+)
+
 // GateMarker returns the hidden line that identifies gate's comment.
-func GateMarker(gate string) string { return "<!-- raggate:gate=" + gate + " -->" }
+func GateMarker(gate string) string { return gatePrefix + gate + markerSuffix }
 
 // HeadMarker returns the hidden line that records the head sha.
-func HeadMarker(sha string) string { return "<!-- raggate:head=" + sha + " -->" }
+func HeadMarker(sha string) string { return headPrefix + sha + markerSuffix }
 
 var (
 	gateRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 ._/:@+-]{0,99}$`)
 	shaRE  = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 )
 
-// Compose returns the full comment: the two markers, then body. It
+// Compose returns the full comment: the two markers, then body; it is the
+// one place that adds them (report.Markdown renders the body without). It
 // validates gate (letters, digits, space and ._/:@+-, at most 100
 // characters, no "--") and headSHA (hex, may be empty), and rejects a
 // result longer than MaxBodyChars with ErrBodyTooLarge.
@@ -140,15 +154,16 @@ func Compose(gate, headSHA, body string) (string, error) {
 	return full, nil
 }
 
-// stripMarkers removes raggate marker lines a renderer may already have
-// put in body, so that the comment carries exactly one of each.
+// stripMarkers removes raggate marker lines from body (renderers escape
+// untrusted text, so none should be there), so that the comment carries
+// exactly one of each.
 func stripMarkers(body string) string {
-	if !strings.Contains(body, "<!-- raggate:") {
+	if !strings.Contains(body, markerPrefix) {
 		return body
 	}
 	var b strings.Builder
 	for l := range strings.SplitSeq(body, "\n") {
-		if t := strings.TrimSpace(l); strings.HasPrefix(t, "<!-- raggate:") && strings.HasSuffix(t, "-->") {
+		if t := strings.TrimSpace(l); strings.HasPrefix(t, markerPrefix) && strings.HasSuffix(t, "-->") {
 			continue
 		}
 		b.WriteString(l)
@@ -170,11 +185,10 @@ func hasLine(body, line string) bool {
 
 // recordedHead returns the sha of the head marker in body, or "".
 func recordedHead(body string) string {
-	const pre, suf = "<!-- raggate:head=", " -->"
 	for l := range strings.SplitSeq(body, "\n") {
 		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, pre) && strings.HasSuffix(l, suf) {
-			return strings.ToLower(l[len(pre) : len(l)-len(suf)])
+		if strings.HasPrefix(l, headPrefix) && strings.HasSuffix(l, markerSuffix) {
+			return strings.ToLower(l[len(headPrefix) : len(l)-len(markerSuffix)])
 		}
 	}
 	return ""
@@ -183,7 +197,7 @@ func recordedHead(body string) string {
 // Commenter upserts sticky comments; it remembers the token's identity
 // between calls. The zero value is not usable: set Client.
 type Commenter struct {
-	// Client talks to GitHub; use NewClient for retries and Enterprise.
+	// Client talks to GitHub; use ghapi.NewClient for retries and Enterprise.
 	Client *github.Client
 	// Author is the login whose comments are ours. Empty: GET /user, or
 	// DefaultBotLogin when the token is an integration token.
@@ -281,7 +295,7 @@ func (c *Commenter) whoAmI(ctx context.Context) (string, bool, error) {
 	switch {
 	case err == nil && u.GetLogin() != "":
 		c.identity = u.GetLogin()
-	case statusOf(err) == http.StatusForbidden && !isRateLimit(err):
+	case ghapi.StatusOf(err) == http.StatusForbidden && !ghapi.IsRateLimit(err):
 		// GITHUB_TOKEN and app installation tokens may not read /user
 		// ("Resource not accessible by integration"); GraphQL's viewer
 		// answers them.
@@ -372,16 +386,7 @@ func (c *Commenter) find(ctx context.Context, owner, repo string, pr int, marker
 
 // older reports whether ours is an ancestor of (older than) recorded.
 func (c *Commenter) older(ctx context.Context, owner, repo, recorded, ours string) (bool, error) {
-	cmp, _, err := c.Client.Repositories.CompareCommits(ctx, owner, repo, recorded, ours, &github.ListOptions{PerPage: 1})
-	if err != nil {
-		switch statusOf(err) {
-		case http.StatusNotFound, http.StatusUnprocessableEntity:
-			// The recorded commit is unknown (force-pushed away): ours wins.
-			return false, nil
-		}
-		return false, classify(fmt.Sprintf("compare %s...%s", short(recorded), short(ours)), err)
-	}
-	return cmp.GetStatus() == "behind", nil
+	return ghapi.IsAncestor(ctx, c.Client, owner, repo, ours, recorded, commentFixes)
 }
 
 func sameCommit(a, b string) bool {
@@ -396,33 +401,13 @@ func short(sha string) string {
 	return sha
 }
 
-func statusOf(err error) int {
-	var er *github.ErrorResponse
-	if errors.As(err, &er) && er.Response != nil {
-		return er.Response.StatusCode
-	}
-	return 0
-}
-
-func isRateLimit(err error) bool {
-	var rl *github.RateLimitError
-	var ab *github.AbuseRateLimitError
-	return errors.As(err, &rl) || errors.As(err, &ab) || statusOf(err) == http.StatusTooManyRequests
-}
-
-// classify wraps err with what was being done and a sentinel callers can
-// test with errors.Is.
+// classify wraps err with what was being done, its kind (ErrNoPermission,
+// ErrRateLimited, ...) and the fix for a comment.
 func classify(op string, err error) error {
-	if isRateLimit(err) {
-		return fmt.Errorf("%s: %w (retries exhausted; re-run the job later): %w", op, ErrRateLimited, err)
-	}
-	switch statusOf(err) {
-	case http.StatusForbidden:
-		return fmt.Errorf("%s: %w: the token is read-only here (pull requests from forks get a read-only GITHUB_TOKEN) or the job lacks `permissions: pull-requests: write`: %w", op, ErrNoPermission, err)
-	case http.StatusUnauthorized:
-		return fmt.Errorf("%s: bad credentials: check the github-token input: %w", op, err)
-	case http.StatusNotFound:
-		return fmt.Errorf("%s: not found: check the repository and pull request number, and that the token can see the repository: %w", op, err)
-	}
-	return fmt.Errorf("%s: %w", op, err)
+	return ghapi.Classify(op, err, commentFixes)
+}
+
+var commentFixes = ghapi.Fixes{
+	NoPermission: "the token is read-only here (pull requests from forks get a read-only GITHUB_TOKEN) or the job lacks `permissions: pull-requests: write`",
+	NotFound:     "check the repository and pull request number, and that the token can see the repository",
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/go-github/v60/github"
 
+	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/ghcomment"
 	"github.com/raggate/raggate/internal/ghtest"
 )
@@ -37,11 +38,11 @@ func (s *sleeper) Waits() []time.Duration {
 	return append([]time.Duration(nil), s.waits...)
 }
 
-func newClient(t *testing.T, s *ghtest.Server, opts ...ghcomment.Option) (*github.Client, *sleeper) {
+func newClient(t *testing.T, s *ghtest.Server, opts ...ghapi.Option) (*github.Client, *sleeper) {
 	t.Helper()
 	sl := &sleeper{}
-	opts = append([]ghcomment.Option{ghcomment.WithSleep(sl.sleep)}, opts...)
-	c, err := ghcomment.NewClient("t0ken", s.URL, s.HTTPClient(), opts...)
+	opts = append([]ghapi.Option{ghapi.WithSleep(sl.sleep)}, opts...)
+	c, err := ghapi.NewClient("t0ken", s.URL, s.HTTPClient(), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +380,7 @@ func TestRateLimitRetries(t *testing.T) {
 		name      string
 		fault     ghtest.Fault
 		failures  int
-		opts      []ghcomment.Option
+		opts      []ghapi.Option
 		wantErr   error
 		wantWaits int
 	}{
@@ -388,8 +389,8 @@ func TestRateLimitRetries(t *testing.T) {
 		{"primary limit retried", ghtest.PrimaryRateLimit, 1, nil, nil, 1},
 		{"502 on GET retried", ghtest.ServerError, 1, nil, nil, 1},
 		{"exhausted", ghtest.SecondaryRateLimit, 10, nil, ghcomment.ErrRateLimited, 3},
-		{"retries disabled", ghtest.SecondaryRateLimit, 1, []ghcomment.Option{ghcomment.WithMaxRetries(0)}, ghcomment.ErrRateLimited, 0},
-		{"wait beyond cap not attempted", ghtest.SecondaryRateLimit, 1, []ghcomment.Option{ghcomment.WithMaxWait(500 * time.Millisecond)}, ghcomment.ErrRateLimited, 0},
+		{"retries disabled", ghtest.SecondaryRateLimit, 1, []ghapi.Option{ghapi.WithMaxRetries(0)}, ghcomment.ErrRateLimited, 0},
+		{"wait beyond cap not attempted", ghtest.SecondaryRateLimit, 1, []ghapi.Option{ghapi.WithMaxWait(500 * time.Millisecond)}, ghcomment.ErrRateLimited, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -444,7 +445,7 @@ func TestRetryReplaysPostBody(t *testing.T) {
 
 func TestSleepHonoursContext(t *testing.T) {
 	s := newServer(t)
-	client, err := ghcomment.NewClient("t0ken", s.URL, s.HTTPClient())
+	client, err := ghapi.NewClient("t0ken", s.URL, s.HTTPClient())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -519,37 +520,6 @@ func TestUpsertBadArguments(t *testing.T) {
 	bad, _ := newClient(t, ghtest.NewServer(t, ghtest.Enterprise(), ghtest.WithToken("other")))
 	if _, err := ghcomment.Upsert(ctx, bad, "octo", "rag", 1, "main", "b", ""); err == nil || !strings.Contains(err.Error(), "bad credentials") {
 		t.Errorf("bad token: %v", err)
-	}
-}
-
-func TestNewClientURLs(t *testing.T) {
-	tests := []struct {
-		apiURL, want string
-		wantErr      bool
-	}{
-		{"", "https://api.github.com/", false},
-		{"https://api.github.com", "https://api.github.com/", false},
-		{"https://github.example.com/api/v3", "https://github.example.com/api/v3/", false},
-		{"https://github.example.com/api/v3/", "https://github.example.com/api/v3/", false},
-		{"https://api.octocorp.ghe.com", "https://api.octocorp.ghe.com/", false},
-		{"ftp://example.com", "", true},
-		{"not a url", "", true},
-	}
-	for _, tt := range tests {
-		c, err := ghcomment.NewClient("", tt.apiURL, nil)
-		if tt.wantErr {
-			if err == nil {
-				t.Errorf("%q: no error", tt.apiURL)
-			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("%q: %v", tt.apiURL, err)
-			continue
-		}
-		if got := c.BaseURL.String(); got != tt.want {
-			t.Errorf("%q: base URL %q, want %q", tt.apiURL, got, tt.want)
-		}
 	}
 }
 

@@ -20,7 +20,7 @@
 //
 //	s := ghtest.NewServer(t)
 //	s.AddComment("octo/repo", 7, ghtest.User("someone"), "hello")
-//	client, _ := ghcomment.NewClient("token", s.URL, s.HTTPClient())
+//	client, _ := ghapi.NewClient("token", s.URL, s.HTTPClient())
 //	... // exercise the code
 //	if n := s.Count("POST", "/repos/octo/repo/issues/7/comments"); n != 1 { ... }
 //

@@ -2,11 +2,11 @@
 // return text (or write to the writer given); they do no other I/O and
 // never touch the network.
 //
-//   - Markdown: the sticky pull request comment for a *compare.Report,
-//     starting with the hidden Marker and HeadMarker lines that package
-//     ghcomment finds the comment by.
-//   - Summary: the same report for the job summary (no markers, more
-//     detail, up to 1 MiB).
+//   - Markdown: the body of the sticky pull request comment for a
+//     *compare.Report (package ghcomment adds the hidden marker lines it
+//     finds the comment by).
+//   - Summary: the same report for the job summary (more detail, up to
+//     1 MiB).
 //   - Console: the comparison as a terminal table (tablewriter).
 //   - JSON: the comparison as indented JSON (raggate.compare/v1).
 //   - RunTable: the per-metric table of one results file (`gate run`).

@@ -21,6 +21,10 @@ const (
 	MaxSummaryBytes = 1 << 20
 	// DefaultGate is the gate name when Options.Gate is empty.
 	DefaultGate = "raggate"
+	// MarkerRoom is what Markdown leaves under its limit for the hidden
+	// marker lines package ghcomment adds to the comment (a gate of at most
+	// 100 characters, a head of at most 64 hex digits: 210 bytes).
+	MarkerRoom = 256
 )
 
 // Options configure Markdown and Summary. The zero value is valid.
@@ -48,58 +52,7 @@ const (
 	summaryNotice = "Some details were left out to fit the job summary size limit; `gate compare --format json` has everything."
 )
 
-var (
-	gateRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9 ._/:@+-]{0,99}$`)
-	shaRE  = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
-)
-
-// Marker returns the hidden line that identifies gate's sticky comment:
-// `<!-- raggate:gate=<gate> -->`. A valid gate name (letters, digits,
-// space and ._/:@+-, starting with a letter or digit, at most 100
-// characters, no "--"; the rule package ghcomment enforces) is used as is;
-// anything else is sanitised so that the line stays one well-formed HTML
-// comment, and "" is DefaultGate.
-func Marker(gate string) string { return "<!-- raggate:gate=" + gateName(gate) + " -->" }
-
-// HeadMarker returns the hidden line that records the head commit,
-// `<!-- raggate:head=<sha> -->`, with sha lower-cased; "" when sha is not a
-// hexadecimal commit id (7 to 64 digits).
-func HeadMarker(sha string) string {
-	sha = headSHA(sha)
-	if sha == "" {
-		return ""
-	}
-	return "<!-- raggate:head=" + sha + " -->"
-}
-
-func gateName(gate string) string {
-	gate = strings.TrimSpace(gate)
-	if gateRE.MatchString(gate) && !strings.Contains(gate, "--") {
-		return gate
-	}
-	var b strings.Builder
-	for _, r := range gate {
-		if r < utf8.RuneSelf && (r == ' ' || strings.ContainsRune("._/:@+-", r) ||
-			'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9') {
-			b.WriteRune(r)
-		} else {
-			b.WriteByte('_')
-		}
-	}
-	s := b.String()
-	for strings.Contains(s, "--") {
-		s = strings.ReplaceAll(s, "--", "-")
-	}
-	s = strings.TrimLeft(s, " ._/:@+-")
-	if len(s) > 100 {
-		s = s[:100]
-	}
-	s = strings.TrimRight(s, " -")
-	if s == "" {
-		return DefaultGate
-	}
-	return s
-}
+var shaRE = regexp.MustCompile(`^[0-9a-f]{7,64}$`)
 
 func headSHA(sha string) string {
 	sha = strings.ToLower(strings.TrimSpace(sha))
@@ -109,16 +62,15 @@ func headSHA(sha string) string {
 	return sha
 }
 
-// Markdown renders the sticky pull request comment: the gate and head
-// markers, a title with the overall verdict, one diff table, the failure
+// Markdown renders the body of the sticky pull request comment: a title with the overall verdict, one diff table, the failure
 // and warning sentences, the sample counts, then <details> sections (a
 // diagnosis, the most regressed samples, new and removed samples,
 // distributions and sensitivity, judge noise, notes, usage and cost, judge
 // and dataset). Untrusted text is escaped (see Escape).
 //
-// The result always fits opts.Limit bytes, with room to spare for the two
-// marker lines in case an upserter prepends them again (ghcomment.Compose
-// does): details are dropped in steps (fewer regressed samples; then
+// The result fits opts.Limit bytes with MarkerRoom to spare for the
+// marker lines ghcomment.Compose prepends (the only place they are added):
+// details are dropped in steps (fewer regressed samples; then
 // distributions; then the new and removed lists; then every other detail;
 // then table rows beyond the failing ones; the significant segment changes
 // from 20 rows to 10, then 5, worst first), and the comment says so.
@@ -128,8 +80,8 @@ func Markdown(r *compare.Report, opts Options) string {
 		limit = MaxCommentBytes
 	}
 	budget := limit
-	if reserve := len(markers(r, opts)); limit-reserve >= 1024 {
-		budget = limit - reserve
+	if limit-MarkerRoom >= 1024 {
+		budget = limit - MarkerRoom
 	}
 	return fit(r, opts, ladder(true), budget)
 }
@@ -238,14 +190,6 @@ func cutBytes(s string, n int) string {
 	return s[:max(n, 0)]
 }
 
-func markers(r *compare.Report, opts Options) string {
-	s := Marker(opts.Gate) + "\n"
-	if h := HeadMarker(headOf(r, opts)); h != "" {
-		s += h + "\n"
-	}
-	return s
-}
-
 func headOf(r *compare.Report, opts Options) string {
 	if opts.HeadSHA != "" {
 		return opts.HeadSHA
@@ -260,9 +204,6 @@ func headOf(r *compare.Report, opts Options) string {
 func render(r *compare.Report, opts Options, p profile) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	if p.comment {
-		b.WriteString(markers(r, opts))
-	}
 	gate := strings.TrimSpace(opts.Gate)
 	if gate == "" {
 		gate = DefaultGate

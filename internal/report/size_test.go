@@ -59,13 +59,13 @@ func TestHuge(t *testing.T) {
 	}
 	md := Markdown(r, opts)
 	golden(t, "huge.md", []byte(md))
-	if len(md)+len(markers(r, opts)) > MaxCommentBytes {
-		t.Errorf("comment is %d bytes (+%d for markers), limit %d", len(md), len(markers(r, opts)), MaxCommentBytes)
+	if len(md)+MarkerRoom > MaxCommentBytes {
+		t.Errorf("comment is %d bytes (+%d for markers), limit %d", len(md), MarkerRoom, MaxCommentBytes)
 	}
 	if !strings.Contains(md, commentNotice[:40]) || !strings.Contains(md, "[workflow run](") {
 		t.Error("the cut comment does not say so")
 	}
-	for _, want := range []string{Marker("") + "\n", "### ❌ raggate: ", "| Metric | Base | Head |", "**Failures**", "**Samples:** 4,000 paired · 1,000 new · 1,000 removed"} {
+	for _, want := range []string{"### ❌ raggate: ", "| Metric | Base | Head |", "**Failures**", "**Samples:** 4,000 paired · 1,000 new · 1,000 removed"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the cut comment lost %q", want)
 		}
@@ -94,7 +94,7 @@ func TestLimits(t *testing.T) {
 		for _, kind := range []string{"markdown", "summary"} {
 			out, full, reserve := Summary(r, Options{Limit: limit}), fullSum, 0
 			if kind == "markdown" {
-				out, full, reserve = Markdown(r, Options{Limit: limit}), fullMD, len(markers(r, Options{}))
+				out, full, reserve = Markdown(r, Options{Limit: limit}), fullMD, MarkerRoom
 			}
 			if len(out) > limit {
 				t.Errorf("%s limit %d: %d bytes", kind, limit, len(out))
@@ -210,7 +210,7 @@ func TestManySegmentsFit(t *testing.T) {
 		r.Segments = append(r.Segments, key)
 	}
 	md := Markdown(r, opts)
-	if len(md)+len(markers(r, opts)) > MaxCommentBytes {
+	if len(md)+MarkerRoom > MaxCommentBytes {
 		t.Fatalf("comment is %d bytes", len(md))
 	}
 	checkMarkdown(t, md)
