@@ -40,7 +40,11 @@ root=$(pwd)
 module=$(go list -m)
 
 version=${GREMLINS_VERSION:-v0.6.0}
-bin="$(go env GOPATH)/bin/gremlins"
+gobin=$(go env GOBIN)
+if [ -z "$gobin" ]; then
+	gobin="$(go env GOPATH | cut -d: -f1)/bin" # where go install puts it
+fi
+bin="$gobin/gremlins"
 if ! "$bin" --version >/dev/null 2>&1; then
 	echo "installing gremlins $version through the Go module proxy" >&2
 	go install "github.com/go-gremlins/gremlins/cmd/gremlins@$version"
