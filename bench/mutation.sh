@@ -234,7 +234,8 @@ exit 0
 #                     uses idx sets it first)
 #   metrics           distance.go:94:12 (which string is "a" in Levenshtein
 #                     only decides the row length: the distance is
-#                     symmetric)
+#                     symmetric); score.go:530:9 (at index 0 the
+#                     interpolation gives sorted[0] too)
 #
 # Same value by algebra or by numerics.
 #   internal/compare  calibrate.go:83:12, 83:22 and stats.go:300:12, 300:22
