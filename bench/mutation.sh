@@ -11,7 +11,7 @@
 # efficacy.
 #
 # Usage:
-#   bench/mutation.sh                       # every pure package (about 30 min on 2 cores)
+#   bench/mutation.sh                       # every pure package (30 to 60 min on 2 cores)
 #   bench/mutation.sh internal/compare      # some packages
 #   DIFF=main bench/mutation.sh             # only mutants on lines changed since main
 #   VERBOSE=1 bench/mutation.sh ...         # list the mutants that lived
