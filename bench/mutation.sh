@@ -11,7 +11,7 @@
 # efficacy.
 #
 # Usage:
-#   bench/mutation.sh                       # every pure package (about 30 min on 2 cores)
+#   bench/mutation.sh                       # every pure package (30 to 60 min on 2 cores)
 #   bench/mutation.sh internal/compare      # some packages
 #   DIFF=main bench/mutation.sh             # only mutants on lines changed since main
 #   VERBOSE=1 bench/mutation.sh ...         # list the mutants that lived
@@ -40,7 +40,11 @@ root=$(pwd)
 module=$(go list -m)
 
 version=${GREMLINS_VERSION:-v0.6.0}
-bin="$(go env GOPATH)/bin/gremlins"
+gobin=$(go env GOBIN)
+if [ -z "$gobin" ]; then
+	gobin="$(go env GOPATH | cut -d: -f1)/bin" # where go install puts it
+fi
+bin="$gobin/gremlins"
 if ! "$bin" --version >/dev/null 2>&1; then
 	echo "installing gremlins $version through the Go module proxy" >&2
 	go install "github.com/go-gremlins/gremlins/cmd/gremlins@$version"
@@ -230,7 +234,8 @@ exit 0
 #                     uses idx sets it first)
 #   metrics           distance.go:94:12 (which string is "a" in Levenshtein
 #                     only decides the row length: the distance is
-#                     symmetric)
+#                     symmetric); score.go:530:9 (at index 0 the
+#                     interpolation gives sorted[0] too)
 #
 # Same value by algebra or by numerics.
 #   internal/compare  calibrate.go:83:12, 83:22 and stats.go:300:12, 300:22

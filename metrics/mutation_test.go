@@ -29,6 +29,10 @@ func TestSummarizeMatchesNumpyBits(t *testing.T) {
 	if m := NanMean(many); m != 0.45625 {
 		t.Errorf("mean of 128 values %v, want numpy's 0.45625", m)
 	}
+	// 24 values: eight accumulators over three blocks.
+	if m := NanMean(many[:24]); m != 0.4083333333333334 {
+		t.Errorf("mean of 24 values %v, want numpy's 0.4083333333333334", m)
+	}
 	if m := NanMean(append(many[:7:7], math.NaN())); m != NanMean(many[:7]) {
 		t.Errorf("a NaN changed the mean of 7 values: %v", m)
 	}
