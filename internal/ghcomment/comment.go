@@ -52,6 +52,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/raggate/raggate/internal/results"
 )
 
 // MaxBodyChars is GitHub's limit on a comment body, in characters,
@@ -247,7 +249,7 @@ func (c *Commenter) Upsert(ctx context.Context, owner, repo string, pr int, gate
 		}
 		if older {
 			res.Action = Skipped
-			res.Reason = fmt.Sprintf("the comment already reports %s, which is newer than %s (this run is for an older head)", short(prev), short(headSHA))
+			res.Reason = fmt.Sprintf("the comment already reports %s, which is newer than %s (this run is for an older head)", results.ShortHash(prev), results.ShortHash(headSHA))
 			return res, nil
 		}
 	}
@@ -379,7 +381,7 @@ func (c *Commenter) older(ctx context.Context, owner, repo, recorded, ours strin
 			// The recorded commit is unknown (force-pushed away): ours wins.
 			return false, nil
 		}
-		return false, classify(fmt.Sprintf("compare %s...%s", short(recorded), short(ours)), err)
+		return false, classify(fmt.Sprintf("compare %s...%s", results.ShortHash(recorded), results.ShortHash(ours)), err)
 	}
 	return cmp.GetStatus() == "behind", nil
 }
@@ -387,13 +389,6 @@ func (c *Commenter) older(ctx context.Context, owner, repo, recorded, ours strin
 func sameCommit(a, b string) bool {
 	n := min(len(a), len(b))
 	return n >= 7 && strings.EqualFold(a[:n], b[:n])
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 func statusOf(err error) int {

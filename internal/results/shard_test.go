@@ -84,3 +84,16 @@ func TestTooManyUndefined(t *testing.T) {
 		})
 	}
 }
+
+func TestShortHash(t *testing.T) {
+	for h, want := range map[string]string{
+		"0123456789abcdef0123456789abcdef01234567": "0123456789ab",
+		"0123456789ab": "0123456789ab",
+		"abc":          "abc",
+		"":             "",
+	} {
+		if got := ShortHash(h); got != want {
+			t.Errorf("ShortHash(%q) = %q, want %q", h, got, want)
+		}
+	}
+}
