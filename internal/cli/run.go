@@ -97,25 +97,15 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	inputs := eval.InputsOf(samples)
 	all := len(ds.Samples)
 	ds.Samples = nil
-	runCtx := ctx
-	if o.MaxDuration > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errTimeBudget)
-		defer cancel()
-	}
+	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
+	defer cancel()
 	jr, err := judgeRepeats(runCtx, env, o, judges, samples, ms)
 	if err != nil {
 		return nil, err
 	}
-	runs, info, total, runErr, start := jr.runs, jr.info, jr.total, jr.err, jr.start
-	judged := len(runs[len(runs)-1].Samples)
-	f := eval.NewFile(provenance(env, o, ds, all, info), inputs, runs)
-	f.Usage = eval.UsageOf(total, jr.perMetric)
-	if info.Provider != offline.Provider {
-		if p, err := prices(env, o); err == nil {
-			f.Usage.EstimatedCostUSD = openaicompat.EstimateCost(info.Model, info.EmbeddingModel, total, p)
-		}
-	}
+	runErr, start := jr.err, jr.start
+	judged := len(jr.runs[len(jr.runs)-1].Samples)
+	f := resultsFile(env, o, provenance(env, o, ds, all, jr.info), inputs, jr)
 	if runErr != nil {
 		switch {
 		case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
@@ -145,6 +135,28 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 }
 
 var errTimeBudget = errors.New("time budget reached")
+
+// withTimeBudget returns ctx cancelled with cause errTimeBudget after d (0:
+// never).
+func withTimeBudget(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, d, errTimeBudget)
+}
+
+// resultsFile makes the results file of the repeated runs, with the
+// judge's usage and, for an LLM judge, its estimated cost.
+func resultsFile(env Env, o *Options, p eval.Provenance, inputs eval.Inputs, jr *repeated) *results.File {
+	f := eval.NewFile(p, inputs, jr.runs)
+	f.Usage = eval.UsageOf(jr.total, jr.perMetric)
+	if jr.info.Provider != offline.Provider {
+		if table, err := prices(env, o); err == nil {
+			f.Usage.EstimatedCostUSD = openaicompat.EstimateCost(jr.info.Model, jr.info.EmbeddingModel, jr.total, table)
+		}
+	}
+	return f
+}
 
 // newJudges builds the judge of the first repeat and checks, before any
 // judge call, what can be checked without spending money: the models the
