@@ -53,6 +53,26 @@ type Sample struct {
 // Has reports whether the sample has field f.
 func (s *Sample) Has(f Field) bool { return s.Present[f] }
 
+// FieldSet is a set of fields.
+type FieldSet map[Field]bool
+
+// Has reports whether f is in the set.
+func (fs FieldSet) Has(f Field) bool { return fs[f] }
+
+// FieldsOf returns the fields present in at least one of samples: what
+// DefaultSuite is chosen by.
+func FieldsOf(samples []Sample) FieldSet {
+	out := make(FieldSet)
+	for i := range samples {
+		for _, f := range Fields {
+			if samples[i].Has(f) {
+				out[f] = true
+			}
+		}
+	}
+	return out
+}
+
 // Set stores a string field and marks it present.
 func (s *Sample) Set(f Field, v string) {
 	switch f {

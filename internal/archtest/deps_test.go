@@ -17,6 +17,7 @@ var pure = []string{
 	"github.com/raggate/raggate/internal/results",
 	"github.com/raggate/raggate/internal/dataset",
 	"github.com/raggate/raggate/internal/redact",
+	"github.com/raggate/raggate/internal/atomicfile",
 }
 
 var forbidden = []string{

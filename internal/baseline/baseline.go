@@ -97,28 +97,21 @@ type Source struct {
 func (s Source) String() string {
 	var extra []string
 	if s.SHA != "" {
-		extra = append(extra, "commit "+short(s.SHA))
+		extra = append(extra, "commit "+results.ShortHash(s.SHA))
 	}
 	switch {
 	case s.Latest:
-		extra = append(extra, "latest baseline of the branch: no stored baseline among the ancestors of "+short(s.Requested))
+		extra = append(extra, "latest baseline of the branch: no stored baseline among the ancestors of "+results.ShortHash(s.Requested))
 	case s.Distance == 1:
-		extra = append(extra, "1 commit before "+short(s.Requested))
+		extra = append(extra, "1 commit before "+results.ShortHash(s.Requested))
 	case s.Distance > 1:
-		extra = append(extra, fmt.Sprintf("%d commits before %s", s.Distance, short(s.Requested)))
+		extra = append(extra, fmt.Sprintf("%d commits before %s", s.Distance, results.ShortHash(s.Requested)))
 	}
 	out := s.Store + " " + s.Location
 	if len(extra) > 0 {
 		out += " (" + strings.Join(extra, ", ") + ")"
 	}
 	return out
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 var (
@@ -158,7 +151,7 @@ func withGit(f *results.File, key Key) (*results.File, error) {
 	}
 	if f.Git != nil && f.Git.SHA != "" {
 		if !strings.EqualFold(f.Git.SHA, key.SHA) {
-			return nil, fmt.Errorf("the results are for commit %s but the baseline key is commit %s: store results produced for the pushed commit", short(f.Git.SHA), short(key.SHA))
+			return nil, fmt.Errorf("the results are for commit %s but the baseline key is commit %s: store results produced for the pushed commit", results.ShortHash(f.Git.SHA), results.ShortHash(key.SHA))
 		}
 		return f, nil
 	}

@@ -167,7 +167,7 @@ func (s *BranchStore) Get(ctx context.Context, key Key) (*results.File, Source, 
 			return f, Source{Store: "branch", Location: s.location(latest), SHA: gitSHA(f), Requested: key.SHA, Latest: true}, nil
 		}
 	}
-	return nil, Source{}, fmt.Errorf("%w: no baseline for %s or its %d nearest ancestors, and no %s", ErrNotFound, short(key.SHA), max(walked-1, 0), s.location(latest))
+	return nil, Source{}, fmt.Errorf("%w: no baseline for %s or its %d nearest ancestors, and no %s", ErrNotFound, results.ShortHash(key.SHA), max(walked-1, 0), s.location(latest))
 }
 
 // nothingStored explains an empty listing. Nothing stored yet (the
@@ -235,7 +235,7 @@ func (s *BranchStore) history(ctx context.Context, sha string) ([]string, error)
 			return out, nil
 		}
 		if err != nil {
-			return nil, classify(fmt.Sprintf("list the history of %s in %s/%s", short(sha), s.Owner, s.Repo), err)
+			return nil, classify(fmt.Sprintf("list the history of %s in %s/%s", results.ShortHash(sha), s.Owner, s.Repo), err)
 		}
 		for _, c := range commits {
 			if len(out) < walk {
@@ -296,7 +296,7 @@ func (s *BranchStore) Put(ctx context.Context, key Key, f *results.File) error {
 	if err := s.ensureBranch(ctx); err != nil {
 		return err
 	}
-	msg := fmt.Sprintf("raggate: baseline for %s@%s [skip ci]", key.Branch, short(key.SHA))
+	msg := fmt.Sprintf("raggate: baseline for %s@%s [skip ci]", key.Branch, results.ShortHash(key.SHA))
 	dir := s.dir(key)
 	if err := s.write(ctx, dir+"/"+fileName(key, key.SHA), data, msg, nil); err != nil {
 		return err

@@ -158,7 +158,7 @@ func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 				if hint == "" {
 					hint = ": correct the path, or commit the baseline file there"
 				}
-				return nil, Source{}, fmt.Errorf("%w: %s is not in %s (commit %s)%s", ErrMissingPath, p, ref, short(sha), hint)
+				return nil, Source{}, fmt.Errorf("%w: %s is not in %s (commit %s)%s", ErrMissingPath, p, ref, results.ShortHash(sha), hint)
 			}
 			return nil, Source{}, fmt.Errorf("git show %s: %w: %s", loc, err, stderr)
 		}

@@ -46,7 +46,7 @@ func (s *RefStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 	p := strings.TrimPrefix(path.Clean(s.Path), "/")
 	data, err := ghapi.ReadFileAt(ctx, s.Client, s.Owner, s.Repo, ref, p)
 	if errors.Is(err, ghapi.ErrNotFound) {
-		return nil, Source{}, fmt.Errorf("%w: %s is not in %s/%s at %s: correct the path, or commit the baseline file there", ErrMissingPath, p, s.Owner, s.Repo, short(ref))
+		return nil, Source{}, fmt.Errorf("%w: %s is not in %s/%s at %s: correct the path, or commit the baseline file there", ErrMissingPath, p, s.Owner, s.Repo, results.ShortHash(ref))
 	}
 	if err != nil {
 		return nil, Source{}, err

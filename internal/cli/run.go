@@ -2,15 +2,10 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"maps"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -76,7 +71,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		if err != nil {
 			return nil, withCode(ExitUsage, fmt.Errorf("--shard: %w", err))
 		}
-		samples = shardOf(ds.Samples, i, n)
+		samples = results.ShardOf(ds.Samples, i, n)
 		if !o.Quiet {
 			fmt.Fprintf(env.Stderr, "shard %s: %d of %d samples\n", o.Shard, len(samples), len(ds.Samples))
 		}
@@ -99,28 +94,18 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	}
 	// From here the run holds the texts of the samples not judged yet only:
 	// the results need the input hashes, computed now, not the texts.
-	hashes, metas := inputHashes(samples), metadataOf(samples)
+	inputs := eval.InputsOf(samples)
 	all := len(ds.Samples)
 	ds.Samples = nil
-	runCtx := ctx
-	if o.MaxDuration > 0 {
-		var cancel context.CancelFunc
-		runCtx, cancel = context.WithTimeoutCause(ctx, o.MaxDuration, errTimeBudget)
-		defer cancel()
-	}
+	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
+	defer cancel()
 	jr, err := judgeRepeats(runCtx, env, o, judges, samples, ms)
 	if err != nil {
 		return nil, err
 	}
-	runs, info, total, runErr, start := jr.runs, jr.info, jr.total, jr.err, jr.start
-	judged := len(runs[len(runs)-1].Samples)
-	f := buildResults(env, o, ds, all, hashes, metas, info, runs)
-	f.Usage = toResultsUsage(total, jr.perMetric)
-	if info.Provider != offline.Provider {
-		if p, err := prices(env, o); err == nil {
-			f.Usage.EstimatedCostUSD = openaicompat.EstimateCost(info.Model, info.EmbeddingModel, total, p)
-		}
-	}
+	runErr, start := jr.err, jr.start
+	judged := len(jr.runs[len(jr.runs)-1].Samples)
+	f := resultsFile(env, o, provenance(env, o, ds, all, jr.info), inputs, jr)
 	if runErr != nil {
 		switch {
 		case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
@@ -142,49 +127,36 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", judged, len(ms), time.Since(start).Round(time.Millisecond))
 	}
 	if runErr == nil {
-		if msg := tooManyUndefined(f, o.MaxUndefined); msg != "" {
+		if msg := f.TooManyUndefined(o.MaxUndefined); msg != "" {
 			runErr = withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
 		}
 	}
 	return f, runErr
 }
 
-// tooManyUndefined names the metrics the judge failed to score on more
-// than limit of the samples. Only judge-kind undefined scores count (see
-// results.UndefinedKind): a missing or empty field, or a response with
-// nothing to decompose, is not a judge failure.
-func tooManyUndefined(f *results.File, limit float64) string {
-	if limit >= 1 || len(f.Samples) == 0 {
-		return ""
+var errTimeBudget = errors.New("time budget reached")
+
+// withTimeBudget returns ctx cancelled with cause errTimeBudget after d (0:
+// never).
+func withTimeBudget(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return ctx, func() {}
 	}
-	var bad []string
-	for _, m := range f.Config.Metrics {
-		n, reasons := 0, map[string]int{}
-		for i := range f.Samples {
-			s := &f.Samples[i]
-			if s.KindOf(m) != results.KindJudge {
-				continue
-			}
-			n++
-			reasons[s.Undefined[m]]++
-		}
-		if float64(n) > limit*float64(len(f.Samples)) {
-			top, topN := "", 0
-			for r, c := range reasons {
-				if c > topN || (c == topN && r < top) {
-					top, topN = r, c
-				}
-			}
-			bad = append(bad, fmt.Sprintf("%s undefined for %d of %d samples (most often: %s)", m, n, len(f.Samples), top))
-		}
-	}
-	if len(bad) == 0 {
-		return ""
-	}
-	return "too many samples unscored: " + strings.Join(bad, "; ")
+	return context.WithTimeoutCause(ctx, d, errTimeBudget)
 }
 
-var errTimeBudget = errors.New("time budget reached")
+// resultsFile makes the results file of the repeated runs, with the
+// judge's usage and, for an LLM judge, its estimated cost.
+func resultsFile(env Env, o *Options, p eval.Provenance, inputs eval.Inputs, jr *repeated) *results.File {
+	f := eval.NewFile(p, inputs, jr.runs)
+	f.Usage = eval.UsageOf(jr.total, jr.perMetric)
+	if jr.info.Provider != offline.Provider {
+		if table, err := prices(env, o); err == nil {
+			f.Usage.EstimatedCostUSD = openaicompat.EstimateCost(jr.info.Model, jr.info.EmbeddingModel, jr.total, table)
+		}
+	}
+	return f
+}
 
 // newJudges builds the judge of the first repeat and checks, before any
 // judge call, what can be checked without spending money: the models the
@@ -394,130 +366,20 @@ func withClaims(info judge.Info, o *Options) judge.Info {
 	return info
 }
 
-// Fingerprint hashes everything that makes a judge answer differently.
-func Fingerprint(info judge.Info) string {
-	b, _ := json.Marshal(info)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
-}
-
-// buildResults makes the results file of the runs over a dataset of total
-// samples; hashes gives the input hash of each sample by id.
-func buildResults(env Env, o *Options, ds *dataset.Dataset, total int, hashes map[string]string, metas map[string]map[string]string, info judge.Info, runs []*eval.Result) *results.File {
-	first := runs[0]
-	f := &results.File{
-		Schema:    results.Schema,
-		Tool:      results.Tool{Name: "raggate", Version: version()},
-		CreatedAt: time.Now().UTC().Truncate(time.Second),
-		Dataset:   results.Dataset{Path: o.Dataset, SHA256: ds.SHA256, Samples: total, Responses: o.Responses},
-		Judge: results.Judge{
-			Provider: info.Provider, Model: info.Model, EmbeddingModel: info.EmbeddingModel,
-			Temperature: info.Temperature, Prompts: info.Prompts, Fingerprint: Fingerprint(info),
-		},
-		Config: results.Config{Metrics: first.Metrics, Repeats: max(1, o.Repeats)},
-		Shard:  o.Shard,
+// provenance describes the run of o over ds (of total samples) for its
+// results file.
+func provenance(env Env, o *Options, ds *dataset.Dataset, total int, info judge.Info) eval.Provenance {
+	p := eval.Provenance{
+		Version: version(),
+		Dataset: results.Dataset{Path: o.Dataset, SHA256: ds.SHA256, Samples: total, Responses: o.Responses},
+		Judge:   info,
+		Repeats: o.Repeats,
+		Shard:   o.Shard,
 	}
 	if sha := env.getenv("GITHUB_SHA"); sha != "" {
-		f.Git = &results.Git{SHA: sha, Ref: env.getenv("GITHUB_REF")}
+		p.Git = &results.Git{SHA: sha, Ref: env.getenv("GITHUB_REF")}
 	}
-	// A sample is kept when every repeat judged it (a stopped run keeps
-	// the samples it finished in all repeats).
-	perRun := make([]map[string]*eval.SampleResult, len(runs))
-	for r, run := range runs {
-		perRun[r] = make(map[string]*eval.SampleResult, len(run.Samples))
-		for i := range run.Samples {
-			perRun[r][run.Samples[i].ID] = &run.Samples[i]
-		}
-	}
-	last := perRun[len(runs)-1]
-	f.Samples = make([]results.Sample, 0, len(first.Samples))
-	for _, s := range first.Samples {
-		if last[s.ID] == nil {
-			continue
-		}
-		rs := results.Sample{ID: s.ID, Question: s.Question, Scores: make(map[string]results.Score, len(s.Scores))}
-		for k := range s.Scores {
-			var xs []float64
-			for _, run := range perRun {
-				xs = append(xs, run[s.ID].Scores[k])
-			}
-			v := metrics.NanMean(xs)
-			rs.Scores[k] = results.Score(v)
-			if len(runs) > 1 {
-				if rs.Runs == nil {
-					rs.Runs = map[string][]results.Score{}
-				}
-				for _, x := range xs {
-					rs.Runs[k] = append(rs.Runs[k], results.Score(x))
-				}
-			}
-			if math.IsNaN(v) {
-				if rs.Undefined == nil {
-					rs.Undefined = map[string]string{}
-				}
-				rs.Undefined[k] = s.Undefined[k]
-				if kind := s.UndefinedKind[k]; kind != "" {
-					if rs.UndefinedKind == nil {
-						rs.UndefinedKind = map[string]results.UndefinedKind{}
-					}
-					rs.UndefinedKind[k] = kind
-				}
-			}
-		}
-		if len(s.Reasons) > 0 {
-			rs.Reasons = s.Reasons
-		}
-		rs.InputHash = hashes[s.ID]
-		if md := metas[s.ID]; len(md) > 0 {
-			rs.Metadata = md
-		}
-		f.Samples = append(f.Samples, rs)
-	}
-	f.Summary = results.Summarize(f.Config.Metrics, f.Samples)
-	return f
-}
-
-// inputHashes returns the input hash of every sample, by id.
-// metadataOf returns the metadata of the samples that have any, by id; the
-// results keep it after the samples' texts are let go.
-func metadataOf(samples []metrics.Sample) map[string]map[string]string {
-	out := make(map[string]map[string]string)
-	for i := range samples {
-		if len(samples[i].Metadata) > 0 {
-			out[samples[i].ID] = samples[i].Metadata
-		}
-	}
-	return out
-}
-
-func inputHashes(samples []metrics.Sample) map[string]string {
-	out := make(map[string]string, len(samples))
-	for i := range samples {
-		out[samples[i].ID] = inputHash(&samples[i])
-	}
-	return out
-}
-
-// inputHash identifies a sample's inputs: equal on base and head when the
-// sample did not change.
-func inputHash(s *metrics.Sample) string {
-	b, _ := json.Marshal(s)
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:8])
-}
-
-func toResultsUsage(total judge.Usage, per map[string]judge.Usage) results.Usage {
-	u := results.Usage{
-		ChatCalls: total.ChatCalls, CachedCalls: total.CachedCalls, PromptTokens: total.PromptTokens,
-		CompletionTokens: total.CompletionTokens, EmbeddingTokens: total.EmbeddingTokens, EmbeddingCalls: total.EmbeddingCalls,
-	}
-	if len(per) > 0 {
-		u.PerMetric = make(map[string]results.Usage, len(per))
-		for k, v := range per {
-			u.PerMetric[k] = toResultsUsage(v, nil)
-		}
-	}
-	return u
+	return p
 }
 
 // newProgress returns a progress callback printing to w about every 10%.
@@ -533,20 +395,6 @@ func newProgress(w io.Writer, quiet bool) func(done, total int) {
 			fmt.Fprintf(w, "judged %d/%d samples\n", done, total)
 		}
 	}
-}
-
-// shardOf selects the samples of shard i of n by a hash of their id, so a
-// sample stays in its shard when others are added or removed.
-func shardOf(samples []metrics.Sample, i, n int) []metrics.Sample {
-	var out []metrics.Sample
-	for _, s := range samples {
-		h := fnv.New32a()
-		h.Write([]byte(s.ID))
-		if int(h.Sum32()%uint32(n)) == i-1 {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // dryRun prints what a run would cost without calling the judge.

@@ -311,7 +311,7 @@ func readGolden(name string, src *source, opts Options) (*Dataset, map[string]bo
 		return nil, nil, err
 	}
 	g.d.SHA256 = src.sum()
-	g.d.Fields = fieldsOf(g.d.Samples)
+	g.d.Fields = metrics.FieldsOf(g.d.Samples)
 	g.d.Warnings = append(g.d.Warnings, g.conv.notes.warnings(name)...)
 	g.d.Warnings = append(g.d.Warnings, synonymWarnings(name, keys, res, g.d.Fields)...)
 	return g.d, keys, nil
@@ -415,17 +415,4 @@ func (g *golden) add(rec record) {
 	g.ids[c.s.ID] = origin{line: c.p.line, derived: !c.idGiven}
 	g.d.Samples = append(g.d.Samples, c.s)
 	g.d.Lines = append(g.d.Lines, c.p.line)
-}
-
-// fieldsOf returns the fields present in at least one sample.
-func fieldsOf(samples []metrics.Sample) map[metrics.Field]bool {
-	out := make(map[metrics.Field]bool)
-	for i := range samples {
-		for _, f := range metrics.Fields {
-			if samples[i].Has(f) {
-				out[f] = true
-			}
-		}
-	}
-	return out
 }

@@ -160,7 +160,7 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 	h.Write(rsum[:])
 
 	d.Samples = samples
-	d.Fields = fieldsOf(samples)
+	d.Fields = metrics.FieldsOf(samples)
 	warnings = append(warnings, conv.notes.warnings(name)...)
 	warnings = append(warnings, synonymWarnings(name, keys, res, d.Fields)...)
 	d.Warnings = append(d.Warnings, warnings...)

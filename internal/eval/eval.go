@@ -71,7 +71,7 @@ type Result struct {
 func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Options) (*Result, error) {
 	ms := opts.Metrics
 	if len(ms) == 0 {
-		ms = metrics.DefaultSuite(FieldsOf(samples))
+		ms = metrics.DefaultSuite(metrics.FieldsOf(samples).Has)
 	}
 	conc := opts.Concurrency
 	if conc <= 0 {
@@ -150,19 +150,6 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		return res, err
 	}
 	return res, nil
-}
-
-// FieldsOf returns a predicate telling whether any sample has a field.
-func FieldsOf(samples []metrics.Sample) func(metrics.Field) bool {
-	has := map[metrics.Field]bool{}
-	for i := range samples {
-		for f, ok := range samples[i].Present {
-			if ok {
-				has[f] = true
-			}
-		}
-	}
-	return func(f metrics.Field) bool { return has[f] }
 }
 
 // Resolve turns metric names (or aliases) into catalogue entries, in the

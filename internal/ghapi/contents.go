@@ -7,6 +7,8 @@ import (
 	"net/http"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/raggate/raggate/internal/results"
 )
 
 // ErrNotAFile is wrapped by GetFile when the path is a directory.
@@ -72,14 +74,7 @@ func IsAncestor(ctx context.Context, c *github.Client, owner, repo, a, b string,
 		return false, nil
 	}
 	if err != nil {
-		return false, Classify(fmt.Sprintf("compare %s...%s", short(b), short(a)), err, fix)
+		return false, Classify(fmt.Sprintf("compare %s...%s", results.ShortHash(b), results.ShortHash(a)), err, fix)
 	}
 	return cmp.GetStatus() == "behind", nil
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }

@@ -55,6 +55,7 @@ import (
 	"github.com/google/go-github/v60/github"
 
 	"github.com/raggate/raggate/internal/ghapi"
+	"github.com/raggate/raggate/internal/results"
 )
 
 // MaxBodyChars is GitHub's limit on a comment body, in characters,
@@ -261,7 +262,7 @@ func (c *Commenter) Upsert(ctx context.Context, owner, repo string, pr int, gate
 		}
 		if older {
 			res.Action = Skipped
-			res.Reason = fmt.Sprintf("the comment already reports %s, which is newer than %s (this run is for an older head)", short(prev), short(headSHA))
+			res.Reason = fmt.Sprintf("the comment already reports %s, which is newer than %s (this run is for an older head)", results.ShortHash(prev), results.ShortHash(headSHA))
 			return res, nil
 		}
 	}
@@ -392,13 +393,6 @@ func (c *Commenter) older(ctx context.Context, owner, repo, recorded, ours strin
 func sameCommit(a, b string) bool {
 	n := min(len(a), len(b))
 	return n >= 7 && strings.EqualFold(a[:n], b[:n])
-}
-
-func short(sha string) string {
-	if len(sha) > 12 {
-		return sha[:12]
-	}
-	return sha
 }
 
 // classify wraps err with what was being done, its kind (ErrNoPermission,

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/raggate/raggate/internal/atomicfile"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -250,30 +251,5 @@ func writeAtomic(path string, v any) error {
 	if err != nil {
 		return err
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, werr := f.Write(b)
-	if werr == nil {
-		// CreateTemp makes 0600 files; in the action's container they belong
-		// to root, and actions/cache (running as the runner's user) must
-		// still be able to read them to save the cache.
-		werr = f.Chmod(0o644)
-	}
-	cerr := f.Close()
-	if werr == nil {
-		werr = cerr
-	}
-	if werr == nil {
-		werr = os.Rename(f.Name(), path)
-	}
-	if werr != nil {
-		_ = os.Remove(f.Name())
-	}
-	return werr
+	return atomicfile.WriteUnsynced(path, b, 0o644)
 }

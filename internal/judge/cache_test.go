@@ -81,7 +81,7 @@ func TestCacheChat(t *testing.T) {
 		}
 	})
 	t.Run("no temporary files left", func(t *testing.T) {
-		tmp, _ := filepath.Glob(filepath.Join(c.Dir(), "chat", "*", ".tmp-*"))
+		tmp, _ := filepath.Glob(filepath.Join(c.Dir(), "chat", "*", ".*tmp-*"))
 		if len(tmp) != 0 {
 			t.Errorf("temporary files left: %v", tmp)
 		}

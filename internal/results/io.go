@@ -9,10 +9,10 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 
+	"github.com/raggate/raggate/internal/atomicfile"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -175,7 +175,7 @@ func Marshal(f *File) ([]byte, error) {
 // Write encodes f and writes it atomically to path. The samples are
 // encoded one at a time, so memory never holds the whole encoded file.
 func Write(path string, f *File) error {
-	return WriteAtomic(path, 0o644, func(w io.Writer) error {
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 64<<10)
 		if err := Encode(bw, f); err != nil {
 			return err
@@ -243,52 +243,9 @@ func encodeSamples(w io.Writer, samples []Sample) error {
 	return err
 }
 
-// WriteFileAtomic writes data to a temporary file in path's directory,
-// syncs it and renames it over path, so readers see the old file or the
-// new one, never a part.
+// WriteFileAtomic writes data to path atomically (see atomicfile.WriteFile).
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	return WriteAtomic(path, perm, func(w io.Writer) error {
-		_, err := w.Write(data)
-		return err
-	})
-}
-
-// WriteAtomic is WriteFileAtomic with the contents written by write.
-func WriteAtomic(path string, perm os.FileMode, write func(io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create directory for %s: %w", path, err)
-	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = write(tmp); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		d.Close()
-	}
-	return nil
+	return atomicfile.WriteFile(path, data, perm)
 }
 
 // jsonErrorPosition adds line:col to JSON syntax and type errors.

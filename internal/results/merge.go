@@ -3,22 +3,10 @@ package results
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/raggate/raggate/metrics"
 )
-
-// ParseShard parses "i/n" (1 <= i <= n).
-func ParseShard(s string) (i, n int, err error) {
-	a, b, ok := strings.Cut(s, "/")
-	i, err1 := strconv.Atoi(strings.TrimSpace(a))
-	n, err2 := strconv.Atoi(strings.TrimSpace(b))
-	if !ok || err1 != nil || err2 != nil || n < 1 || i < 1 || i > n {
-		return 0, 0, fmt.Errorf("shard %q: want i/n with 1 <= i <= n, e.g. 2/8", s)
-	}
-	return i, n, nil
-}
 
 // Merge combines the results of the shards of one run (`gate run --shard
 // i/n` for every i) into one results file. The shards must come from the

@@ -46,6 +46,15 @@ type Git struct {
 	Ref string `json:"ref,omitempty"`
 }
 
+// ShortHash abbreviates a commit SHA, a content hash or a fingerprint to
+// its first 12 hex digits, as messages and reports show them.
+func ShortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
+}
+
 // Dataset identifies the evaluated data.
 type Dataset struct {
 	Path      string `json:"path"`

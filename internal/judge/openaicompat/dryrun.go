@@ -49,15 +49,7 @@ func EstimateCalls(samples []metrics.Sample, ms []metrics.Metric, strictness int
 		strictness = metrics.DefaultStrictness
 	}
 	if len(ms) == 0 {
-		has := map[metrics.Field]bool{}
-		for i := range samples {
-			for f, ok := range samples[i].Present {
-				if ok {
-					has[f] = true
-				}
-			}
-		}
-		ms = metrics.DefaultSuite(func(f metrics.Field) bool { return has[f] })
+		ms = metrics.DefaultSuite(metrics.FieldsOf(samples).Has)
 	}
 	est := Estimate{Samples: len(samples)}
 	embTexts := map[string]bool{}

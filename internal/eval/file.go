@@ -1,0 +1,178 @@
+package eval
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"math"
+	"time"
+
+	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
+)
+
+// Inputs is what a results file keeps of the samples once their texts are
+// let go: the input hash and the metadata of each sample, by id.
+type Inputs struct {
+	Hash     map[string]string
+	Metadata map[string]map[string]string // only the samples that have any
+}
+
+// InputsOf records the inputs of samples. Call it before Run releases
+// their texts (Options.Release).
+func InputsOf(samples []metrics.Sample) Inputs {
+	in := Inputs{Hash: make(map[string]string, len(samples)), Metadata: map[string]map[string]string{}}
+	for i := range samples {
+		in.Hash[samples[i].ID] = InputHash(&samples[i])
+		if len(samples[i].Metadata) > 0 {
+			in.Metadata[samples[i].ID] = samples[i].Metadata
+		}
+	}
+	return in
+}
+
+// InputHash identifies a sample's inputs: equal on base and head when the
+// sample did not change.
+func InputHash(s *metrics.Sample) string {
+	b, _ := json.Marshal(s)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Fingerprint hashes everything that makes a judge answer differently.
+func Fingerprint(info judge.Info) string {
+	b, _ := json.Marshal(info)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// Provenance describes a run for its results file.
+type Provenance struct {
+	Version string          // the tool's version
+	Dataset results.Dataset // path, hash, samples in the whole dataset, responses file
+	Judge   judge.Info
+	Repeats int          // 0 means 1
+	Shard   string       // "i/n" or ""
+	Git     *results.Git // nil outside CI
+	// CreatedAt is the time of the run; zero means now.
+	CreatedAt time.Time
+}
+
+// NewFile makes the results file of runs, the repeats of one run (at least
+// one) over the samples recorded in in. A sample is kept when every repeat
+// judged it (a stopped run keeps the samples it finished in all repeats);
+// its score is the mean of the repeats, each kept in Runs when there are
+// several. Usage is left to the caller (see UsageOf).
+func NewFile(p Provenance, in Inputs, runs []*Result) *results.File {
+	f := newHeader(p, runs[0].Metrics)
+	last := byID(runs[len(runs)-1])
+	perRun := make([]map[string]*SampleResult, len(runs))
+	for r, run := range runs {
+		perRun[r] = byID(run)
+	}
+	f.Samples = make([]results.Sample, 0, len(runs[0].Samples))
+	for _, s := range runs[0].Samples {
+		if last[s.ID] == nil {
+			continue
+		}
+		rs := combine(&s, perRun)
+		rs.InputHash = in.Hash[s.ID]
+		if md := in.Metadata[s.ID]; len(md) > 0 {
+			rs.Metadata = md
+		}
+		f.Samples = append(f.Samples, rs)
+	}
+	f.Summary = results.Summarize(f.Config.Metrics, f.Samples)
+	return f
+}
+
+// newHeader fills every field of the file but the samples, the summary
+// and the usage.
+func newHeader(p Provenance, metricNames []string) *results.File {
+	created := p.CreatedAt
+	if created.IsZero() {
+		created = time.Now()
+	}
+	return &results.File{
+		Schema:    results.Schema,
+		Tool:      results.Tool{Name: "raggate", Version: p.Version},
+		CreatedAt: created.UTC().Truncate(time.Second),
+		Git:       p.Git,
+		Dataset:   p.Dataset,
+		Judge: results.Judge{
+			Provider: p.Judge.Provider, Model: p.Judge.Model, EmbeddingModel: p.Judge.EmbeddingModel,
+			Temperature: p.Judge.Temperature, Prompts: p.Judge.Prompts, Fingerprint: Fingerprint(p.Judge),
+		},
+		Config: results.Config{Metrics: metricNames, Repeats: max(1, p.Repeats)},
+		Shard:  p.Shard,
+	}
+}
+
+func byID(run *Result) map[string]*SampleResult {
+	m := make(map[string]*SampleResult, len(run.Samples))
+	for i := range run.Samples {
+		m[run.Samples[i].ID] = &run.Samples[i]
+	}
+	return m
+}
+
+// combine makes the results sample of s (from the first run) from its
+// scores in every run; the reasons of undefined scores are the first
+// run's.
+func combine(s *SampleResult, perRun []map[string]*SampleResult) results.Sample {
+	rs := results.Sample{ID: s.ID, Question: s.Question, Scores: make(map[string]results.Score, len(s.Scores))}
+	for k := range s.Scores {
+		xs := make([]float64, 0, len(perRun))
+		for _, run := range perRun {
+			xs = append(xs, run[s.ID].Scores[k])
+		}
+		v := metrics.NanMean(xs)
+		rs.Scores[k] = results.Score(v)
+		if len(perRun) > 1 {
+			if rs.Runs == nil {
+				rs.Runs = map[string][]results.Score{}
+			}
+			for _, x := range xs {
+				rs.Runs[k] = append(rs.Runs[k], results.Score(x))
+			}
+		}
+		if math.IsNaN(v) {
+			setUndefined(&rs, k, s.Undefined[k], s.UndefinedKind[k])
+		}
+	}
+	if len(s.Reasons) > 0 {
+		rs.Reasons = s.Reasons
+	}
+	return rs
+}
+
+func setUndefined(rs *results.Sample, metric, reason string, kind results.UndefinedKind) {
+	if rs.Undefined == nil {
+		rs.Undefined = map[string]string{}
+	}
+	rs.Undefined[metric] = reason
+	if kind == "" {
+		return
+	}
+	if rs.UndefinedKind == nil {
+		rs.UndefinedKind = map[string]results.UndefinedKind{}
+	}
+	rs.UndefinedKind[metric] = kind
+}
+
+// UsageOf converts the judge's usage, in total and per metric, into the
+// results file's; the cost estimate is left to the caller.
+func UsageOf(total judge.Usage, perMetric map[string]judge.Usage) results.Usage {
+	u := results.Usage{
+		ChatCalls: total.ChatCalls, CachedCalls: total.CachedCalls, PromptTokens: total.PromptTokens,
+		CompletionTokens: total.CompletionTokens, EmbeddingTokens: total.EmbeddingTokens, EmbeddingCalls: total.EmbeddingCalls,
+	}
+	if len(perMetric) > 0 {
+		u.PerMetric = make(map[string]results.Usage, len(perMetric))
+		for k, v := range perMetric {
+			u.PerMetric[k] = UsageOf(v, nil)
+		}
+	}
+	return u
+}
