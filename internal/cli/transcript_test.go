@@ -208,6 +208,7 @@ func (sh *transcriptShell) normalise(s string) string {
 	s = dateRE.ReplaceAllString(s, "<time>")
 	s = commitRE.ReplaceAllString(s, "commit <hash>")
 	s = strings.ReplaceAll(s, "(raggate "+version()+")", "(raggate <version>)")
+	s = strings.ReplaceAll(s, "gate "+version()+"\n", "gate <version>\n")
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		s += "\n<no newline at end>\n"
 	}
