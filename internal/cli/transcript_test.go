@@ -5,13 +5,17 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/raggate/raggate/internal/judge/openaitest"
 )
 
 var update = flag.Bool("update", false, "rewrite the transcripts in testdata/transcripts with the output of this build")
@@ -57,6 +61,8 @@ func runTranscript(t *testing.T, file, root string) {
 			sh.setEnv(s.body)
 		case s.name == "setup":
 			sh.setup(s.body)
+		case s.name == "judge":
+			sh.startJudge(s.body)
 		case s.name == "cmd":
 			got.sections = append(got.sections, s)
 			got.sections = append(got.sections, sh.gate(s.body)...)
@@ -101,12 +107,44 @@ type transcriptShell struct {
 	dir  string
 	root string
 	env  map[string]string
+	// judgeURL is the base URL of the fake judge API ("" until a judge
+	// section starts one).
+	judgeURL string
 }
 
-// expand replaces $REPO (the repository root) and $TMP (the working
-// directory) in a command line or input file.
+// expand replaces $REPO (the repository root), $TMP (the working directory)
+// and $JUDGE (the URL of the fake judge API) in a command line or input file.
 func (sh *transcriptShell) expand(s string) string {
-	return strings.NewReplacer("$REPO", sh.root, "$TMP", sh.dir).Replace(s)
+	return strings.NewReplacer("$REPO", sh.root, "$TMP", sh.dir, "$JUDGE", sh.judgeURL).Replace(s)
+}
+
+// startJudge starts the fake OpenAI-compatible API (internal/judge/openaitest)
+// as the lines of a judge section configure it: "api-key KEY" (the only key
+// it accepts) and "fault refusal|unauthorized|stall" (on every request).
+func (sh *transcriptShell) startJudge(body string) {
+	var opts []openaitest.Option
+	var faults []openaitest.Fault
+	for _, line := range strings.Split(strings.TrimSpace(body), "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) == 0:
+		case len(f) == 2 && f[0] == "api-key":
+			opts = append(opts, openaitest.WithAPIKey(f[1]))
+		case len(f) == 2 && f[0] == "fault" && judgeFaults[f[1]] != nil:
+			faults = append(faults, judgeFaults[f[1]]().Times(-1))
+		default:
+			sh.t.Fatalf("judge: unknown line %q (want api-key KEY or fault %s)", line, strings.Join(slices.Sorted(maps.Keys(judgeFaults)), "|"))
+		}
+	}
+	srv := openaitest.NewServer(sh.t, opts...)
+	srv.Inject(faults...)
+	sh.judgeURL = srv.URL
+}
+
+var judgeFaults = map[string]func() openaitest.Fault{
+	"refusal":      openaitest.Refusal,
+	"unauthorized": openaitest.Unauthorized,
+	"stall":        openaitest.Stall,
 }
 
 func (sh *transcriptShell) setEnv(body string) {
@@ -173,7 +211,7 @@ func (sh *transcriptShell) copy(line string, args []string) {
 
 // gate runs one command line through Main and returns its output sections.
 func (sh *transcriptShell) gate(line string) []section {
-	args := strings.Fields(sh.expand(line))
+	args := splitArgs(sh.expand(line))
 	if len(args) == 0 || args[0] != "gate" {
 		sh.t.Fatalf("cmd %q: want a gate command line", line)
 	}
@@ -190,6 +228,19 @@ func (sh *transcriptShell) gate(line string) []section {
 	}
 }
 
+// splitArgs splits a command line at spaces; a word in single quotes is one
+// argument, so '' is an empty one.
+func splitArgs(line string) []string {
+	var args []string
+	for _, f := range strings.Fields(line) {
+		if len(f) >= 2 && strings.HasPrefix(f, "'") && strings.HasSuffix(f, "'") {
+			f = f[1 : len(f)-1]
+		}
+		args = append(args, f)
+	}
+	return args
+}
+
 // What legitimately varies between runs and machines: how long judging took,
 // timestamps, and the hashes of commits made by setup.
 var (
@@ -203,6 +254,9 @@ var (
 // placeholders.
 func (sh *transcriptShell) normalise(s string) string {
 	s = strings.ReplaceAll(s, sh.dir, "$TMP")
+	if sh.judgeURL != "" {
+		s = strings.ReplaceAll(s, sh.judgeURL, "$JUDGE")
+	}
 	s = strings.ReplaceAll(s, sh.root, "$REPO")
 	s = durationRE.ReplaceAllString(s, "$1 <duration>")
 	s = dateRE.ReplaceAllString(s, "<time>")
