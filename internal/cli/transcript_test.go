@@ -229,7 +229,7 @@ func (sh *transcriptShell) gate(line string) []section {
 }
 
 // splitArgs splits a command line at spaces; a word in single quotes is one
-// argument, so '' is an empty one.
+// argument, so ” is an empty one.
 func splitArgs(line string) []string {
 	var args []string
 	for _, f := range strings.Fields(line) {
