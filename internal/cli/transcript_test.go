@@ -228,15 +228,29 @@ func (sh *transcriptShell) gate(line string) []section {
 	}
 }
 
-// splitArgs splits a command line at spaces; a word in single quotes is one
-// argument, so ” is an empty one.
+// splitArgs splits a command line at spaces; text in single quotes is kept
+// together, so ' ' is a space and '' an empty argument.
 func splitArgs(line string) []string {
 	var args []string
-	for _, f := range strings.Fields(line) {
-		if len(f) >= 2 && strings.HasPrefix(f, "'") && strings.HasSuffix(f, "'") {
-			f = f[1 : len(f)-1]
+	var cur strings.Builder
+	inWord, quoted := false, false
+	for _, r := range line {
+		switch {
+		case r == '\'':
+			quoted, inWord = !quoted, true
+		case !quoted && (r == ' ' || r == '\t' || r == '\n'):
+			if inWord {
+				args = append(args, cur.String())
+				cur.Reset()
+			}
+			inWord = false
+		default:
+			cur.WriteRune(r)
+			inWord = true
 		}
-		args = append(args, f)
+	}
+	if inWord {
+		args = append(args, cur.String())
 	}
 	return args
 }
