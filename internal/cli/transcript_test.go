@@ -229,7 +229,8 @@ func (sh *transcriptShell) gate(line string) []section {
 }
 
 // splitArgs splits a command line at spaces; text in single quotes is kept
-// together, so ' ' is a space and '' an empty argument.
+// together: a space between quotes is a space, and two quotes with nothing
+// between them an empty argument.
 func splitArgs(line string) []string {
 	var args []string
 	var cur strings.Builder
