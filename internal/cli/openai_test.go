@@ -66,8 +66,8 @@ func TestRunOpenAIJudge(t *testing.T) {
 	}
 }
 
-// A bad key stops the run with exit 3 and says what to fix; nothing is
-// judged, and the (empty) results are saved as incomplete.
+// A bad key stops the run with exit 3; nothing is judged, and the (empty)
+// results are saved as incomplete (the message: transcript run-judge-bad-key).
 func TestRunOpenAIBadKey(t *testing.T) {
 	srv := openaitest.NewServer(t, openaitest.WithAPIKey("sk-right"))
 	out := filepath.Join(t.TempDir(), "r.json")
@@ -75,9 +75,6 @@ func TestRunOpenAIBadKey(t *testing.T) {
 		"--base-url", srv.URL, "--model", "m", "--embedding-model", "e", "--no-cache", "--out", out)
 	if r.code != 3 {
 		t.Fatalf("exit %d, want 3\n%s", r.code, r.stderr)
-	}
-	if !strings.Contains(r.stderr, "OPENAI_API_KEY") {
-		t.Errorf("the message does not say which key to fix:\n%s", r.stderr)
 	}
 	f, err := results.Read(out)
 	if err != nil {
@@ -103,13 +100,10 @@ func TestDryRunMakesNoCalls(t *testing.T) {
 	if _, err := fmt.Sscanf(r.stdout[strings.Index(r.stdout, "chat calls"):], "chat calls %d", &calls); err != nil || calls == 0 || calls > 20*16 {
 		t.Errorf("dry run chat calls = %d (%v), want 1..320:\n%s", calls, err, r.stdout)
 	}
-	if !strings.Contains(r.stdout, "estimated cost     $") {
-		t.Errorf("dry run output lacks the cost:\n%s", r.stdout)
-	}
 }
 
 // Repeats ask the judge afresh (not from the cache), record every run and
-// average them; calibrate reports the noise.
+// average them (what calibrate prints: transcript calibrate-llm-judge).
 func TestRepeatsAndCalibrate(t *testing.T) {
 	srv := openaitest.NewServer(t)
 	dir := t.TempDir()
@@ -135,14 +129,6 @@ func TestRepeatsAndCalibrate(t *testing.T) {
 	// Each repeat asked the judge: twice the calls of one run (no cache reuse).
 	if f.Usage.ChatCalls != srv.ChatCalls() || f.Usage.CachedCalls != 0 {
 		t.Errorf("usage %+v, server %d", f.Usage, srv.ChatCalls())
-	}
-	for _, want := range []string{"suggested tolerance", "faithfulness: {tolerance: 0.010}"} {
-		if !strings.Contains(r.stdout, want) {
-			t.Errorf("calibrate output lacks %q:\n%s", want, r.stdout)
-		}
-	}
-	if r := gate(t, env, "calibrate", "--dataset", "x.jsonl", "--repeats", "1"); r.code != 2 || !strings.Contains(r.stderr, "at least 2") {
-		t.Errorf("--repeats 1: exit %d %s", r.code, r.stderr)
 	}
 }
 
@@ -170,14 +156,14 @@ func TestMaxDurationSavesWhatFinished(t *testing.T) {
 }
 
 // A judge that refuses everything does not produce a green run: exit 3,
-// naming the metrics and the reason, with the results saved.
+// with the results saved (the message: transcript run-judge-refuses).
 func TestJudgeFailingEverywhereExits3(t *testing.T) {
 	srv := openaitest.NewServer(t)
 	srv.Inject(openaitest.Refusal().Times(-1))
 	out := filepath.Join(t.TempDir(), "r.json")
 	r := gate(t, map[string]string{"OPENAI_API_KEY": "k"}, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--metrics", "faithfulness",
 		"--base-url", srv.URL, "--model", "m", "--embedding-model", "e", "--no-cache", "--out", out)
-	if r.code != 3 || !strings.Contains(r.stderr, "faithfulness undefined for 20 of 20 samples (most often: judge refused)") {
+	if r.code != 3 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
 	if _, err := results.Read(out); err != nil {

@@ -10,89 +10,6 @@ import (
 	"github.com/raggate/raggate/internal/judge/openaitest"
 )
 
-// Every bad flag value is exit 2 naming the flag and its valid range, and
-// is found before anything is read: the dataset here does not exist, so a
-// message about it means the flag was not checked first.
-func TestBadFlagValuesExit2(t *testing.T) {
-	const missing = "no-such-dataset.jsonl"
-	run := func(extra ...string) []string {
-		return append([]string{"run", "--dataset", missing, "--judge", "offline", "--out", filepath.Join(t.TempDir(), "r.json")}, extra...)
-	}
-	check := func(extra ...string) []string {
-		return append([]string{"check", "--dataset", missing, "--judge", "offline", "--out", filepath.Join(t.TempDir(), "r.json")}, extra...)
-	}
-	tests := []struct {
-		name string
-		args []string
-		want []string // each must be in stderr
-	}{
-		{"concurrency 0", run("--concurrency", "0"), []string{"--concurrency 0", "1 to 1000"}},
-		{"concurrency -1", run("--concurrency", "-1"), []string{"--concurrency -1", "1 to 1000"}},
-		{"concurrency huge", run("--concurrency", "100000"), []string{"--concurrency 100000", "1 to 1000"}},
-		{"repeats 0", run("--repeats", "0"), []string{"--repeats 0", "1 to 100"}},
-		{"repeats -2", run("--repeats", "-2"), []string{"--repeats -2", "1 to 100"}},
-		{"strictness 0", run("--strictness", "0"), []string{"--strictness 0", "1 to 10"}},
-		{"strictness 11", run("--strictness", "11"), []string{"--strictness 11", "1 to 10"}},
-		{"max-retries -1", run("--max-retries", "-1"), []string{"--max-retries -1", "0 to 20"}},
-		{"max-retries 21", run("--max-retries", "21"), []string{"--max-retries 21", "0 to 20"}},
-		{"request-timeout 0", run("--request-timeout", "0"), []string{"--request-timeout 0s", "more than 0"}},
-		{"request-timeout -1s", run("--request-timeout", "-1s"), []string{"--request-timeout -1s", "more than 0"}},
-		{"request-timeout 2h", run("--request-timeout", "2h"), []string{"--request-timeout 2h0m0s", "at most 1h"}},
-		{"max-duration -1s", run("--max-duration", "-1s"), []string{"--max-duration -1s", "0 (no limit) or more"}},
-		{"rpm -1", run("--rpm", "-1"), []string{"--rpm -1", "0 (no limit) or more"}},
-		{"tpm -5", run("--tpm", "-5"), []string{"--tpm -5", "0 (no limit) or more"}},
-		{"max-completion-tokens 0", run("--max-completion-tokens", "0"), []string{"--max-completion-tokens 0", "1 to 1000000"}},
-		{"max-completion-tokens -3", run("--max-completion-tokens", "-3"), []string{"--max-completion-tokens -3", "1 to 1000000"}},
-		{"max-undefined NaN", run("--max-undefined", "NaN"), []string{"--max-undefined NaN", "0 to 1"}},
-		{"max-undefined -0.1", run("--max-undefined", "-0.1"), []string{"--max-undefined -0.1", "0 to 1"}},
-		{"max-undefined 1.5", run("--max-undefined", "1.5"), []string{"--max-undefined 1.5", "0 to 1"}},
-		{"max-undefined Inf", run("--max-undefined", "Inf"), []string{"--max-undefined +Inf", "0 to 1"}},
-		{"judge unknown", run("--judge", "gpt"), []string{`--judge "gpt"`, "auto, offline or openai"}},
-		{"claims-atomicity unknown", run("--claims-atomicity", "medium"), []string{`--claims-atomicity "medium"`, "low or high"}},
-		{"claims-coverage unknown", run("--claims-coverage", "High"), []string{`--claims-coverage "High"`, "low or high"}},
-		{"response-format unknown", run("--response-format", "json"), []string{`--response-format "json"`, "json_schema, json_object or none"}},
-		{"metrics unknown", run("--metrics", "faithfulnes"), []string{"--metrics", `did you mean "faithfulness"`}},
-		{"field malformed", run("--field", "response"), []string{`--field "response"`, "canonical=name"}},
-		{"shard 3/2", run("--shard", "3/2"), []string{"--shard", "1 <= i <= n"}},
-		{"shard 0/4", run("--shard", "0/4"), []string{"--shard", "1 <= i <= n"}},
-		{"base-url and azure", run("--base-url", "http://localhost:1/v1", "--azure-endpoint", "https://x.openai.azure.com"), []string{"--base-url", "--azure-endpoint", "not both"}},
-		{"out empty", []string{"run", "--dataset", missing, "--out", ""}, []string{"--out", "results file"}},
-		{"dataset missing", []string{"run"}, []string{"--dataset is required"}},
-		{"two problems at once", run("--concurrency", "0", "--strictness", "0"), []string{"--concurrency 0", "--strictness 0"}},
-
-		{"check format", check("--format", "html"), []string{`--format "html"`, "text, markdown or json"}},
-		{"check both baselines", check("--baseline", "b.json", "--baseline-ref", "origin/main:b.json"), []string{"--baseline", "--baseline-ref", "not both"}},
-		{"check baseline-ref without path", check("--baseline-ref", "origin/main"), []string{`--baseline-ref "origin/main"`, "REF:PATH"}},
-		{"check concurrency", check("--concurrency", "-3"), []string{"--concurrency -3", "1 to 1000"}},
-
-		{"calibrate repeats 1", []string{"calibrate", "--dataset", missing, "--repeats", "1"}, []string{"--repeats 1", "2 to 100"}},
-		{"calibrate alpha 0", []string{"calibrate", "--dataset", missing, "--alpha", "0"}, []string{"--alpha 0", "more than 0 and less than 1"}},
-		{"calibrate alpha NaN", []string{"calibrate", "--dataset", missing, "--alpha", "NaN"}, []string{"--alpha NaN", "more than 0 and less than 1"}},
-		{"calibrate alpha 1", []string{"calibrate", "--dataset", missing, "--alpha", "1"}, []string{"--alpha 1", "more than 0 and less than 1"}},
-
-		{"compare head missing", []string{"compare", "--base", "b.json"}, []string{"--head is required"}},
-		{"compare format", []string{"compare", "--head", "h.json", "--format", "yaml"}, []string{`--format "yaml"`, "text, markdown or json"}},
-
-		{"merge out empty", []string{"merge", "--out", "", "a.json"}, []string{"--out", "results file"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := gate(t, nil, tt.args...)
-			if r.code != 2 {
-				t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(r.stderr, w) {
-					t.Errorf("stderr lacks %q:\n%s", w, r.stderr)
-				}
-			}
-			if strings.Contains(r.stderr, missing) {
-				t.Errorf("the dataset was read before the flags were checked:\n%s", r.stderr)
-			}
-		})
-	}
-}
-
 // The defaults, and the values at the edge of each range, are accepted.
 func TestEdgeFlagValuesAccepted(t *testing.T) {
 	ds := filepath.Join(t.TempDir(), "golden.jsonl")
@@ -331,20 +248,6 @@ func TestMissingEmbeddingModelExits2BeforeAnyCall(t *testing.T) {
 	r := gate(t, env, append(append([]string{"run"}, common...), "--metrics", "faithfulness", "--out", filepath.Join(dir, "ok.json"))...)
 	if r.code != 0 {
 		t.Fatalf("faithfulness alone: exit %d\n%s", r.code, r.stderr)
-	}
-}
-
-// A dry run against Azure prices the configured deployment, as the real
-// run reports it, not OpenAI's default model.
-func TestDryRunAzureUsesTheConfiguredModel(t *testing.T) {
-	r := gate(t, map[string]string{"AZURE_OPENAI_API_KEY": "k"}, "run", "--dry-run", "--dataset", repo+"/testdata/demo/golden.jsonl",
-		"--judge", "openai", "--api-key-env", "AZURE_OPENAI_API_KEY", "--azure-endpoint", "https://acme.openai.azure.com",
-		"--azure-deployment", "prod-chat", "--azure-embedding-deployment", "prod-embed")
-	if r.code != 0 {
-		t.Fatalf("exit %d\n%s", r.code, r.stderr)
-	}
-	if !strings.Contains(r.stdout, `judge model "prod-chat", embeddings "prod-embed"`) || strings.Contains(r.stdout, "gpt-4o-mini") {
-		t.Errorf("dry run does not describe the Azure deployments:\n%s", r.stdout)
 	}
 }
 
