@@ -167,9 +167,24 @@ func ReasonOf(err error) string {
 	return err.Error()
 }
 
-// cloneNewSteps deep-copies the outputs of the claims, attribute and
-// verify_pair steps (see Answer.Clone).
-func cloneNewSteps(a Answer) Answer {
+// Clone returns a deep copy of the answer, so that a holder of one copy
+// cannot change another's (memoized or canned answers).
+func (a Answer) Clone() Answer {
+	if a.Statements != nil {
+		s := *a.Statements
+		s.Statements = slices.Clone(s.Statements)
+		a.Statements = &s
+	}
+	if a.Verify != nil {
+		v := *a.Verify
+		v.Verdicts = slices.Clone(v.Verdicts)
+		a.Verify = &v
+	}
+	if a.Useful != nil {
+		u := *a.Useful
+		a.Useful = &u
+	}
+	a.Questions = slices.Clone(a.Questions)
 	if a.Claims != nil {
 		c := *a.Claims
 		c.Claims = slices.Clone(c.Claims)

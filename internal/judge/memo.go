@@ -305,27 +305,6 @@ func (m *Memoized) Calls() map[metrics.Step]int {
 	return maps.Clone(m.calls)
 }
 
-// Clone returns a deep copy of the answer, so that a holder of one copy
-// cannot change another's (memoized or canned answers).
-func (a Answer) Clone() Answer {
-	if a.Statements != nil {
-		s := *a.Statements
-		s.Statements = slices.Clone(s.Statements)
-		a.Statements = &s
-	}
-	if a.Verify != nil {
-		v := *a.Verify
-		v.Verdicts = slices.Clone(v.Verdicts)
-		a.Verify = &v
-	}
-	if a.Useful != nil {
-		u := *a.Useful
-		a.Useful = &u
-	}
-	a.Questions = slices.Clone(a.Questions)
-	return cloneNewSteps(a)
-}
-
 // Scope is a view of a Memoized for one unit of work, such as a sample:
 // it shares the memo's answers, and the entries it used stay in the memo
 // until Release (unless something else still holds them). A Scope is

@@ -10,6 +10,19 @@ import "strings"
 // of the shorter name's length (at least 1; 2 for names of 3 characters or
 // more, so a swapped pair of letters is caught).
 func Closest(s string, candidates []string) string {
+	return nearest(s, candidates, Distance, func(ls, lc string) int {
+		n := min(len([]rune(ls)), len([]rune(lc)))
+		if n >= 3 {
+			return max(2, n/3)
+		}
+		return 1
+	})
+}
+
+// nearest returns the candidate with the smallest distance to s (both
+// lower-cased) among those within their limit, the first on a tie; "" when
+// s is blank or no candidate is within its limit.
+func nearest(s string, candidates []string, distance func(a, b string) int, limit func(ls, lc string) int) string {
 	ls := strings.ToLower(strings.TrimSpace(s))
 	if ls == "" {
 		return ""
@@ -17,13 +30,7 @@ func Closest(s string, candidates []string) string {
 	best, bestD := "", -1
 	for _, c := range candidates {
 		lc := strings.ToLower(c)
-		d := Distance(ls, lc)
-		n := min(len([]rune(ls)), len([]rune(lc)))
-		limit := max(1, n/3)
-		if n >= 3 {
-			limit = max(2, limit)
-		}
-		if d <= limit && (bestD < 0 || d < bestD) {
+		if d := distance(ls, lc); d <= limit(ls, lc) && (bestD < 0 || d < bestD) {
 			best, bestD = c, d
 		}
 	}
@@ -64,24 +71,13 @@ func Distance(a, b string) int {
 //   - s is not c with a prefix or suffix set off by a non-letter
 //     (answer_score, gt_answer and contexts2 are names of their own).
 func Misspelling(s string, candidates []string) string {
-	ls := strings.ToLower(strings.TrimSpace(s))
-	if ls == "" {
-		return ""
-	}
-	best, bestD := "", -1
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		n := len([]rune(lc))
-		limit := 0
-		if n > 4 {
-			limit = min(3, max(1, n/5))
+	best := nearest(s, candidates, swapDistance, func(_, lc string) int {
+		if n := len([]rune(lc)); n > 4 {
+			return min(3, max(1, n/5))
 		}
-		d := swapDistance(ls, lc)
-		if d <= limit && (bestD < 0 || d < bestD) {
-			best, bestD = c, d
-		}
-	}
-	if best != "" && extends(ls, strings.ToLower(best)) {
+		return 0
+	})
+	if best != "" && extends(strings.ToLower(strings.TrimSpace(s)), strings.ToLower(best)) {
 		return ""
 	}
 	return best
