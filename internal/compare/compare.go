@@ -1,11 +1,8 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
 
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
@@ -147,11 +144,51 @@ func (s *side) noiseOf(m string) results.Score {
 }
 
 // Compare compares head with base (nil: no baseline, floors only) under th.
-// head must not be nil.
+// head must not be nil. It runs the steps of a comparison in order: pair
+// the samples, test every metric, correct the p-values for multiplicity,
+// apply the rules, check the situations, and list the most regressed
+// samples.
 func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 	if head == nil {
 		head = &results.File{}
 	}
+	cmp := c.newComparison(base, head, th)
+	cmp.pairSamples()
+	cmp.testMetrics()
+	segs := cmp.st.compareSegments(th.Segments, cmp.hs, cmp.bs, cmp.pairs, cmp.r.Metrics)
+	cmp.adjust(segs)
+	cmp.applyRules()
+	cmp.segmentFindings(segs)
+	cmp.situations(segs)
+	cmp.decide()
+	cmp.topRegressed()
+	return cmp.r
+}
+
+// comparison is the state of one Compare call, shared by its steps.
+type comparison struct {
+	r          *Report
+	th         Thresholds
+	def        Defaults
+	st         statsConfig
+	base, head *results.File
+	hs, bs     *side // bs is nil without a baseline
+	pairs      []pair
+	// order lists the metrics either side scored, in catalogue order.
+	order []string
+	// perMetric holds each tested metric's oriented differences, for the
+	// per-sample view.
+	perMetric map[string]diffs
+	// tested indexes the metrics of r whose sign-flip test ran.
+	tested []int
+	// findings collects the findings in report order; few, weak and
+	// reportOnly are notes gathered on the way and placed later.
+	findings, few, weak, reportOnly []Finding
+}
+
+// newComparison resolves the settings, starts the report and indexes the
+// sides.
+func (c Config) newComparison(base, head *results.File, th Thresholds) *comparison {
 	def := th.resolvedDefaults()
 	boot := c.Bootstrap
 	if boot == 0 {
@@ -169,6 +206,7 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		Failures:     []string{},
 		Warnings:     []string{},
 		Notes:        []string{},
+		Findings:     []Finding{},
 		Metrics:      []MetricResult{},
 		TopRegressed: []SampleDelta{},
 		New:          []SampleRef{},
@@ -177,48 +215,55 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		Settings: Settings{Thresholds: th.Source, Defaults: def, Bootstrap: boot,
 			PermutationDraws: draws, CILevel: ciLevel, Power: mdePower},
 	}
-	hs := newSide(head)
-	r.Head = hs.info()
+	cmp := &comparison{r: r, th: th, def: def, base: base, head: head, hs: newSide(head),
+		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]diffs{}}
+	r.Head = cmp.hs.info()
 	r.Counts.Head = len(head.Samples)
-	var bs *side
 	if base != nil {
-		bs = newSide(base)
-		info := bs.info()
+		cmp.bs = newSide(base)
+		info := cmp.bs.info()
 		r.Base = &info
 		r.Counts.Base = len(base.Samples)
 	}
+	cmp.order = metricOrder(cmp.hs, cmp.bs)
+	return cmp
+}
 
-	// Pair samples by id.
-	var pairs []pair
-	for i, smp := range head.Samples {
-		if bs == nil {
-			continue
-		}
-		if hi := hs.byID[smp.ID]; hi != i {
+// pairSamples pairs the samples by id (the first of a duplicated id
+// counts) and lists the new and removed ones.
+func (cmp *comparison) pairSamples() {
+	r, hs, bs := cmp.r, cmp.hs, cmp.bs
+	if bs == nil {
+		return
+	}
+	for i, smp := range cmp.head.Samples {
+		if hs.byID[smp.ID] != i {
 			continue // duplicate id: the first one counts
 		}
-		if j, ok := bs.byID[smp.ID]; ok {
-			pairs = append(pairs, pair{i, j})
-			if smp.InputHash != "" && base.Samples[j].InputHash != "" && smp.InputHash != base.Samples[j].InputHash {
-				r.Counts.InputsChanged++
-			}
-		} else {
+		j, ok := bs.byID[smp.ID]
+		if !ok {
 			r.New = append(r.New, SampleRef{ID: smp.ID, Question: smp.Question})
+			continue
+		}
+		cmp.pairs = append(cmp.pairs, pair{i, j})
+		if b := cmp.base.Samples[j].InputHash; smp.InputHash != "" && b != "" && smp.InputHash != b {
+			r.Counts.InputsChanged++
 		}
 	}
-	if bs != nil {
-		for j, smp := range base.Samples {
-			if bs.byID[smp.ID] != j {
-				continue
-			}
-			if _, ok := hs.byID[smp.ID]; !ok {
-				r.Removed = append(r.Removed, SampleRef{ID: smp.ID, Question: smp.Question})
-			}
+	for j, smp := range cmp.base.Samples {
+		if bs.byID[smp.ID] != j {
+			continue
+		}
+		if _, ok := hs.byID[smp.ID]; !ok {
+			r.Removed = append(r.Removed, SampleRef{ID: smp.ID, Question: smp.Question})
 		}
 	}
-	r.Counts.Paired, r.Counts.New, r.Counts.Removed = len(pairs), len(r.New), len(r.Removed)
+	r.Counts.Paired, r.Counts.New, r.Counts.Removed = len(cmp.pairs), len(r.New), len(r.Removed)
+}
 
-	// The metrics, in catalogue order.
+// metricOrder lists the metrics either side scored, in catalogue order
+// (unknown metrics last, by name).
+func metricOrder(hs, bs *side) []string {
 	names := map[string]bool{}
 	for m := range hs.present {
 		names[m] = true
@@ -239,273 +284,355 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		}
 		return order[i] < order[j]
 	})
+	return order
+}
 
-	// Per-metric oriented differences, kept for the per-sample view.
-	st := statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}
-	perMetric := map[string]diffs{}
-	var tested []int // indexes into r.Metrics of tested metrics
-	var few []string
-	for _, m := range order {
-		rule := th.For(m)
-		dir := metrics.HigherIsBetter
-		if cm, ok := metrics.Lookup(m); ok {
-			dir = cm.Direction
-		}
-		mr := newMetricResult(m, dir.String(), rule, !th.Gated(m))
-		inHead, inBase := hs.present[m], bs != nil && bs.present[m]
-		if inHead {
-			xs := hs.defined(m)
-			mr.HeadN, mr.HeadUndefined = len(xs), len(head.Samples)-len(xs)
-			mr.HeadMean, mr.HeadDist = results.Score(mean(xs)), dist(xs)
-			mr.HeadJudgeNoise = hs.noiseOf(m)
-		}
-		if inBase {
-			xs := bs.defined(m)
-			mr.BaseN, mr.BaseUndefined = len(xs), len(base.Samples)-len(xs)
-			mr.BaseMean, mr.BaseDist = results.Score(mean(xs)), dist(xs)
-			mr.BaseJudgeNoise = bs.noiseOf(m)
-		}
+// testMetrics describes every metric on each side and runs the paired
+// test where both sides scored it.
+func (cmp *comparison) testMetrics() {
+	for _, m := range cmp.order {
+		mr := cmp.describeMetric(m)
 		switch {
-		case bs == nil:
+		case cmp.bs == nil:
 			mr.Change = VerdictNoBaseline
-		case !inHead:
+		case !cmp.hs.present[m]:
 			mr.Change = VerdictNotInHead
-		case !inBase:
+		case !cmp.bs.present[m]:
 			mr.Change = VerdictNewMetric
 		default:
-			dd, ok := st.testPairs(&mr, hs, bs, pairs, m)
-			perMetric[m] = dd
+			dd, ok := cmp.st.testPairs(&mr, cmp.hs, cmp.bs, cmp.pairs, m)
+			cmp.perMetric[m] = dd
 			if !ok {
-				few = append(few, fmt.Sprintf("%s (%d)", m, mr.N))
+				cmp.few = append(cmp.few, Finding{Kind: KindFewPairs, Level: LevelNote, Metric: m, N: mr.N, Of: cmp.def.MinSamples})
 				break
 			}
-			tested = append(tested, len(r.Metrics))
+			cmp.tested = append(cmp.tested, len(cmp.r.Metrics))
 		}
-		r.Metrics = append(r.Metrics, mr)
+		cmp.r.Metrics = append(cmp.r.Metrics, mr)
 	}
+}
 
-	segs := st.compareSegments(th.Segments, hs, bs, pairs, r.Metrics)
-	ptrs, flags := pointers(r.Metrics, tested)
+// describeMetric is metric m's result before the paired test: its rule and
+// each side's all-sample view.
+func (cmp *comparison) describeMetric(m string) MetricResult {
+	dir := metrics.HigherIsBetter
+	if cm, ok := metrics.Lookup(m); ok {
+		dir = cm.Direction
+	}
+	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !cmp.th.Gated(m))
+	if cmp.hs.present[m] {
+		xs := cmp.hs.defined(m)
+		mr.HeadN, mr.HeadUndefined = len(xs), len(cmp.head.Samples)-len(xs)
+		mr.HeadMean, mr.HeadDist = results.Score(mean(xs)), dist(xs)
+		mr.HeadJudgeNoise = cmp.hs.noiseOf(m)
+	}
+	if cmp.bs != nil && cmp.bs.present[m] {
+		xs := cmp.bs.defined(m)
+		mr.BaseN, mr.BaseUndefined = len(xs), len(cmp.base.Samples)-len(xs)
+		mr.BaseMean, mr.BaseDist = results.Score(mean(xs)), dist(xs)
+		mr.BaseJudgeNoise = cmp.bs.noiseOf(m)
+	}
+	return mr
+}
+
+// adjust corrects the p-values of the whole-set and segment tests for
+// multiplicity and decides their paired verdicts.
+func (cmp *comparison) adjust(segs *segmentRun) {
+	ptrs, flags := pointers(cmp.r.Metrics, cmp.tested)
 	ptrs, flags = append(ptrs, segs.ptrs...), append(flags, segs.tested...)
-	adjustHypotheses(ptrs, flags, def.Correction)
+	adjustHypotheses(ptrs, flags, cmp.def.Correction)
 	decideHypotheses(ptrs, flags)
+}
 
-	// Verdicts, floors, levels.
-	var fail, warn []string
-	var weak, reportOnly []string
-	for i := range r.Metrics {
-		mr := &r.Metrics[i]
+// applyRules sets every metric's verdict, floor and status and records
+// its findings.
+func (cmp *comparison) applyRules() {
+	for i := range cmp.r.Metrics {
+		mr := &cmp.r.Metrics[i]
 		mr.Verdict = mr.Change
-		var reasons []string
-		if mr.Change == VerdictRegression {
-			reasons = append(reasons, fmt.Sprintf("%s regressed by %s (%s)", mr.Metric,
-				fmtDelta(math.Abs(mr.Delta.Value())), fmtP(mr.PWorseAdj.Value())))
-		}
-		if mr.Rule.Min != nil || mr.Rule.Max != nil {
-			hm := mr.HeadMean.Value()
-			switch {
-			case !hs.present[mr.Metric] || mr.HeadN == 0:
-				warn = append(warn, fmt.Sprintf("%s has a floor in the thresholds but no defined score on head; floor not checked", mr.Metric))
-			case mr.Rule.Min != nil && hm < *mr.Rule.Min-eps:
-				mr.Floor = FloorBelowMin
-				reasons = append(reasons, fmt.Sprintf("%s %s below floor %s", mr.Metric, fmtVs(hm, *mr.Rule.Min), fmtScore(*mr.Rule.Min)))
-			case mr.Rule.Max != nil && hm > *mr.Rule.Max+eps:
-				mr.Floor = FloorAboveMax
-				reasons = append(reasons, fmt.Sprintf("%s %s above ceiling %s", mr.Metric, fmtVs(hm, *mr.Rule.Max), fmtScore(*mr.Rule.Max)))
-			default:
-				mr.Floor = FloorOK
-			}
-		}
-		if mr.Floor == FloorBelowMin || mr.Floor == FloorAboveMax {
-			if mr.Change != VerdictRegression {
-				mr.Verdict = VerdictBelowFloor
-			}
-		}
-		if mr.LostScores {
-			reasons = append(reasons, lostMessage(mr))
-			if mr.Change != VerdictRegression {
-				mr.Verdict = VerdictLostScores
-			}
-		}
-		if len(reasons) > 0 {
-			mr.Reasons = reasons
-			switch {
-			case mr.ReportOnly:
-				reportOnly = append(reportOnly, reasons...)
-			case mr.Rule.Level == LevelWarn:
-				mr.Status = StatusWarn
-				warn = append(warn, reasons...)
-			default:
-				mr.Status = StatusFail
-				fail = append(fail, reasons...)
-			}
-		}
+		reasons := cmp.metricReasons(mr)
+		cmp.flush(mr, reasons)
 		if mr.Change == VerdictNotInHead {
-			warn = append(warn, fmt.Sprintf("%s was scored on base but not on head", mr.Metric))
+			cmp.findings = append(cmp.findings, Finding{Kind: KindNotInHead, Level: LevelWarn, Metric: mr.Metric})
 		}
-		// A judge that fails on most samples must not turn the gate green
-		// by leaving too few pairs to test.
-		if hn, bn := mr.HeadN+mr.HeadUndefined, mr.BaseN+mr.BaseUndefined; bs != nil && hs.present[mr.Metric] && bn > 0 && hn > 0 &&
-			2*mr.HeadUndefined > hn && 2*mr.BaseUndefined <= bn {
-			msg := fmt.Sprintf("%s is undefined for %d of %d head samples (base: %d of %d): the judge failed on most samples, see the results' undefined reasons",
-				mr.Metric, mr.HeadUndefined, hn, mr.BaseUndefined, bn)
-			mr.Reasons = append(mr.Reasons, msg)
-			if mr.ReportOnly {
-				reportOnly = append(reportOnly, msg)
-			} else if mr.Rule.Level == LevelWarn {
-				mr.Status = StatusWarn
-				warn = append(warn, msg)
-			} else {
-				mr.Status = StatusFail
-				fail = append(fail, msg)
-			}
+		if f, ok := cmp.judgeFailed(mr); ok {
+			cmp.flush(mr, []Finding{f})
 		}
 		if isTested(mr.Change) && !mr.MDE.IsNaN() && mr.MDE.Value() > mr.Rule.Tolerance+eps {
-			weak = append(weak, fmt.Sprintf("%s %s", mr.Metric, fmtDelta(mr.MDE.Value())))
+			cmp.weak = append(cmp.weak, Finding{Kind: KindWeakPower, Level: LevelNote, Metric: mr.Metric, Value: mr.MDE.Value()})
 		}
 	}
+}
 
-	sf, sw, so := segs.verdicts(def.SegmentLevel)
-	fail, warn, reportOnly = append(fail, sf...), append(warn, sw...), append(reportOnly, so...)
-	warn = append(warn, segs.warnings...)
-	if len(th.Segments) > 0 && bs != nil {
-		r.Segments = segs.keys
+// metricReasons returns the regression, floor and lost-scores findings of
+// mr (their Level still unset) and sets its verdict and floor; a floor
+// that cannot be checked is recorded at once.
+func (cmp *comparison) metricReasons(mr *MetricResult) []Finding {
+	var reasons []Finding
+	if mr.Change == VerdictRegression {
+		reasons = append(reasons, Finding{Kind: KindRegression, Metric: mr.Metric, Value: -mr.Delta.Value(), P: mr.PWorseAdj.Value()})
 	}
-
-	// Situations.
-	if base == nil {
-		r.Notes = append(r.Notes, "no baseline: only floors were checked (store one with `gate baseline put` on the base branch)")
-		if def.OnMissingBaseline == ActionFail {
-			fail = append(fail, "no baseline to compare with (on_missing_baseline: fail)")
+	if f, ok := cmp.checkFloor(mr); ok {
+		reasons = append(reasons, f)
+		if mr.Change != VerdictRegression {
+			mr.Verdict = VerdictBelowFloor
 		}
+	}
+	if mr.LostScores {
+		reasons = append(reasons, lostFinding(mr, ""))
+		if mr.Change != VerdictRegression {
+			mr.Verdict = VerdictLostScores
+		}
+	}
+	return reasons
+}
+
+// checkFloor checks the head mean against the metric's min and max, sets
+// mr.Floor, and returns the breach, if any.
+func (cmp *comparison) checkFloor(mr *MetricResult) (Finding, bool) {
+	if mr.Rule.Min == nil && mr.Rule.Max == nil {
+		return Finding{}, false
+	}
+	hm := mr.HeadMean.Value()
+	switch {
+	case !cmp.hs.present[mr.Metric] || mr.HeadN == 0:
+		cmp.findings = append(cmp.findings, Finding{Kind: KindFloorNotChecked, Level: LevelWarn, Metric: mr.Metric})
+	case mr.Rule.Min != nil && hm < *mr.Rule.Min-eps:
+		mr.Floor = FloorBelowMin
+		return Finding{Kind: KindBelowFloor, Metric: mr.Metric, Value: hm, Bound: *mr.Rule.Min}, true
+	case mr.Rule.Max != nil && hm > *mr.Rule.Max+eps:
+		mr.Floor = FloorAboveMax
+		return Finding{Kind: KindAboveCeiling, Metric: mr.Metric, Value: hm, Bound: *mr.Rule.Max}, true
+	default:
+		mr.Floor = FloorOK
+	}
+	return Finding{}, false
+}
+
+// judgeFailed returns the finding of a judge that failed on most head
+// samples but not on most base samples: it must not turn the gate green by
+// leaving too few pairs to test.
+func (cmp *comparison) judgeFailed(mr *MetricResult) (Finding, bool) {
+	hn, bn := mr.HeadN+mr.HeadUndefined, mr.BaseN+mr.BaseUndefined
+	if cmp.bs == nil || !cmp.hs.present[mr.Metric] || bn == 0 || hn == 0 ||
+		2*mr.HeadUndefined <= hn || 2*mr.BaseUndefined > bn {
+		return Finding{}, false
+	}
+	return Finding{Kind: KindJudgeFailed, Metric: mr.Metric, N: mr.HeadUndefined, Of: hn,
+		BaseN: mr.BaseUndefined, BaseOf: bn}, true
+}
+
+// flush gives a metric's reasons their level, sets its status, and
+// records them: report-only ones are held for the report-only note.
+func (cmp *comparison) flush(mr *MetricResult, reasons []Finding) {
+	if len(reasons) == 0 {
+		return
+	}
+	level := metricLevel(mr.ReportOnly, mr.Rule.Level)
+	for i := range reasons {
+		reasons[i].Level, reasons[i].ReportOnly = level, mr.ReportOnly
+	}
+	if mr.ReportOnly {
+		cmp.reportOnly = append(cmp.reportOnly, reasons...)
+		return
+	}
+	mr.Status = statusOf(level)
+	cmp.findings = append(cmp.findings, reasons...)
+}
+
+// segmentFindings records the segments' verdicts and keeps the segment
+// keys in the report.
+func (cmp *comparison) segmentFindings(segs *segmentRun) {
+	gated, reportOnly := segs.verdicts(cmp.def.SegmentLevel)
+	cmp.findings = append(cmp.findings, gated...)
+	cmp.reportOnly = append(cmp.reportOnly, reportOnly...)
+	cmp.findings = append(cmp.findings, segs.warnings...)
+	if len(cmp.th.Segments) > 0 && cmp.bs != nil {
+		cmp.r.Segments = segs.keys
+	}
+}
+
+// situations records the findings about the comparison as a whole, in
+// report order.
+func (cmp *comparison) situations(segs *segmentRun) {
+	if cmp.base == nil {
+		cmp.add(cmp.noBaseline()...)
 	} else {
-		if base.Judge.Fingerprint != head.Judge.Fingerprint {
-			r.JudgeChanged = true
-			msg := fmt.Sprintf("judge changed: base was judged by %s, head by %s; score differences may come from the judge rather than from the change (re-create the baseline with this judge)",
-				judgeDesc(base.Judge), judgeDesc(head.Judge))
-			if def.OnJudgeChange == ActionFail {
-				fail = append(fail, msg+" (on_judge_change: fail)")
-			} else {
-				warn = append(warn, msg)
-			}
-		}
-		if base.Dataset.SHA256 != "" && head.Dataset.SHA256 != "" && base.Dataset.SHA256 != head.Dataset.SHA256 {
-			r.DatasetChanged = true
-			r.Notes = append(r.Notes, fmt.Sprintf("dataset changed (sha256 %s -> %s): %d new and %d removed samples; the %d samples on both sides are compared",
-				short(base.Dataset.SHA256), short(head.Dataset.SHA256), r.Counts.New, r.Counts.Removed, r.Counts.Paired))
-		}
-		if r.Counts.InputsChanged > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%d of %d paired samples have changed inputs", r.Counts.InputsChanged, r.Counts.Paired))
-		}
-		if base.Incomplete != "" {
-			warn = append(warn, fmt.Sprintf("base run is incomplete (%s): %d samples scored", base.Incomplete, len(base.Samples)))
-		}
-		if base.Shard != "" {
-			warn = append(warn, fmt.Sprintf("base holds only shard %s; merge the shards with `gate merge` before comparing", base.Shard))
-		}
-		if base.Config.Repeats != head.Config.Repeats && base.Config.Repeats > 0 && head.Config.Repeats > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("repeats differ: base %d, head %d", base.Config.Repeats, head.Config.Repeats))
-		}
-		if len(few) > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("fewer than %d paired samples, reported but not tested: %s", def.MinSamples, strings.Join(few, ", ")))
-		}
-		r.Notes = append(r.Notes, segs.notes...)
-		if n := segs.untestedNote(def.MinSamples); n != "" {
-			r.Notes = append(r.Notes, n)
-		}
-		if len(weak) > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("with these samples, changes smaller than the minimum detectable effect (80%% power) may show as ~: %s", strings.Join(weak, ", ")))
-		}
+		cmp.add(cmp.baseSituations()...)
+		cmp.add(cmp.few...)
+		cmp.add(segs.notes...)
+		cmp.add(segs.untested(cmp.def.MinSamples)...)
+		cmp.add(cmp.weak...)
 	}
-	hf, hw := headCompleteness(r, base, head)
-	fail, warn = append(fail, hf...), append(warn, hw...)
-	if head.Shard != "" {
-		warn = append(warn, fmt.Sprintf("head holds only shard %s; merge the shards with `gate merge` before comparing", head.Shard))
+	cmp.add(headCompleteness(cmp.r, cmp.base, cmp.head)...)
+	if cmp.head.Shard != "" {
+		cmp.add(Finding{Kind: KindShardOnly, Level: LevelWarn, Side: "head", Reason: cmp.head.Shard})
 	}
-	if len(reportOnly) > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("report-only metrics (not gated, see the thresholds' gate and report_only): %s", strings.Join(reportOnly, "; ")))
+	cmp.add(cmp.reportOnly...)
+	cmp.add(cmp.unusedRules()...)
+}
+
+func (cmp *comparison) add(fs ...Finding) { cmp.findings = append(cmp.findings, fs...) }
+
+// noBaseline is the note (and, under on_missing_baseline: fail, the
+// failure) of a comparison without a baseline.
+func (cmp *comparison) noBaseline() []Finding {
+	fs := []Finding{{Kind: KindNoBaseline, Level: LevelNote}}
+	if cmp.def.OnMissingBaseline == ActionFail {
+		fs = append(fs, Finding{Kind: KindMissingBaseline, Level: LevelFail})
+	}
+	return fs
+}
+
+// baseSituations checks what differs between the sides beyond the scores:
+// judge, dataset, inputs, an incomplete or sharded base, repeats.
+func (cmp *comparison) baseSituations() []Finding {
+	base, head, r := cmp.base, cmp.head, cmp.r
+	var fs []Finding
+	if base.Judge.Fingerprint != head.Judge.Fingerprint {
+		r.JudgeChanged = true
+		level := LevelWarn
+		if cmp.def.OnJudgeChange == ActionFail {
+			level = LevelFail
+		}
+		fs = append(fs, Finding{Kind: KindJudgeChanged, Level: level})
+	}
+	if base.Dataset.SHA256 != "" && head.Dataset.SHA256 != "" && base.Dataset.SHA256 != head.Dataset.SHA256 {
+		r.DatasetChanged = true
+		fs = append(fs, Finding{Kind: KindDatasetChanged, Level: LevelNote})
+	}
+	if r.Counts.InputsChanged > 0 {
+		fs = append(fs, Finding{Kind: KindInputsChanged, Level: LevelNote, N: r.Counts.InputsChanged, Of: r.Counts.Paired})
+	}
+	if base.Incomplete != "" {
+		fs = append(fs, Finding{Kind: KindIncomplete, Level: LevelWarn, Side: "base", Reason: base.Incomplete, N: len(base.Samples)})
+	}
+	if base.Shard != "" {
+		fs = append(fs, Finding{Kind: KindShardOnly, Level: LevelWarn, Side: "base", Reason: base.Shard})
+	}
+	if base.Config.Repeats != head.Config.Repeats && base.Config.Repeats > 0 && head.Config.Repeats > 0 {
+		fs = append(fs, Finding{Kind: KindRepeatsDiffer, Level: LevelNote, BaseN: base.Config.Repeats, N: head.Config.Repeats})
+	}
+	return fs
+}
+
+// unusedRules notes the metrics the thresholds set rules for that neither
+// side scored, in catalogue order.
+func (cmp *comparison) unusedRules() []Finding {
+	scored := map[string]bool{}
+	for _, m := range cmp.order {
+		scored[m] = true
 	}
 	var unused []string
-	for m := range th.Metrics {
-		if cm := CanonicalMetric(m); !names[cm] {
+	for m := range cmp.th.Metrics {
+		if cm := CanonicalMetric(m); !scored[cm] {
 			unused = append(unused, cm)
 		}
 	}
-	if len(unused) > 0 {
-		sort.Slice(unused, func(i, j int) bool { return metrics.Order(unused[i]) < metrics.Order(unused[j]) })
-		r.Notes = append(r.Notes, fmt.Sprintf("the thresholds set rules for metrics neither side scored: %s", strings.Join(unused, ", ")))
+	sort.Slice(unused, func(i, j int) bool { return metrics.Order(unused[i]) < metrics.Order(unused[j]) })
+	fs := make([]Finding, 0, len(unused))
+	for _, m := range unused {
+		fs = append(fs, Finding{Kind: KindThresholdsUnused, Level: LevelNote, Metric: m})
 	}
+	return fs
+}
 
-	r.Failures = append(r.Failures, fail...)
-	r.Warnings = append(r.Warnings, warn...)
+// decide sets the gate's verdict from the findings' levels.
+func (cmp *comparison) decide() {
+	r := cmp.r
+	r.Findings = append(r.Findings, cmp.findings...)
+	fail, warn := false, false
+	for _, f := range r.Findings {
+		fail = fail || f.Level == LevelFail
+		warn = warn || f.Level == LevelWarn
+	}
 	switch {
-	case len(r.Failures) > 0:
+	case fail:
 		r.Passed, r.Verdict = false, VerdictFail
-	case len(r.Warnings) > 0:
+	case warn:
 		r.Passed, r.Verdict = true, VerdictPassWithWarnings
 	default:
 		r.Passed, r.Verdict = true, VerdictPass
 	}
+}
 
-	// The most regressed samples.
-	if bs != nil {
-		type worst struct {
-			metric string
-			d      float64
-		}
-		w := make([]worst, len(pairs))
-		for i := range w {
-			w[i].d = math.Inf(1)
-		}
-		for _, m := range order { // catalogue order: ties go to the first metric
-			dd := perMetric[m]
-			for k, pi := range dd.pairIdx {
-				if dd.d[k] < w[pi].d {
-					w[pi] = worst{m, dd.d[k]}
-				}
-			}
-		}
-		var idx []int
-		for pi := range pairs {
-			if w[pi].d < -zeroDiff {
-				idx = append(idx, pi)
-			}
-		}
-		sort.SliceStable(idx, func(a, b int) bool {
-			if w[idx[a]].d != w[idx[b]].d {
-				return w[idx[a]].d < w[idx[b]].d
-			}
-			return head.Samples[pairs[idx[a]].h].ID < head.Samples[pairs[idx[b]].h].ID
-		})
-		if len(idx) > topRegressed {
-			idx = idx[:topRegressed]
-		}
-		for _, pi := range idx {
-			p := pairs[pi]
-			hsmp, bsmp := head.Samples[p.h], base.Samples[p.b]
-			sd := SampleDelta{ID: hsmp.ID, Question: hsmp.Question, WorstMetric: w[pi].metric,
-				WorstDelta: results.Score(w[pi].d), Metrics: []SampleMetric{}, Segments: sampleSegments(th.Segments, hs, bs, p)}
-			if sd.Question == "" {
-				sd.Question = bsmp.Question
-			}
-			for _, m := range order {
-				if _, ok := perMetric[m]; !ok {
-					continue
-				}
-				h, b := hs.scores[m][p.h], bs.scores[m][p.b]
-				if math.IsNaN(h) || math.IsNaN(b) || math.Abs(h-b) <= zeroDiff {
-					continue
-				}
-				sm := SampleMetric{Metric: m, Base: results.Score(b), Head: results.Score(h), Delta: results.Score(h - b)}
-				if rs := hs.reasons[p.h]; rs != nil {
-					sm.Reason = rs[m]
-				}
-				sd.Metrics = append(sd.Metrics, sm)
-			}
-			r.TopRegressed = append(r.TopRegressed, sd)
+// worst is a pair's most negative oriented difference and its metric.
+type worst struct {
+	metric string
+	d      float64
+}
+
+// topRegressed lists the paired samples that got worse, worst first (ties
+// by id), at most topRegressed of them.
+func (cmp *comparison) topRegressed() {
+	if cmp.bs == nil {
+		return
+	}
+	w := cmp.worstPerPair()
+	var idx []int
+	for pi := range cmp.pairs {
+		if w[pi].d < -zeroDiff {
+			idx = append(idx, pi)
 		}
 	}
-	return r
+	ids := func(pi int) string { return cmp.head.Samples[cmp.pairs[pi].h].ID }
+	sort.SliceStable(idx, func(a, b int) bool {
+		if w[idx[a]].d != w[idx[b]].d {
+			return w[idx[a]].d < w[idx[b]].d
+		}
+		return ids(idx[a]) < ids(idx[b])
+	})
+	if len(idx) > topRegressed {
+		idx = idx[:topRegressed]
+	}
+	for _, pi := range idx {
+		cmp.r.TopRegressed = append(cmp.r.TopRegressed, cmp.sampleDelta(cmp.pairs[pi], w[pi]))
+	}
+}
+
+// worstPerPair returns each pair's worst metric; ties go to the first
+// metric in catalogue order.
+func (cmp *comparison) worstPerPair() []worst {
+	w := make([]worst, len(cmp.pairs))
+	for i := range w {
+		w[i].d = math.Inf(1)
+	}
+	for _, m := range cmp.order {
+		dd := cmp.perMetric[m]
+		for k, pi := range dd.pairIdx {
+			if dd.d[k] < w[pi].d {
+				w[pi] = worst{m, dd.d[k]}
+			}
+		}
+	}
+	return w
+}
+
+// sampleDelta is pair p's change: its worst metric and every tested
+// metric whose score changed.
+func (cmp *comparison) sampleDelta(p pair, w worst) SampleDelta {
+	hs, bs := cmp.hs, cmp.bs
+	hsmp, bsmp := cmp.head.Samples[p.h], cmp.base.Samples[p.b]
+	sd := SampleDelta{ID: hsmp.ID, Question: hsmp.Question, WorstMetric: w.metric,
+		WorstDelta: results.Score(w.d), Metrics: []SampleMetric{}, Segments: sampleSegments(cmp.th.Segments, hs, bs, p)}
+	if sd.Question == "" {
+		sd.Question = bsmp.Question
+	}
+	for _, m := range cmp.order {
+		if _, ok := cmp.perMetric[m]; !ok {
+			continue
+		}
+		h, b := hs.scores[m][p.h], bs.scores[m][p.b]
+		if math.IsNaN(h) || math.IsNaN(b) || math.Abs(h-b) <= zeroDiff {
+			continue
+		}
+		sm := SampleMetric{Metric: m, Base: results.Score(b), Head: results.Score(h), Delta: results.Score(h - b)}
+		if rs := hs.reasons[p.h]; rs != nil {
+			sm.Reason = rs[m]
+		}
+		sd.Metrics = append(sd.Metrics, sm)
+	}
+	return sd
 }
 
 // diffs are a metric's oriented differences over a set of pairs, each with
@@ -627,61 +754,4 @@ func dist(xs []float64) Distribution {
 		Median: results.Score(quantileSorted(s, 0.5)),
 		P90:    results.Score(quantileSorted(s, 0.9)),
 	}
-}
-
-func judgeDesc(j results.Judge) string {
-	parts := []string{}
-	if j.Provider != "" {
-		parts = append(parts, j.Provider)
-	}
-	if j.Model != "" {
-		parts = append(parts, j.Model)
-	}
-	desc := strings.Join(parts, " ")
-	if desc == "" {
-		desc = "an unnamed judge"
-	}
-	fp := short(j.Fingerprint)
-	if fp == "" {
-		fp = "none"
-	}
-	return fmt.Sprintf("%s (fingerprint %s)", desc, fp)
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-// fmtScore formats a mean or a floor with two decimals.
-func fmtScore(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
-
-// fmtVs formats x with enough decimals to differ from the bound it is
-// compared with ("0.799" rather than "0.80" against a floor of 0.80).
-func fmtVs(x, bound float64) string {
-	for prec := 2; prec < 6; prec++ {
-		if s := strconv.FormatFloat(x, 'f', prec, 64); s != strconv.FormatFloat(bound, 'f', prec, 64) {
-			return s
-		}
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
-}
-
-// fmtDelta formats a difference with two decimals, or three when two would
-// show 0.00.
-func fmtDelta(x float64) string {
-	if s := strconv.FormatFloat(x, 'f', 2, 64); s != "0.00" && s != "-0.00" {
-		return s
-	}
-	return strconv.FormatFloat(x, 'f', 3, 64)
-}
-
-// fmtP formats a p-value as "p=0.003", or "p<0.001" below that.
-func fmtP(p float64) string {
-	if p < 0.001 {
-		return "p<0.001"
-	}
-	return "p=" + strconv.FormatFloat(p, 'f', 3, 64)
 }

@@ -86,7 +86,8 @@ type Report struct {
 	// Verdict is "pass", "fail" or "pass with warnings".
 	Verdict Verdict `json:"verdict"`
 	// Failures are the reasons the gate failed, one human sentence each
-	// naming the metric ("faithfulness regressed by 0.12 (p=0.003)").
+	// naming the metric ("faithfulness regressed by 0.12 (p=0.003)"): the
+	// findings at LevelFail, worded by package report.
 	Failures []string `json:"failures"`
 	// Warnings are problems that do not fail the gate: level-warn rules,
 	// incomplete runs, a judge change under on_judge_change: warn.
@@ -94,6 +95,12 @@ type Report struct {
 	// Notes explain the comparison: no baseline, dataset changed, metrics
 	// with too few pairs, minimum detectable effects.
 	Notes []string `json:"notes"`
+	// Findings are the failures, warnings and notes as typed values, in
+	// the order the report shows them. Compare fills Findings and leaves
+	// the three sentence lists empty; package report words the findings
+	// (report.Fill fills Failures, Warnings, Notes and every metric's
+	// Reasons before the report is written as JSON).
+	Findings []Finding `json:"findings"`
 
 	// HasBaseline is false when Compare got no base results.
 	HasBaseline bool `json:"has_baseline"`
@@ -192,7 +199,8 @@ type MetricResult struct {
 	Floor  Floor   `json:"floor"`
 	// Status is what the metric does to the gate, after its level.
 	Status Status `json:"status"`
-	// Reasons are this metric's failure or warning sentences.
+	// Reasons are this metric's failure or warning sentences, worded by
+	// package report from the metric's findings (Finding.IsMetricReason).
 	Reasons []string `json:"reasons,omitempty"`
 
 	// All-sample view (each side over every sample defined there).

@@ -232,7 +232,7 @@ func headline(r *compare.Report) cell {
 		return cell{kindBad, text}
 	}
 	if r.Verdict == compare.VerdictPassWithWarnings {
-		text := "passed with " + plural(len(r.Warnings), "warning", "warnings")
+		text := "passed with " + plural(len(sentences(r, compare.LevelWarn, nil)), "warning", "warnings")
 		if !r.HasBaseline {
 			text += " (no baseline yet: floors only)"
 		}
