@@ -725,11 +725,17 @@ func newMetricResult(m, dir string, rule MetricRule, reportOnly bool) MetricResu
 		LostShare: results.NaN(), PLost: results.NaN(), PLostAdj: results.NaN(),
 		BaseMean: results.NaN(), HeadMean: results.NaN(),
 		BaseJudgeNoise: results.NaN(), HeadJudgeNoise: results.NaN(),
+		Paired: nanPaired(), MDE: results.NaN(), BaseDist: nanDist(), HeadDist: nanDist(),
+	}
+}
+
+// nanPaired is the paired view before any pair is counted.
+func nanPaired() Paired {
+	return Paired{
 		PairedBaseMean: results.NaN(), PairedHeadMean: results.NaN(),
 		RawDelta: results.NaN(), Delta: results.NaN(), SD: results.NaN(),
 		RawDeltaCI: nanInterval(), DeltaCI: nanInterval(),
 		PWorse: results.NaN(), PBetter: results.NaN(), PWorseAdj: results.NaN(), PBetterAdj: results.NaN(),
-		MDE: results.NaN(), BaseDist: nanDist(), HeadDist: nanDist(),
 	}
 }
 

@@ -48,27 +48,14 @@ type Segment struct {
 // fields of MetricResult, with the same meaning. The p-values are adjusted
 // in the family of the metric together with the whole-set tests.
 type SegmentMetric struct {
-	Metric     string        `json:"metric"`
-	ReportOnly bool          `json:"report_only"`
-	Verdict    Verdict       `json:"verdict"`
-	Change     Verdict       `json:"change"`
-	Status     Status        `json:"status"`
-	Reasons    []string      `json:"reasons,omitempty"`
-	N          int           `json:"n"`
-	BaseMean   results.Score `json:"paired_base_mean"`
-	HeadMean   results.Score `json:"paired_head_mean"`
-	RawDelta   results.Score `json:"raw_delta"`
-	RawDeltaCI Interval      `json:"raw_delta_ci"`
-	Delta      results.Score `json:"delta"`
-	DeltaCI    Interval      `json:"delta_ci"`
-	SD         results.Score `json:"sd"`
-	Worse      int           `json:"worse"`
-	Same       int           `json:"same"`
-	Better     int           `json:"better"`
-	PWorse     results.Score `json:"p_worse"`
-	PBetter    results.Score `json:"p_better"`
-	PWorseAdj  results.Score `json:"p_worse_adj"`
-	PBetterAdj results.Score `json:"p_better_adj"`
+	Metric     string   `json:"metric"`
+	ReportOnly bool     `json:"report_only"`
+	Verdict    Verdict  `json:"verdict"`
+	Change     Verdict  `json:"change"`
+	Status     Status   `json:"status"`
+	Reasons    []string `json:"reasons,omitempty"`
+	// Paired holds the paired statistics, with MetricResult's meaning.
+	Paired
 	MDE        results.Score `json:"mde"`
 	Lost       int           `json:"lost"`
 	Regained   int           `json:"regained"`
@@ -240,10 +227,7 @@ func (run *segmentRun) verdicts(level Level) (gated, reportOnly []Finding) {
 // (their Level unset) naming the segment where.
 func segmentVerdict(mr *MetricResult, where string) (SegmentMetric, []Finding) {
 	sm := SegmentMetric{Metric: mr.Metric, ReportOnly: mr.ReportOnly, Verdict: mr.Change, Change: mr.Change,
-		Status: StatusOK, N: mr.N, BaseMean: mr.PairedBaseMean, HeadMean: mr.PairedHeadMean,
-		RawDelta: mr.RawDelta, RawDeltaCI: mr.RawDeltaCI, Delta: mr.Delta, DeltaCI: mr.DeltaCI, SD: mr.SD,
-		Worse: mr.Worse, Same: mr.Same, Better: mr.Better, PWorse: mr.PWorse, PBetter: mr.PBetter,
-		PWorseAdj: mr.PWorseAdj, PBetterAdj: mr.PBetterAdj, MDE: mr.MDE,
+		Status: StatusOK, Paired: mr.Paired, MDE: mr.MDE,
 		Lost: mr.Lost, Regained: mr.Regained, PLostAdj: mr.PLostAdj, LostScores: mr.LostScores}
 	var fs []Finding
 	if mr.Change == VerdictRegression {

@@ -217,30 +217,9 @@ type MetricResult struct {
 	BaseJudgeNoise results.Score `json:"base_judge_noise"`
 	HeadJudgeNoise results.Score `json:"head_judge_noise"`
 
-	// Paired view: samples defined on both sides.
-	N              int           `json:"n"`
-	PairedBaseMean results.Score `json:"paired_base_mean"`
-	PairedHeadMean results.Score `json:"paired_head_mean"`
-	// RawDelta is mean(head - base), for display.
-	RawDelta   results.Score `json:"raw_delta"`
-	RawDeltaCI Interval      `json:"raw_delta_ci"`
-	// Delta is the mean oriented difference: RawDelta for higher-is-better
-	// metrics, -RawDelta for lower-is-better ones; positive is better.
-	Delta   results.Score `json:"delta"`
-	DeltaCI Interval      `json:"delta_ci"`
-	// SD is the standard deviation of the oriented differences.
-	SD results.Score `json:"sd"`
-	// Worse, Better and Same count paired samples by their difference.
-	Worse  int `json:"worse"`
-	Better int `json:"better"`
-	Same   int `json:"same"`
-	// PWorse and PBetter are the raw one-sided p-values of the sign-flip
-	// test; the Adj versions are Holm-adjusted across the tested metrics
-	// (equal to the raw ones under correction: none). Null when untested.
-	PWorse     results.Score `json:"p_worse"`
-	PBetter    results.Score `json:"p_better"`
-	PWorseAdj  results.Score `json:"p_worse_adj"`
-	PBetterAdj results.Score `json:"p_better_adj"`
+	// Paired view: samples defined on both sides (JSON: the fields of
+	// Paired, inline).
+	Paired
 	// Exact is true when the p-values enumerate every sign pattern.
 	Exact bool `json:"exact"`
 	// MDE is the minimum detectable effect at 80% power for this n and SD,
@@ -303,4 +282,33 @@ type SampleMetric struct {
 	Delta results.Score `json:"delta"`
 	// Reason is the head sample's explanation, where known.
 	Reason string `json:"reason,omitempty"`
+}
+
+// Paired is the paired comparison of one metric over a set of pairs (every
+// pair, or one segment's): the samples defined on both sides. MetricResult
+// and SegmentMetric embed it, so that the two views cannot drift.
+type Paired struct {
+	N              int           `json:"n"`
+	PairedBaseMean results.Score `json:"paired_base_mean"`
+	PairedHeadMean results.Score `json:"paired_head_mean"`
+	// RawDelta is mean(head - base), for display.
+	RawDelta   results.Score `json:"raw_delta"`
+	RawDeltaCI Interval      `json:"raw_delta_ci"`
+	// Delta is the mean oriented difference: RawDelta for higher-is-better
+	// metrics, -RawDelta for lower-is-better ones; positive is better.
+	Delta   results.Score `json:"delta"`
+	DeltaCI Interval      `json:"delta_ci"`
+	// SD is the standard deviation of the oriented differences.
+	SD results.Score `json:"sd"`
+	// Worse, Better and Same count paired samples by their difference.
+	Worse  int `json:"worse"`
+	Better int `json:"better"`
+	Same   int `json:"same"`
+	// PWorse and PBetter are the raw one-sided p-values of the sign-flip
+	// test; the Adj versions are Holm-adjusted across the tested metrics
+	// (equal to the raw ones under correction: none). Null when untested.
+	PWorse     results.Score `json:"p_worse"`
+	PBetter    results.Score `json:"p_better"`
+	PWorseAdj  results.Score `json:"p_worse_adj"`
+	PBetterAdj results.Score `json:"p_better_adj"`
 }
