@@ -126,44 +126,6 @@ func headCompleteness(r *Report, base, head *results.File) []Finding {
 	return append(fs, f)
 }
 
-// undefinedKeys maps the canonical name of every metric undefined on
-// sample i to the sample's key for it.
-func undefinedKeys(smp results.Sample, scores map[string][]float64, i int) map[string]string {
-	var out map[string]string
-	add := func(k string) {
-		m := CanonicalMetric(k)
-		if col, ok := scores[m]; ok && math.IsNaN(col[i]) {
-			if out == nil {
-				out = map[string]string{}
-			}
-			if _, dup := out[m]; !dup {
-				out[m] = k
-			}
-		}
-	}
-	for k := range smp.Undefined {
-		add(k)
-	}
-	for k := range smp.Scores {
-		add(k)
-	}
-	return out
-}
-
-// kindOf returns the kind of metric m's undefined score on sample i ("" when
-// defined). A sample without any entry for the metric was not scored for
-// it: like missing data, that says nothing about the change.
-func (s *side) kindOf(i int, m string) results.UndefinedKind {
-	if col, ok := s.scores[m]; ok && !math.IsNaN(col[i]) {
-		return ""
-	}
-	k, ok := s.undef[i][m]
-	if !ok {
-		return results.KindData
-	}
-	return s.f.Samples[i].KindOf(k)
-}
-
 // transitions counts the pairs whose metric m is defined on base and
 // undefined on head (lost) and the reverse (regained), over the pairs where
 // neither side is undefined for reasons of the data; reason is the head's
