@@ -7,6 +7,7 @@ import (
 
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/redact"
+	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -107,11 +108,14 @@ func redactResults(r *redact.Redactor, f *results.File) {
 
 // compareRedacted compares base and head with their secrets removed, so
 // that no report, summary, comment or output built from the comparison
-// quotes one.
+// quotes one. The findings come worded (report.Fill), for the annotations
+// and outputs that quote the sentences.
 func compareRedacted(env Env, base, head *results.File, th compare.Thresholds) *compare.Report {
 	redactResults(env.red, base)
 	redactResults(env.red, head)
-	return compare.Compare(base, head, th)
+	rep := compare.Compare(base, head, th)
+	report.Fill(rep)
+	return rep
 }
 
 // errorText is err's message for text that is stored or posted.

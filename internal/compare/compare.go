@@ -1,307 +1,12 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strconv"
-	"strings"
-	"time"
 
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
 )
-
-// ReportSchema identifies the JSON form of Report.
-const ReportSchema = "raggate.compare/v1"
-
-// Verdict is the outcome of one metric, or of the whole gate.
-type Verdict string
-
-// Metric verdicts.
-const (
-	// VerdictRegression: mean delta <= -tolerance and adjusted p < alpha.
-	VerdictRegression Verdict = "regression"
-	// VerdictImprovement: mean delta >= tolerance and adjusted p < alpha.
-	VerdictImprovement Verdict = "improvement"
-	// VerdictNoChange: no significant change ("~", as in benchstat).
-	VerdictNoChange Verdict = "~"
-	// VerdictBelowFloor: the head mean is below the metric's min or above
-	// its max (the headline verdict; Change still tells what the paired
-	// comparison found).
-	VerdictBelowFloor Verdict = "below_floor"
-	// VerdictInsufficientData: fewer than min_samples paired samples; the
-	// metric is reported and never fails the comparison (floors still apply).
-	VerdictInsufficientData Verdict = "insufficient_data"
-	// VerdictNoBaseline: there is no baseline; only floors were checked.
-	VerdictNoBaseline Verdict = "no_baseline"
-	// VerdictNewMetric: the metric is scored on head but not on base.
-	VerdictNewMetric Verdict = "new_metric"
-	// VerdictNotInHead: the metric is scored on base but not on head.
-	VerdictNotInHead Verdict = "not_in_head"
-	// VerdictLostScores: significantly more paired samples lost their
-	// score (defined on base, undefined on head) than gained one.
-	VerdictLostScores Verdict = "lost_scores"
-)
-
-// Overall verdicts of the gate.
-const (
-	VerdictPass             Verdict = "pass"
-	VerdictFail             Verdict = "fail"
-	VerdictPassWithWarnings Verdict = "pass with warnings"
-)
-
-// Status is what a metric does to the gate.
-type Status string
-
-// Metric statuses.
-const (
-	StatusOK   Status = "ok"
-	StatusWarn Status = "warn"
-	StatusFail Status = "fail"
-)
-
-// Floor is the result of checking the head mean against min and max.
-type Floor string
-
-// Floor results.
-const (
-	// FloorNone: the metric has no min or max, or no defined head score.
-	FloorNone Floor = ""
-	FloorOK   Floor = "ok"
-	// FloorBelowMin: the head mean is below min.
-	FloorBelowMin Floor = "below_min"
-	// FloorAboveMax: the head mean is above max.
-	FloorAboveMax Floor = "above_max"
-)
-
-// Report is the result of a comparison, and the JSON report format. Every
-// float that can be undefined is a results.Score (JSON null when NaN).
-//
-// Means: BaseMean and HeadMean (in MetricResult) are over every sample
-// defined on that side; floors are checked against HeadMean. PairedBaseMean,
-// PairedHeadMean and RawDelta are over the samples defined on both sides, so
-// PairedHeadMean - PairedBaseMean == RawDelta. A diff table should show the
-// paired means next to the delta (so that its columns add up) and the
-// all-sample head mean where it quotes a floor; the two coincide when both
-// sides scored the same samples.
-type Report struct {
-	Schema string `json:"schema"`
-	// Passed is false when the gate fails (the CLI exits 1).
-	Passed bool `json:"passed"`
-	// Verdict is "pass", "fail" or "pass with warnings".
-	Verdict Verdict `json:"verdict"`
-	// Failures are the reasons the gate failed, one human sentence each
-	// naming the metric ("faithfulness regressed by 0.12 (p=0.003)").
-	Failures []string `json:"failures"`
-	// Warnings are problems that do not fail the gate: level-warn rules,
-	// incomplete runs, a judge change under on_judge_change: warn.
-	Warnings []string `json:"warnings"`
-	// Notes explain the comparison: no baseline, dataset changed, metrics
-	// with too few pairs, minimum detectable effects.
-	Notes []string `json:"notes"`
-
-	// HasBaseline is false when Compare got no base results.
-	HasBaseline bool `json:"has_baseline"`
-	// JudgeChanged is true when base and head have different judge
-	// fingerprints.
-	JudgeChanged bool `json:"judge_changed"`
-	// DatasetChanged is true when base and head have different dataset
-	// hashes.
-	DatasetChanged bool  `json:"dataset_changed"`
-	Base           *Side `json:"base,omitempty"`
-	Head           Side  `json:"head"`
-
-	Counts Counts `json:"counts"`
-	// Metrics are in catalogue order (metrics.Order), unknown metrics last.
-	Metrics []MetricResult `json:"metrics"`
-	// TopRegressed are the paired samples with the worst per-sample delta
-	// across metrics (at most 10, worst first; only samples that got worse).
-	TopRegressed []SampleDelta `json:"top_regressed"`
-	// New are the samples only in head, Removed those only in base, in file
-	// order. Neither is a regression.
-	New     []SampleRef `json:"new"`
-	Removed []SampleRef `json:"removed"`
-	// Segments compares the metrics per value of each segment key
-	// (Thresholds.Segments), one entry per key; omitted without keys.
-	Segments []SegmentKey `json:"segments,omitempty"`
-
-	// Settings are the resolved defaults the comparison used.
-	Settings Settings `json:"settings"`
-}
-
-// Side describes one results file of the comparison.
-type Side struct {
-	Git        *results.Git    `json:"git,omitempty"`
-	CreatedAt  time.Time       `json:"created_at"`
-	Dataset    results.Dataset `json:"dataset"`
-	Judge      results.Judge   `json:"judge"`
-	Repeats    int             `json:"repeats"`
-	Samples    int             `json:"samples"`
-	Usage      results.Usage   `json:"usage"`
-	Incomplete string          `json:"incomplete,omitempty"`
-	Shard      string          `json:"shard,omitempty"`
-}
-
-// Counts counts samples.
-type Counts struct {
-	Base int `json:"base"`
-	Head int `json:"head"`
-	// Paired samples have the same id on both sides.
-	Paired  int `json:"paired"`
-	New     int `json:"new"`
-	Removed int `json:"removed"`
-	// InputsChanged counts paired samples whose input hashes differ (both
-	// known); the others were judged on unchanged inputs.
-	InputsChanged int `json:"inputs_changed"`
-}
-
-// Settings records what the comparison used.
-type Settings struct {
-	Thresholds string   `json:"thresholds,omitempty"`
-	Defaults   Defaults `json:"defaults"`
-	// Bootstrap is the number of bootstrap resamples (0: CI not computed).
-	Bootstrap int `json:"bootstrap"`
-	// PermutationDraws is the Monte Carlo draws used beyond ExactLimit
-	// non-zero differences.
-	PermutationDraws int `json:"permutation_draws"`
-	// CILevel is the confidence level of the intervals (0.95).
-	CILevel float64 `json:"ci_level"`
-	// Power is the power at which MDE is computed (0.8).
-	Power float64 `json:"power"`
-}
-
-// Interval is a confidence interval.
-type Interval struct {
-	Low  results.Score `json:"low"`
-	High results.Score `json:"high"`
-}
-
-// Distribution summarises the per-sample scores of one side.
-type Distribution struct {
-	P10    results.Score `json:"p10"`
-	Median results.Score `json:"median"`
-	P90    results.Score `json:"p90"`
-}
-
-// MetricResult is the comparison of one metric.
-type MetricResult struct {
-	Metric string `json:"metric"`
-	// Direction is "higher" or "lower" (is better).
-	Direction string     `json:"direction"`
-	Rule      MetricRule `json:"rule"`
-	// Verdict is the headline: Change, except that a breached floor shows
-	// as VerdictBelowFloor unless the metric also regressed.
-	Verdict Verdict `json:"verdict"`
-	// Change is what the paired comparison found.
-	Change Verdict `json:"change"`
-	Floor  Floor   `json:"floor"`
-	// Status is what the metric does to the gate, after its level.
-	Status Status `json:"status"`
-	// Reasons are this metric's failure or warning sentences.
-	Reasons []string `json:"reasons,omitempty"`
-
-	// All-sample view (each side over every sample defined there).
-	BaseMean      results.Score `json:"base_mean"`
-	HeadMean      results.Score `json:"head_mean"`
-	BaseN         int           `json:"base_n"`
-	HeadN         int           `json:"head_n"`
-	BaseUndefined int           `json:"base_undefined"`
-	HeadUndefined int           `json:"head_undefined"`
-	BaseDist      Distribution  `json:"base_dist"`
-	HeadDist      Distribution  `json:"head_dist"`
-	// BaseJudgeNoise and HeadJudgeNoise are the mean within-sample standard
-	// deviations of repeated runs (null without repeats).
-	BaseJudgeNoise results.Score `json:"base_judge_noise"`
-	HeadJudgeNoise results.Score `json:"head_judge_noise"`
-
-	// Paired view: samples defined on both sides.
-	N              int           `json:"n"`
-	PairedBaseMean results.Score `json:"paired_base_mean"`
-	PairedHeadMean results.Score `json:"paired_head_mean"`
-	// RawDelta is mean(head - base), for display.
-	RawDelta   results.Score `json:"raw_delta"`
-	RawDeltaCI Interval      `json:"raw_delta_ci"`
-	// Delta is the mean oriented difference: RawDelta for higher-is-better
-	// metrics, -RawDelta for lower-is-better ones; positive is better.
-	Delta   results.Score `json:"delta"`
-	DeltaCI Interval      `json:"delta_ci"`
-	// SD is the standard deviation of the oriented differences.
-	SD results.Score `json:"sd"`
-	// Worse, Better and Same count paired samples by their difference.
-	Worse  int `json:"worse"`
-	Better int `json:"better"`
-	Same   int `json:"same"`
-	// PWorse and PBetter are the raw one-sided p-values of the sign-flip
-	// test; the Adj versions are Holm-adjusted across the tested metrics
-	// (equal to the raw ones under correction: none). Null when untested.
-	PWorse     results.Score `json:"p_worse"`
-	PBetter    results.Score `json:"p_better"`
-	PWorseAdj  results.Score `json:"p_worse_adj"`
-	PBetterAdj results.Score `json:"p_better_adj"`
-	// Exact is true when the p-values enumerate every sign pattern.
-	Exact bool `json:"exact"`
-	// MDE is the minimum detectable effect at 80% power for this n and SD,
-	// at the metric's alpha before any Holm adjustment (so a lower bound
-	// when several metrics are tested).
-	MDE results.Score `json:"mde"`
-	// Unpaired counts paired samples scored on only one side for this metric.
-	Unpaired int `json:"unpaired"`
-
-	// ReportOnly is true for a metric outside the gated family (see
-	// Thresholds.Gated): it is compared and shown, with p-values corrected
-	// among the report-only metrics, and never fails the gate.
-	ReportOnly bool `json:"report_only"`
-	// Lost counts paired samples scored on base and undefined on head,
-	// Regained the reverse; a score undefined for reasons of the data (kind
-	// data: a missing or empty golden field) counts in neither.
-	Lost     int `json:"lost"`
-	Regained int `json:"regained"`
-	// LostShare is (Lost - Regained) over the paired samples counted.
-	LostShare results.Score `json:"lost_share"`
-	// PLost is the exact one-sided sign (McNemar) test of Lost against
-	// Regained, PLostAdj the same corrected within the metric's family
-	// (with the PWorse values). Null when untested: with fewer transitions
-	// than could ever reach alpha the test is left out of the family.
-	PLost    results.Score `json:"p_lost"`
-	PLostAdj results.Score `json:"p_lost_adj"`
-	// LostScores is true when the loss is significant: PLostAdj < alpha
-	// and LostShare >= tolerance.
-	LostScores bool `json:"lost_scores"`
-	// LostReason is the most frequent head reason among the lost samples.
-	LostReason string `json:"lost_reason,omitempty"`
-}
-
-// SampleRef names a sample.
-type SampleRef struct {
-	ID       string `json:"id"`
-	Question string `json:"question,omitempty"`
-}
-
-// SampleDelta is one paired sample's change.
-type SampleDelta struct {
-	ID       string `json:"id"`
-	Question string `json:"question,omitempty"`
-	// WorstMetric and WorstDelta name the metric with the most negative
-	// oriented difference (negative is worse).
-	WorstMetric string        `json:"worst_metric"`
-	WorstDelta  results.Score `json:"worst_delta"`
-	// Metrics lists the metrics whose score changed, in catalogue order.
-	Metrics []SampleMetric `json:"metrics"`
-	// Segments are the sample's values of the segment keys it has.
-	Segments map[string]string `json:"segments,omitempty"`
-}
-
-// SampleMetric is one metric of one sample, base -> head.
-type SampleMetric struct {
-	Metric string        `json:"metric"`
-	Base   results.Score `json:"base"`
-	Head   results.Score `json:"head"`
-	// Delta is head - base.
-	Delta results.Score `json:"delta"`
-	// Reason is the head sample's explanation, where known.
-	Reason string `json:"reason,omitempty"`
-}
 
 // Config tunes the statistics; the zero value is the default.
 type Config struct {
@@ -330,120 +35,52 @@ func Compare(base, head *results.File, th Thresholds) *Report {
 	return Config{}.Compare(base, head, th)
 }
 
-// side is one results file indexed for the comparison.
-type side struct {
-	f       *results.File
-	byID    map[string]int
-	present map[string]bool      // metrics this side scored
-	scores  map[string][]float64 // metric -> score per sample (NaN undefined)
-	noise   map[string]float64   // metric -> judge noise
-	reasons []map[string]string  // per sample, canonical metric -> reason
-	// undef is, per sample, canonical metric -> the results key of an
-	// undefined score (for its kind and reason).
-	undef []map[string]string
-}
-
-// pair is a paired sample: its index in head and in base.
-type pair struct{ h, b int }
-
-func newSide(f *results.File) *side {
-	s := &side{f: f, byID: map[string]int{}, present: map[string]bool{},
-		scores: map[string][]float64{}, noise: map[string]float64{}}
-	for _, m := range f.Config.Metrics {
-		s.present[CanonicalMetric(m)] = true
-	}
-	for m := range f.Summary {
-		s.present[CanonicalMetric(m)] = true
-	}
-	n := len(f.Samples)
-	col := func(m string) []float64 {
-		c, ok := s.scores[m]
-		if !ok {
-			c = make([]float64, n)
-			for i := range c {
-				c[i] = math.NaN()
-			}
-			s.scores[m] = c
-		}
-		return c
-	}
-	noiseSum, noiseN := map[string]float64{}, map[string]int{}
-	s.reasons = make([]map[string]string, n)
-	s.undef = make([]map[string]string, n)
-	for i, smp := range f.Samples {
-		if _, dup := s.byID[smp.ID]; !dup {
-			s.byID[smp.ID] = i
-		}
-		for k, v := range smp.Scores {
-			m := CanonicalMetric(k)
-			s.present[m] = true
-			if !v.IsNaN() && !math.IsInf(v.Value(), 0) {
-				col(m)[i] = v.Value()
-			} else {
-				col(m)
-			}
-		}
-		for k := range smp.Undefined {
-			m := CanonicalMetric(k)
-			s.present[m] = true
-			col(m)
-		}
-		for k, runs := range smp.Runs {
-			m := CanonicalMetric(k)
-			s.present[m] = true
-			var xs []float64
-			for _, r := range runs {
-				if !r.IsNaN() && !math.IsInf(r.Value(), 0) {
-					xs = append(xs, r.Value())
-				}
-			}
-			if len(runs) == 0 {
-				continue // no runs recorded: keep the score
-			}
-			col(m)[i] = mean(xs)
-			if len(xs) >= 2 {
-				noiseSum[m] += stddev(xs)
-				noiseN[m]++
-			}
-		}
-		s.undef[i] = undefinedKeys(smp, s.scores, i)
-		if len(smp.Reasons) > 0 {
-			s.reasons[i] = map[string]string{}
-			for k, v := range smp.Reasons {
-				s.reasons[i][CanonicalMetric(k)] = v
-			}
-		}
-	}
-	for m, sum := range noiseSum {
-		s.noise[m] = sum / float64(noiseN[m])
-	}
-	return s
-}
-
-func (s *side) info() Side {
-	return Side{Git: s.f.Git, CreatedAt: s.f.CreatedAt, Dataset: s.f.Dataset, Judge: s.f.Judge,
-		Repeats: s.f.Config.Repeats, Samples: len(s.f.Samples), Usage: s.f.Usage,
-		Incomplete: s.f.Incomplete, Shard: s.f.Shard}
-}
-
-// defined returns the defined scores of a metric.
-func (s *side) defined(m string) []float64 {
-	return dropNaN(s.scores[m])
-}
-
-func (s *side) noiseOf(m string) results.Score {
-	if v, ok := s.noise[m]; ok {
-		return results.Score(v)
-	}
-	return results.NaN()
-}
-
 // Compare compares head with base (nil: no baseline, floors only) under th.
-// head must not be nil.
+// head must not be nil. It runs the steps of a comparison in order: pair
+// the samples, test every metric, correct the p-values for multiplicity,
+// apply the rules, check the situations, and list the most regressed
+// samples.
 func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 	if head == nil {
 		head = &results.File{}
 	}
+	cmp := c.newComparison(base, head, th)
+	cmp.pairSamples()
+	cmp.testMetrics()
+	segs := cmp.st.compareSegments(th.Segments, cmp.hs, cmp.bs, cmp.pairs, cmp.r.Metrics)
+	cmp.adjust(segs)
+	cmp.applyRules()
+	cmp.segmentFindings(segs)
+	cmp.situations(segs)
+	cmp.decide()
+	cmp.topRegressed()
+	return cmp.r
+}
+
+// comparison is the state of one Compare call, shared by its steps.
+type comparison struct {
+	r          *Report
+	th         Thresholds
+	def        Defaults
+	st         statsConfig
+	base, head *results.File
+	hs, bs     *side // bs is nil without a baseline
+	pairs      []pair
+	// order lists the metrics either side scored, in catalogue order.
+	order []string
+	// perMetric holds each tested metric's oriented differences, for the
+	// per-sample view.
+	perMetric map[string]diffs
+	// tested indexes the metrics of r whose sign-flip test ran.
+	tested []int
+	// findings collects the findings in report order; few, weak and
+	// reportOnly are notes gathered on the way and placed later.
+	findings, few, weak, reportOnly []Finding
+}
+
+// newComparison resolves the settings, starts the report and indexes the
+// sides.
+func (c Config) newComparison(base, head *results.File, th Thresholds) *comparison {
 	def := th.resolvedDefaults()
 	boot := c.Bootstrap
 	if boot == 0 {
@@ -461,6 +98,7 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		Failures:     []string{},
 		Warnings:     []string{},
 		Notes:        []string{},
+		Findings:     []Finding{},
 		Metrics:      []MetricResult{},
 		TopRegressed: []SampleDelta{},
 		New:          []SampleRef{},
@@ -469,48 +107,55 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		Settings: Settings{Thresholds: th.Source, Defaults: def, Bootstrap: boot,
 			PermutationDraws: draws, CILevel: ciLevel, Power: mdePower},
 	}
-	hs := newSide(head)
-	r.Head = hs.info()
+	cmp := &comparison{r: r, th: th, def: def, base: base, head: head, hs: newSide(head),
+		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]diffs{}}
+	r.Head = cmp.hs.info()
 	r.Counts.Head = len(head.Samples)
-	var bs *side
 	if base != nil {
-		bs = newSide(base)
-		info := bs.info()
+		cmp.bs = newSide(base)
+		info := cmp.bs.info()
 		r.Base = &info
 		r.Counts.Base = len(base.Samples)
 	}
+	cmp.order = metricOrder(cmp.hs, cmp.bs)
+	return cmp
+}
 
-	// Pair samples by id.
-	var pairs []pair
-	for i, smp := range head.Samples {
-		if bs == nil {
-			continue
-		}
-		if hi := hs.byID[smp.ID]; hi != i {
+// pairSamples pairs the samples by id (the first of a duplicated id
+// counts) and lists the new and removed ones.
+func (cmp *comparison) pairSamples() {
+	r, hs, bs := cmp.r, cmp.hs, cmp.bs
+	if bs == nil {
+		return
+	}
+	for i, smp := range cmp.head.Samples {
+		if hs.byID[smp.ID] != i {
 			continue // duplicate id: the first one counts
 		}
-		if j, ok := bs.byID[smp.ID]; ok {
-			pairs = append(pairs, pair{i, j})
-			if smp.InputHash != "" && base.Samples[j].InputHash != "" && smp.InputHash != base.Samples[j].InputHash {
-				r.Counts.InputsChanged++
-			}
-		} else {
+		j, ok := bs.byID[smp.ID]
+		if !ok {
 			r.New = append(r.New, SampleRef{ID: smp.ID, Question: smp.Question})
+			continue
+		}
+		cmp.pairs = append(cmp.pairs, pair{i, j})
+		if b := cmp.base.Samples[j].InputHash; smp.InputHash != "" && b != "" && smp.InputHash != b {
+			r.Counts.InputsChanged++
 		}
 	}
-	if bs != nil {
-		for j, smp := range base.Samples {
-			if bs.byID[smp.ID] != j {
-				continue
-			}
-			if _, ok := hs.byID[smp.ID]; !ok {
-				r.Removed = append(r.Removed, SampleRef{ID: smp.ID, Question: smp.Question})
-			}
+	for j, smp := range cmp.base.Samples {
+		if bs.byID[smp.ID] != j {
+			continue
+		}
+		if _, ok := hs.byID[smp.ID]; !ok {
+			r.Removed = append(r.Removed, SampleRef{ID: smp.ID, Question: smp.Question})
 		}
 	}
-	r.Counts.Paired, r.Counts.New, r.Counts.Removed = len(pairs), len(r.New), len(r.Removed)
+	r.Counts.Paired, r.Counts.New, r.Counts.Removed = len(cmp.pairs), len(r.New), len(r.Removed)
+}
 
-	// The metrics, in catalogue order.
+// metricOrder lists the metrics either side scored, in catalogue order
+// (unknown metrics last, by name).
+func metricOrder(hs, bs *side) []string {
 	names := map[string]bool{}
 	for m := range hs.present {
 		names[m] = true
@@ -531,449 +176,353 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 		}
 		return order[i] < order[j]
 	})
+	return order
+}
 
-	// Per-metric oriented differences, kept for the per-sample view.
-	st := statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}
-	perMetric := map[string]diffs{}
-	var tested []int // indexes into r.Metrics of tested metrics
-	var few []string
-	for _, m := range order {
-		rule := th.For(m)
-		dir := metrics.HigherIsBetter
-		if cm, ok := metrics.Lookup(m); ok {
-			dir = cm.Direction
-		}
-		mr := newMetricResult(m, dir.String(), rule, !th.Gated(m))
-		inHead, inBase := hs.present[m], bs != nil && bs.present[m]
-		if inHead {
-			xs := hs.defined(m)
-			mr.HeadN, mr.HeadUndefined = len(xs), len(head.Samples)-len(xs)
-			mr.HeadMean, mr.HeadDist = results.Score(mean(xs)), dist(xs)
-			mr.HeadJudgeNoise = hs.noiseOf(m)
-		}
-		if inBase {
-			xs := bs.defined(m)
-			mr.BaseN, mr.BaseUndefined = len(xs), len(base.Samples)-len(xs)
-			mr.BaseMean, mr.BaseDist = results.Score(mean(xs)), dist(xs)
-			mr.BaseJudgeNoise = bs.noiseOf(m)
-		}
+// testMetrics describes every metric on each side and runs the paired
+// test where both sides scored it.
+func (cmp *comparison) testMetrics() {
+	for _, m := range cmp.order {
+		mr := cmp.describeMetric(m)
 		switch {
-		case bs == nil:
+		case cmp.bs == nil:
 			mr.Change = VerdictNoBaseline
-		case !inHead:
+		case !cmp.hs.present[m]:
 			mr.Change = VerdictNotInHead
-		case !inBase:
+		case !cmp.bs.present[m]:
 			mr.Change = VerdictNewMetric
 		default:
-			dd, ok := st.testPairs(&mr, hs, bs, pairs, m)
-			perMetric[m] = dd
+			dd, ok := cmp.st.testPairs(&mr, cmp.hs, cmp.bs, cmp.pairs, m)
+			cmp.perMetric[m] = dd
 			if !ok {
-				few = append(few, fmt.Sprintf("%s (%d)", m, mr.N))
+				cmp.few = append(cmp.few, Finding{Kind: KindFewPairs, Level: LevelNote, Metric: m, N: mr.N, Of: cmp.def.MinSamples})
 				break
 			}
-			tested = append(tested, len(r.Metrics))
+			cmp.tested = append(cmp.tested, len(cmp.r.Metrics))
 		}
-		r.Metrics = append(r.Metrics, mr)
+		cmp.r.Metrics = append(cmp.r.Metrics, mr)
 	}
+}
 
-	segs := st.compareSegments(th.Segments, hs, bs, pairs, r.Metrics)
-	ptrs, flags := pointers(r.Metrics, tested)
+// describeMetric is metric m's result before the paired test: its rule and
+// each side's all-sample view.
+func (cmp *comparison) describeMetric(m string) MetricResult {
+	dir := metrics.HigherIsBetter
+	if cm, ok := metrics.Lookup(m); ok {
+		dir = cm.Direction
+	}
+	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !cmp.th.Gated(m))
+	if cmp.hs.present[m] {
+		xs := cmp.hs.defined(m)
+		mr.HeadN, mr.HeadUndefined = len(xs), len(cmp.head.Samples)-len(xs)
+		mr.HeadMean, mr.HeadDist = results.Score(mean(xs)), dist(xs)
+		mr.HeadJudgeNoise = cmp.hs.noiseOf(m)
+	}
+	if cmp.bs != nil && cmp.bs.present[m] {
+		xs := cmp.bs.defined(m)
+		mr.BaseN, mr.BaseUndefined = len(xs), len(cmp.base.Samples)-len(xs)
+		mr.BaseMean, mr.BaseDist = results.Score(mean(xs)), dist(xs)
+		mr.BaseJudgeNoise = cmp.bs.noiseOf(m)
+	}
+	return mr
+}
+
+// adjust corrects the p-values of the whole-set and segment tests for
+// multiplicity and decides their paired verdicts.
+func (cmp *comparison) adjust(segs *segmentRun) {
+	ptrs, flags := pointers(cmp.r.Metrics, cmp.tested)
 	ptrs, flags = append(ptrs, segs.ptrs...), append(flags, segs.tested...)
-	adjustHypotheses(ptrs, flags, def.Correction)
+	adjustHypotheses(ptrs, flags, cmp.def.Correction)
 	decideHypotheses(ptrs, flags)
+}
 
-	// Verdicts, floors, levels.
-	var fail, warn []string
-	var weak, reportOnly []string
-	for i := range r.Metrics {
-		mr := &r.Metrics[i]
+// applyRules sets every metric's verdict, floor and status and records
+// its findings.
+func (cmp *comparison) applyRules() {
+	for i := range cmp.r.Metrics {
+		mr := &cmp.r.Metrics[i]
 		mr.Verdict = mr.Change
-		var reasons []string
-		if mr.Change == VerdictRegression {
-			reasons = append(reasons, fmt.Sprintf("%s regressed by %s (%s)", mr.Metric,
-				fmtDelta(math.Abs(mr.Delta.Value())), fmtP(mr.PWorseAdj.Value())))
-		}
-		if mr.Rule.Min != nil || mr.Rule.Max != nil {
-			hm := mr.HeadMean.Value()
-			switch {
-			case !hs.present[mr.Metric] || mr.HeadN == 0:
-				warn = append(warn, fmt.Sprintf("%s has a floor in the thresholds but no defined score on head; floor not checked", mr.Metric))
-			case mr.Rule.Min != nil && hm < *mr.Rule.Min-eps:
-				mr.Floor = FloorBelowMin
-				reasons = append(reasons, fmt.Sprintf("%s %s below floor %s", mr.Metric, fmtVs(hm, *mr.Rule.Min), fmtScore(*mr.Rule.Min)))
-			case mr.Rule.Max != nil && hm > *mr.Rule.Max+eps:
-				mr.Floor = FloorAboveMax
-				reasons = append(reasons, fmt.Sprintf("%s %s above ceiling %s", mr.Metric, fmtVs(hm, *mr.Rule.Max), fmtScore(*mr.Rule.Max)))
-			default:
-				mr.Floor = FloorOK
-			}
-		}
-		if mr.Floor == FloorBelowMin || mr.Floor == FloorAboveMax {
-			if mr.Change != VerdictRegression {
-				mr.Verdict = VerdictBelowFloor
-			}
-		}
-		if mr.LostScores {
-			reasons = append(reasons, lostMessage(mr))
-			if mr.Change != VerdictRegression {
-				mr.Verdict = VerdictLostScores
-			}
-		}
-		if len(reasons) > 0 {
-			mr.Reasons = reasons
-			switch {
-			case mr.ReportOnly:
-				reportOnly = append(reportOnly, reasons...)
-			case mr.Rule.Level == LevelWarn:
-				mr.Status = StatusWarn
-				warn = append(warn, reasons...)
-			default:
-				mr.Status = StatusFail
-				fail = append(fail, reasons...)
-			}
-		}
+		reasons := cmp.metricReasons(mr)
+		cmp.flush(mr, reasons)
 		if mr.Change == VerdictNotInHead {
-			warn = append(warn, fmt.Sprintf("%s was scored on base but not on head", mr.Metric))
+			cmp.findings = append(cmp.findings, Finding{Kind: KindNotInHead, Level: LevelWarn, Metric: mr.Metric})
 		}
-		// A judge that fails on most samples must not turn the gate green
-		// by leaving too few pairs to test.
-		if hn, bn := mr.HeadN+mr.HeadUndefined, mr.BaseN+mr.BaseUndefined; bs != nil && hs.present[mr.Metric] && bn > 0 && hn > 0 &&
-			2*mr.HeadUndefined > hn && 2*mr.BaseUndefined <= bn {
-			msg := fmt.Sprintf("%s is undefined for %d of %d head samples (base: %d of %d): the judge failed on most samples, see the results' undefined reasons",
-				mr.Metric, mr.HeadUndefined, hn, mr.BaseUndefined, bn)
-			mr.Reasons = append(mr.Reasons, msg)
-			if mr.ReportOnly {
-				reportOnly = append(reportOnly, msg)
-			} else if mr.Rule.Level == LevelWarn {
-				mr.Status = StatusWarn
-				warn = append(warn, msg)
-			} else {
-				mr.Status = StatusFail
-				fail = append(fail, msg)
-			}
+		if f, ok := cmp.judgeFailed(mr); ok {
+			cmp.flush(mr, []Finding{f})
 		}
 		if isTested(mr.Change) && !mr.MDE.IsNaN() && mr.MDE.Value() > mr.Rule.Tolerance+eps {
-			weak = append(weak, fmt.Sprintf("%s %s", mr.Metric, fmtDelta(mr.MDE.Value())))
+			cmp.weak = append(cmp.weak, Finding{Kind: KindWeakPower, Level: LevelNote, Metric: mr.Metric, Value: mr.MDE.Value()})
 		}
 	}
+}
 
-	sf, sw, so := segs.verdicts(def.SegmentLevel)
-	fail, warn, reportOnly = append(fail, sf...), append(warn, sw...), append(reportOnly, so...)
-	warn = append(warn, segs.warnings...)
-	if len(th.Segments) > 0 && bs != nil {
-		r.Segments = segs.keys
+// metricReasons returns the regression, floor and lost-scores findings of
+// mr (their Level still unset) and sets its verdict and floor; a floor
+// that cannot be checked is recorded at once.
+func (cmp *comparison) metricReasons(mr *MetricResult) []Finding {
+	var reasons []Finding
+	if mr.Change == VerdictRegression {
+		reasons = append(reasons, Finding{Kind: KindRegression, Metric: mr.Metric, Value: -mr.Delta.Value(), P: mr.PWorseAdj.Value()})
 	}
-
-	// Situations.
-	if base == nil {
-		r.Notes = append(r.Notes, "no baseline: only floors were checked (store one with `gate baseline put` on the base branch)")
-		if def.OnMissingBaseline == ActionFail {
-			fail = append(fail, "no baseline to compare with (on_missing_baseline: fail)")
+	if f, ok := cmp.checkFloor(mr); ok {
+		reasons = append(reasons, f)
+		if mr.Change != VerdictRegression {
+			mr.Verdict = VerdictBelowFloor
 		}
+	}
+	if mr.LostScores {
+		reasons = append(reasons, lostFinding(mr, ""))
+		if mr.Change != VerdictRegression {
+			mr.Verdict = VerdictLostScores
+		}
+	}
+	return reasons
+}
+
+// checkFloor checks the head mean against the metric's min and max, sets
+// mr.Floor, and returns the breach, if any.
+func (cmp *comparison) checkFloor(mr *MetricResult) (Finding, bool) {
+	if mr.Rule.Min == nil && mr.Rule.Max == nil {
+		return Finding{}, false
+	}
+	hm := mr.HeadMean.Value()
+	switch {
+	case !cmp.hs.present[mr.Metric] || mr.HeadN == 0:
+		cmp.findings = append(cmp.findings, Finding{Kind: KindFloorNotChecked, Level: LevelWarn, Metric: mr.Metric})
+	case mr.Rule.Min != nil && hm < *mr.Rule.Min-eps:
+		mr.Floor = FloorBelowMin
+		return Finding{Kind: KindBelowFloor, Metric: mr.Metric, Value: hm, Bound: *mr.Rule.Min}, true
+	case mr.Rule.Max != nil && hm > *mr.Rule.Max+eps:
+		mr.Floor = FloorAboveMax
+		return Finding{Kind: KindAboveCeiling, Metric: mr.Metric, Value: hm, Bound: *mr.Rule.Max}, true
+	default:
+		mr.Floor = FloorOK
+	}
+	return Finding{}, false
+}
+
+// judgeFailed returns the finding of a judge that failed on most head
+// samples but not on most base samples: it must not turn the gate green by
+// leaving too few pairs to test.
+func (cmp *comparison) judgeFailed(mr *MetricResult) (Finding, bool) {
+	hn, bn := mr.HeadN+mr.HeadUndefined, mr.BaseN+mr.BaseUndefined
+	if cmp.bs == nil || !cmp.hs.present[mr.Metric] || bn == 0 || hn == 0 ||
+		2*mr.HeadUndefined <= hn || 2*mr.BaseUndefined > bn {
+		return Finding{}, false
+	}
+	return Finding{Kind: KindJudgeFailed, Metric: mr.Metric, N: mr.HeadUndefined, Of: hn,
+		BaseN: mr.BaseUndefined, BaseOf: bn}, true
+}
+
+// flush gives a metric's reasons their level, sets its status, and
+// records them: report-only ones are held for the report-only note.
+func (cmp *comparison) flush(mr *MetricResult, reasons []Finding) {
+	if len(reasons) == 0 {
+		return
+	}
+	level := metricLevel(mr.ReportOnly, mr.Rule.Level)
+	for i := range reasons {
+		reasons[i].Level, reasons[i].ReportOnly = level, mr.ReportOnly
+	}
+	if mr.ReportOnly {
+		cmp.reportOnly = append(cmp.reportOnly, reasons...)
+		return
+	}
+	mr.Status = statusOf(level)
+	cmp.findings = append(cmp.findings, reasons...)
+}
+
+// segmentFindings records the segments' verdicts and keeps the segment
+// keys in the report.
+func (cmp *comparison) segmentFindings(segs *segmentRun) {
+	gated, reportOnly := segs.verdicts(cmp.def.SegmentLevel)
+	cmp.findings = append(cmp.findings, gated...)
+	cmp.reportOnly = append(cmp.reportOnly, reportOnly...)
+	cmp.findings = append(cmp.findings, segs.warnings...)
+	if len(cmp.th.Segments) > 0 && cmp.bs != nil {
+		cmp.r.Segments = segs.keys
+	}
+}
+
+// situations records the findings about the comparison as a whole, in
+// report order.
+func (cmp *comparison) situations(segs *segmentRun) {
+	if cmp.base == nil {
+		cmp.add(cmp.noBaseline()...)
 	} else {
-		if base.Judge.Fingerprint != head.Judge.Fingerprint {
-			r.JudgeChanged = true
-			msg := fmt.Sprintf("judge changed: base was judged by %s, head by %s; score differences may come from the judge rather than from the change (re-create the baseline with this judge)",
-				judgeDesc(base.Judge), judgeDesc(head.Judge))
-			if def.OnJudgeChange == ActionFail {
-				fail = append(fail, msg+" (on_judge_change: fail)")
-			} else {
-				warn = append(warn, msg)
-			}
-		}
-		if base.Dataset.SHA256 != "" && head.Dataset.SHA256 != "" && base.Dataset.SHA256 != head.Dataset.SHA256 {
-			r.DatasetChanged = true
-			r.Notes = append(r.Notes, fmt.Sprintf("dataset changed (sha256 %s -> %s): %d new and %d removed samples; the %d samples on both sides are compared",
-				short(base.Dataset.SHA256), short(head.Dataset.SHA256), r.Counts.New, r.Counts.Removed, r.Counts.Paired))
-		}
-		if r.Counts.InputsChanged > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("%d of %d paired samples have changed inputs", r.Counts.InputsChanged, r.Counts.Paired))
-		}
-		if base.Incomplete != "" {
-			warn = append(warn, fmt.Sprintf("base run is incomplete (%s): %d samples scored", base.Incomplete, len(base.Samples)))
-		}
-		if base.Shard != "" {
-			warn = append(warn, fmt.Sprintf("base holds only shard %s; merge the shards with `gate merge` before comparing", base.Shard))
-		}
-		if base.Config.Repeats != head.Config.Repeats && base.Config.Repeats > 0 && head.Config.Repeats > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("repeats differ: base %d, head %d", base.Config.Repeats, head.Config.Repeats))
-		}
-		if len(few) > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("fewer than %d paired samples, reported but not tested: %s", def.MinSamples, strings.Join(few, ", ")))
-		}
-		r.Notes = append(r.Notes, segs.notes...)
-		if n := segs.untestedNote(def.MinSamples); n != "" {
-			r.Notes = append(r.Notes, n)
-		}
-		if len(weak) > 0 {
-			r.Notes = append(r.Notes, fmt.Sprintf("with these samples, changes smaller than the minimum detectable effect (80%% power) may show as ~: %s", strings.Join(weak, ", ")))
-		}
+		cmp.add(cmp.baseSituations()...)
+		cmp.add(cmp.few...)
+		cmp.add(segs.notes...)
+		cmp.add(segs.untested(cmp.def.MinSamples)...)
+		cmp.add(cmp.weak...)
 	}
-	hf, hw := headCompleteness(r, base, head)
-	fail, warn = append(fail, hf...), append(warn, hw...)
-	if head.Shard != "" {
-		warn = append(warn, fmt.Sprintf("head holds only shard %s; merge the shards with `gate merge` before comparing", head.Shard))
+	cmp.add(headCompleteness(cmp.r, cmp.base, cmp.head)...)
+	if cmp.head.Shard != "" {
+		cmp.add(Finding{Kind: KindShardOnly, Level: LevelWarn, Side: "head", Reason: cmp.head.Shard})
 	}
-	if len(reportOnly) > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("report-only metrics (not gated, see the thresholds' gate and report_only): %s", strings.Join(reportOnly, "; ")))
+	cmp.add(cmp.reportOnly...)
+	cmp.add(cmp.unusedRules()...)
+}
+
+func (cmp *comparison) add(fs ...Finding) { cmp.findings = append(cmp.findings, fs...) }
+
+// noBaseline is the note (and, under on_missing_baseline: fail, the
+// failure) of a comparison without a baseline.
+func (cmp *comparison) noBaseline() []Finding {
+	fs := []Finding{{Kind: KindNoBaseline, Level: LevelNote}}
+	if cmp.def.OnMissingBaseline == ActionFail {
+		fs = append(fs, Finding{Kind: KindMissingBaseline, Level: LevelFail})
+	}
+	return fs
+}
+
+// baseSituations checks what differs between the sides beyond the scores:
+// judge, dataset, inputs, an incomplete or sharded base, repeats.
+func (cmp *comparison) baseSituations() []Finding {
+	base, head, r := cmp.base, cmp.head, cmp.r
+	var fs []Finding
+	if base.Judge.Fingerprint != head.Judge.Fingerprint {
+		r.JudgeChanged = true
+		level := LevelWarn
+		if cmp.def.OnJudgeChange == ActionFail {
+			level = LevelFail
+		}
+		fs = append(fs, Finding{Kind: KindJudgeChanged, Level: level})
+	}
+	if base.Dataset.SHA256 != "" && head.Dataset.SHA256 != "" && base.Dataset.SHA256 != head.Dataset.SHA256 {
+		r.DatasetChanged = true
+		fs = append(fs, Finding{Kind: KindDatasetChanged, Level: LevelNote})
+	}
+	if r.Counts.InputsChanged > 0 {
+		fs = append(fs, Finding{Kind: KindInputsChanged, Level: LevelNote, N: r.Counts.InputsChanged, Of: r.Counts.Paired})
+	}
+	if base.Incomplete != "" {
+		fs = append(fs, Finding{Kind: KindIncomplete, Level: LevelWarn, Side: "base", Reason: base.Incomplete, N: len(base.Samples)})
+	}
+	if base.Shard != "" {
+		fs = append(fs, Finding{Kind: KindShardOnly, Level: LevelWarn, Side: "base", Reason: base.Shard})
+	}
+	if base.Config.Repeats != head.Config.Repeats && base.Config.Repeats > 0 && head.Config.Repeats > 0 {
+		fs = append(fs, Finding{Kind: KindRepeatsDiffer, Level: LevelNote, BaseN: base.Config.Repeats, N: head.Config.Repeats})
+	}
+	return fs
+}
+
+// unusedRules notes the metrics the thresholds set rules for that neither
+// side scored, in catalogue order.
+func (cmp *comparison) unusedRules() []Finding {
+	scored := map[string]bool{}
+	for _, m := range cmp.order {
+		scored[m] = true
 	}
 	var unused []string
-	for m := range th.Metrics {
-		if cm := CanonicalMetric(m); !names[cm] {
+	for m := range cmp.th.Metrics {
+		if cm := CanonicalMetric(m); !scored[cm] {
 			unused = append(unused, cm)
 		}
 	}
-	if len(unused) > 0 {
-		sort.Slice(unused, func(i, j int) bool { return metrics.Order(unused[i]) < metrics.Order(unused[j]) })
-		r.Notes = append(r.Notes, fmt.Sprintf("the thresholds set rules for metrics neither side scored: %s", strings.Join(unused, ", ")))
+	sort.Slice(unused, func(i, j int) bool { return metrics.Order(unused[i]) < metrics.Order(unused[j]) })
+	fs := make([]Finding, 0, len(unused))
+	for _, m := range unused {
+		fs = append(fs, Finding{Kind: KindThresholdsUnused, Level: LevelNote, Metric: m})
 	}
+	return fs
+}
 
-	r.Failures = append(r.Failures, fail...)
-	r.Warnings = append(r.Warnings, warn...)
+// decide sets the gate's verdict from the findings' levels.
+func (cmp *comparison) decide() {
+	r := cmp.r
+	r.Findings = append(r.Findings, cmp.findings...)
+	fail, warn := false, false
+	for _, f := range r.Findings {
+		fail = fail || f.Level == LevelFail
+		warn = warn || f.Level == LevelWarn
+	}
 	switch {
-	case len(r.Failures) > 0:
+	case fail:
 		r.Passed, r.Verdict = false, VerdictFail
-	case len(r.Warnings) > 0:
+	case warn:
 		r.Passed, r.Verdict = true, VerdictPassWithWarnings
 	default:
 		r.Passed, r.Verdict = true, VerdictPass
 	}
-
-	// The most regressed samples.
-	if bs != nil {
-		type worst struct {
-			metric string
-			d      float64
-		}
-		w := make([]worst, len(pairs))
-		for i := range w {
-			w[i].d = math.Inf(1)
-		}
-		for _, m := range order { // catalogue order: ties go to the first metric
-			dd := perMetric[m]
-			for k, pi := range dd.pairIdx {
-				if dd.d[k] < w[pi].d {
-					w[pi] = worst{m, dd.d[k]}
-				}
-			}
-		}
-		var idx []int
-		for pi := range pairs {
-			if w[pi].d < -zeroDiff {
-				idx = append(idx, pi)
-			}
-		}
-		sort.SliceStable(idx, func(a, b int) bool {
-			if w[idx[a]].d != w[idx[b]].d {
-				return w[idx[a]].d < w[idx[b]].d
-			}
-			return head.Samples[pairs[idx[a]].h].ID < head.Samples[pairs[idx[b]].h].ID
-		})
-		if len(idx) > topRegressed {
-			idx = idx[:topRegressed]
-		}
-		for _, pi := range idx {
-			p := pairs[pi]
-			hsmp, bsmp := head.Samples[p.h], base.Samples[p.b]
-			sd := SampleDelta{ID: hsmp.ID, Question: hsmp.Question, WorstMetric: w[pi].metric,
-				WorstDelta: results.Score(w[pi].d), Metrics: []SampleMetric{}, Segments: sampleSegments(th.Segments, hs, bs, p)}
-			if sd.Question == "" {
-				sd.Question = bsmp.Question
-			}
-			for _, m := range order {
-				if _, ok := perMetric[m]; !ok {
-					continue
-				}
-				h, b := hs.scores[m][p.h], bs.scores[m][p.b]
-				if math.IsNaN(h) || math.IsNaN(b) || math.Abs(h-b) <= zeroDiff {
-					continue
-				}
-				sm := SampleMetric{Metric: m, Base: results.Score(b), Head: results.Score(h), Delta: results.Score(h - b)}
-				if rs := hs.reasons[p.h]; rs != nil {
-					sm.Reason = rs[m]
-				}
-				sd.Metrics = append(sd.Metrics, sm)
-			}
-			r.TopRegressed = append(r.TopRegressed, sd)
-		}
-	}
-	return r
 }
 
-// diffs are a metric's oriented differences over a set of pairs, each with
-// its index in that set.
-type diffs struct {
-	pairIdx []int
-	d       []float64
+// worst is a pair's most negative oriented difference and its metric.
+type worst struct {
+	metric string
+	d      float64
 }
 
-// statsConfig is what the paired statistics of one metric need.
-type statsConfig struct{ boot, draws, minSamples int }
+// topRegressed lists the paired samples that got worse, worst first (ties
+// by id), at most topRegressed of them.
+func (cmp *comparison) topRegressed() {
+	if cmp.bs == nil {
+		return
+	}
+	w := cmp.worstPerPair()
+	var idx []int
+	for pi := range cmp.pairs {
+		if w[pi].d < -zeroDiff {
+			idx = append(idx, pi)
+		}
+	}
+	ids := func(pi int) string { return cmp.head.Samples[cmp.pairs[pi].h].ID }
+	sort.SliceStable(idx, func(a, b int) bool {
+		if w[idx[a]].d != w[idx[b]].d {
+			return w[idx[a]].d < w[idx[b]].d
+		}
+		return ids(idx[a]) < ids(idx[b])
+	})
+	if len(idx) > topRegressed {
+		idx = idx[:topRegressed]
+	}
+	for _, pi := range idx {
+		cmp.r.TopRegressed = append(cmp.r.TopRegressed, cmp.sampleDelta(cmp.pairs[pi], w[pi]))
+	}
+}
 
-// testPairs fills mr's paired statistics over pairs (every pair, or one
-// segment's): the paired means and delta, its interval, the worse / same /
-// better counts, the MDE, the lost-scores counts and test, and with at
-// least minSamples differences the sign-flip test (else the change is
-// VerdictInsufficientData). label names the random streams. It returns the
-// differences and whether the sign-flip test ran.
-func (st statsConfig) testPairs(mr *MetricResult, hs, bs *side, pairs []pair, label string) (diffs, bool) {
-	m, lower := mr.Metric, mr.Direction == metrics.LowerIsBetter.String()
-	dd, hv, bv, raw := pairDiffs(mr, hs.scores[m], bs.scores[m], pairs, lower)
-	testLost(mr, hs, bs, pairs)
-	mr.N = len(dd.d)
-	if mr.N > 0 {
-		mr.PairedBaseMean, mr.PairedHeadMean = results.Score(mean(bv)), results.Score(mean(hv))
-		mr.RawDelta, mr.Delta = results.Score(mean(raw)), results.Score(mean(dd.d))
-		mr.SD = results.Score(stddev(dd.d))
-		countSigns(mr, dd.d)
-		if st.boot > 0 && mr.N >= 2 {
-			lo, hi := BootstrapMeanCI(dd.d, ciLevel, st.boot, seedOf("bootstrap:"+label, dd.d))
-			mr.DeltaCI = Interval{Low: results.Score(lo), High: results.Score(hi)}
-			mr.RawDeltaCI = mr.DeltaCI
-			if lower {
-				mr.RawDeltaCI = Interval{Low: results.Score(-hi), High: results.Score(-lo)}
+// worstPerPair returns each pair's worst metric; ties go to the first
+// metric in catalogue order.
+func (cmp *comparison) worstPerPair() []worst {
+	w := make([]worst, len(cmp.pairs))
+	for i := range w {
+		w[i].d = math.Inf(1)
+	}
+	for _, m := range cmp.order {
+		dd := cmp.perMetric[m]
+		for k, pi := range dd.pairIdx {
+			if dd.d[k] < w[pi].d {
+				w[pi] = worst{m, dd.d[k]}
 			}
 		}
-		mr.MDE = results.Score(MinDetectableEffect(stddev(dd.d), mr.N, mr.Rule.Alpha, mdePower))
 	}
-	if mr.N < st.minSamples {
-		mr.Change = VerdictInsufficientData
-		return dd, false
-	}
-	sf := SignFlipTest(dd.d, st.draws, seedOf("signflip:"+label, dd.d))
-	mr.PWorse, mr.PBetter, mr.Exact = results.Score(sf.PWorse), results.Score(sf.PBetter), sf.Exact
-	return dd, true
+	return w
 }
 
-// pairDiffs returns the oriented differences of the pairs where both
-// scores are defined, with the head, base and raw differences, and counts
-// in mr the pairs scored on one side only.
-func pairDiffs(mr *MetricResult, hcol, bcol []float64, pairs []pair, lower bool) (dd diffs, hv, bv, raw []float64) {
-	for pi, p := range pairs {
-		h, b := hcol[p.h], bcol[p.b]
-		if math.IsNaN(h) != math.IsNaN(b) {
-			mr.Unpaired++
-		}
-		if math.IsNaN(h) || math.IsNaN(b) {
+// sampleDelta is pair p's change: its worst metric and every tested
+// metric whose score changed.
+func (cmp *comparison) sampleDelta(p pair, w worst) SampleDelta {
+	hs, bs := cmp.hs, cmp.bs
+	hsmp, bsmp := cmp.head.Samples[p.h], cmp.base.Samples[p.b]
+	sd := SampleDelta{ID: hsmp.ID, Question: hsmp.Question, WorstMetric: w.metric,
+		WorstDelta: results.Score(w.d), Metrics: []SampleMetric{}, Segments: sampleSegments(cmp.th.Segments, hs, bs, p)}
+	if sd.Question == "" {
+		sd.Question = bsmp.Question
+	}
+	for _, m := range cmp.order {
+		if _, ok := cmp.perMetric[m]; !ok {
 			continue
 		}
-		x := h - b
-		if lower {
-			x = -x
+		h, b := hs.scores[m][p.h], bs.scores[m][p.b]
+		if math.IsNaN(h) || math.IsNaN(b) || math.Abs(h-b) <= zeroDiff {
+			continue
 		}
-		dd.pairIdx = append(dd.pairIdx, pi)
-		dd.d = append(dd.d, x)
-		hv, bv, raw = append(hv, h), append(bv, b), append(raw, h-b)
-	}
-	return dd, hv, bv, raw
-}
-
-// countSigns counts the worse, same and better differences.
-func countSigns(mr *MetricResult, d []float64) {
-	for _, x := range d {
-		switch {
-		case x > zeroDiff:
-			mr.Better++
-		case x < -zeroDiff:
-			mr.Worse++
-		default:
-			mr.Same++
+		sm := SampleMetric{Metric: m, Base: results.Score(b), Head: results.Score(h), Delta: results.Score(h - b)}
+		if rs := hs.reasons[p.h]; rs != nil {
+			sm.Reason = rs[m]
 		}
+		sd.Metrics = append(sd.Metrics, sm)
 	}
-}
-
-// newMetricResult is a metric's result before any statistic: every number
-// undefined, status ok.
-func newMetricResult(m, dir string, rule MetricRule, reportOnly bool) MetricResult {
-	return MetricResult{
-		Metric: m, Direction: dir, Rule: rule, Status: StatusOK, ReportOnly: reportOnly,
-		LostShare: results.NaN(), PLost: results.NaN(), PLostAdj: results.NaN(),
-		BaseMean: results.NaN(), HeadMean: results.NaN(),
-		BaseJudgeNoise: results.NaN(), HeadJudgeNoise: results.NaN(),
-		PairedBaseMean: results.NaN(), PairedHeadMean: results.NaN(),
-		RawDelta: results.NaN(), Delta: results.NaN(), SD: results.NaN(),
-		RawDeltaCI: nanInterval(), DeltaCI: nanInterval(),
-		PWorse: results.NaN(), PBetter: results.NaN(), PWorseAdj: results.NaN(), PBetterAdj: results.NaN(),
-		MDE: results.NaN(), BaseDist: nanDist(), HeadDist: nanDist(),
-	}
-}
-
-func isTested(v Verdict) bool {
-	return v == VerdictRegression || v == VerdictImprovement || v == VerdictNoChange
-}
-
-func nanInterval() Interval { return Interval{Low: results.NaN(), High: results.NaN()} }
-
-func nanDist() Distribution {
-	return Distribution{P10: results.NaN(), Median: results.NaN(), P90: results.NaN()}
-}
-
-func dist(xs []float64) Distribution {
-	if len(xs) == 0 {
-		return nanDist()
-	}
-	s := append([]float64(nil), xs...)
-	sort.Float64s(s)
-	return Distribution{
-		P10:    results.Score(quantileSorted(s, 0.1)),
-		Median: results.Score(quantileSorted(s, 0.5)),
-		P90:    results.Score(quantileSorted(s, 0.9)),
-	}
-}
-
-func judgeDesc(j results.Judge) string {
-	parts := []string{}
-	if j.Provider != "" {
-		parts = append(parts, j.Provider)
-	}
-	if j.Model != "" {
-		parts = append(parts, j.Model)
-	}
-	desc := strings.Join(parts, " ")
-	if desc == "" {
-		desc = "an unnamed judge"
-	}
-	fp := short(j.Fingerprint)
-	if fp == "" {
-		fp = "none"
-	}
-	return fmt.Sprintf("%s (fingerprint %s)", desc, fp)
-}
-
-func short(h string) string {
-	if len(h) > 12 {
-		return h[:12]
-	}
-	return h
-}
-
-// fmtScore formats a mean or a floor with two decimals.
-func fmtScore(x float64) string { return strconv.FormatFloat(x, 'f', 2, 64) }
-
-// fmtVs formats x with enough decimals to differ from the bound it is
-// compared with ("0.799" rather than "0.80" against a floor of 0.80).
-func fmtVs(x, bound float64) string {
-	for prec := 2; prec < 6; prec++ {
-		if s := strconv.FormatFloat(x, 'f', prec, 64); s != strconv.FormatFloat(bound, 'f', prec, 64) {
-			return s
-		}
-	}
-	return strconv.FormatFloat(x, 'g', -1, 64)
-}
-
-// fmtDelta formats a difference with two decimals, or three when two would
-// show 0.00.
-func fmtDelta(x float64) string {
-	if s := strconv.FormatFloat(x, 'f', 2, 64); s != "0.00" && s != "-0.00" {
-		return s
-	}
-	return strconv.FormatFloat(x, 'f', 3, 64)
-}
-
-// fmtP formats a p-value as "p=0.003", or "p<0.001" below that.
-func fmtP(p float64) string {
-	if p < 0.001 {
-		return "p<0.001"
-	}
-	return "p=" + strconv.FormatFloat(p, 'f', 3, 64)
+	return sd
 }

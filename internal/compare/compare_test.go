@@ -169,7 +169,7 @@ func TestCompareVerdicts(t *testing.T) {
 				tt.th(&th)
 			}
 			b, h := pairOfFiles(tt.n, tt.metric, base, tt.head)
-			r := Compare(b, h, th)
+			r := compareWords(b, h, th)
 			m := metricOf(t, r, tt.metric)
 			if m.Change != tt.change || m.Verdict != tt.verdict || m.Status != tt.status {
 				t.Errorf("change %s verdict %s status %s, want %s %s %s (delta %v p %v)",
@@ -193,7 +193,7 @@ func TestCompareDeltaOrientation(t *testing.T) {
 	b, h := pairOfFiles(20, "noise_sensitivity_irrelevant",
 		func(i int) float64 { return 0.2 },
 		func(i int) float64 { return 0.3 })
-	m := metricOf(t, Compare(b, h, DefaultThresholds()), "noise_sensitivity_irrelevant")
+	m := metricOf(t, compareWords(b, h, DefaultThresholds()), "noise_sensitivity_irrelevant")
 	if math.Abs(m.RawDelta.Value()-0.1) > 1e-12 || math.Abs(m.Delta.Value()+0.1) > 1e-12 {
 		t.Errorf("raw delta %v delta %v, want 0.1 and -0.1", m.RawDelta, m.Delta)
 	}
@@ -219,7 +219,7 @@ func TestCompareIntervalOrientationWithNoise(t *testing.T) {
 	b, h := pairOfFiles(30, "noise_sensitivity_relevant",
 		func(i int) float64 { return 0.2 },
 		func(i int) float64 { return 0.2 + 0.1 + 0.05*float64(i%5-2) }) // head worse by 0.1 +- 0.1
-	m := metricOf(t, Compare(b, h, DefaultThresholds()), "noise_sensitivity_relevant")
+	m := metricOf(t, compareWords(b, h, DefaultThresholds()), "noise_sensitivity_relevant")
 	raw, or := m.RawDeltaCI, m.DeltaCI
 	if !(raw.Low.Value() < raw.High.Value()) {
 		t.Fatalf("raw interval %+v has no width: the test needs noisy differences", raw)
@@ -273,7 +273,7 @@ func TestCompareHolm(t *testing.T) {
 	// 0.211, and the others are raised to it by monotonicity.
 	th := DefaultThresholds()
 	th.Defaults.Alpha = 0.1
-	r := Compare(file(bs...), file(hs...), th)
+	r := compareWords(file(bs...), file(hs...), th)
 	for _, name := range names {
 		m := metricOf(t, r, name)
 		if math.Abs(m.PWorse.Value()-9.0/128) > 1e-12 {
@@ -287,7 +287,7 @@ func TestCompareHolm(t *testing.T) {
 		t.Errorf("Holm: gate failed: %q", r.Failures)
 	}
 	th.Defaults.Correction = CorrectionNone
-	r = Compare(file(bs...), file(hs...), th)
+	r = compareWords(file(bs...), file(hs...), th)
 	if r.Passed || len(r.Failures) != 3 {
 		t.Errorf("no correction: want 3 failures, got %q", r.Failures)
 	}
@@ -304,7 +304,7 @@ func TestCompareNoBaseline(t *testing.T) {
 	th := DefaultThresholds()
 	th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.80)}
 	th.Metrics["faithfulness"] = MetricConfig{Min: ptr(0.85)}
-	r := Compare(nil, file(hs...), th)
+	r := compareWords(nil, file(hs...), th)
 	if r.Passed || r.HasBaseline || r.Base != nil {
 		t.Fatalf("want a failed gate without baseline, got %+v", r)
 	}
@@ -324,7 +324,7 @@ func TestCompareNoBaseline(t *testing.T) {
 	// on_missing_baseline: fail, floors fine.
 	th = DefaultThresholds()
 	th.Defaults.OnMissingBaseline = ActionFail
-	r = Compare(nil, file(hs...), th)
+	r = compareWords(nil, file(hs...), th)
 	if r.Passed || len(r.Failures) != 1 || !strings.Contains(r.Failures[0], "no baseline") {
 		t.Errorf("on_missing_baseline fail: %q", r.Failures)
 	}
@@ -341,7 +341,7 @@ func TestCompareFloorFormatting(t *testing.T) {
 	}
 	th := DefaultThresholds()
 	th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.80)}
-	r := Compare(nil, file(hs...), th)
+	r := compareWords(nil, file(hs...), th)
 	if len(r.Failures) != 1 || r.Failures[0] != "context_recall 0.799 below floor 0.80" {
 		t.Errorf("failures %q", r.Failures)
 	}
@@ -351,7 +351,7 @@ func TestCompareJudgeAndDataset(t *testing.T) {
 	b, h := pairOfFiles(20, "faithfulness", noisy(3, 0.8), noisy(3, 0.8))
 	h.Judge.Fingerprint, h.Judge.Model = "fp2", "gpt-4o"
 	h.Dataset.SHA256 = "ds2"
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	if r.Passed || !r.JudgeChanged || !r.DatasetChanged {
 		t.Fatalf("passed %v judge %v dataset %v", r.Passed, r.JudgeChanged, r.DatasetChanged)
 	}
@@ -363,7 +363,7 @@ func TestCompareJudgeAndDataset(t *testing.T) {
 	}
 	th := DefaultThresholds()
 	th.Defaults.OnJudgeChange = ActionWarn
-	r = Compare(b, h, th)
+	r = compareWords(b, h, th)
 	if !r.Passed || r.Verdict != VerdictPassWithWarnings || len(r.Warnings) != 1 {
 		t.Errorf("on_judge_change warn: %v %q %q", r.Passed, r.Verdict, r.Warnings)
 	}
@@ -372,7 +372,7 @@ func TestCompareJudgeAndDataset(t *testing.T) {
 func TestCompareIncompleteAndShard(t *testing.T) {
 	b, h := pairOfFiles(20, "faithfulness", noisy(3, 0.8), noisy(3, 0.8))
 	h.Shard = "2/8"
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	if !r.Passed || r.Verdict != VerdictPassWithWarnings || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "shard 2/8") {
 		t.Fatalf("%v %q %q", r.Passed, r.Verdict, r.Warnings)
 	}
@@ -420,7 +420,7 @@ func TestIncompleteHeadFails(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b, h := tt.make()
-			r := Compare(b, h, DefaultThresholds())
+			r := compareWords(b, h, DefaultThresholds())
 			if tt.failed == "" {
 				if !r.Passed {
 					t.Fatalf("failed: %q", r.Failures)
@@ -457,7 +457,7 @@ func TestCompareNewRemovedAndTopRegressed(t *testing.T) {
 	}
 	bs = append(bs, sample("gone", "faithfulness", 0.9))
 	hs = append(hs, sample("fresh", "faithfulness", 0.2))
-	r := Compare(file(bs...), file(hs...), DefaultThresholds())
+	r := compareWords(file(bs...), file(hs...), DefaultThresholds())
 	if r.Counts != (Counts{Base: 16, Head: 16, Paired: 15, New: 1, Removed: 1}) {
 		t.Errorf("counts %+v", r.Counts)
 	}
@@ -511,7 +511,7 @@ func TestCompareRepeats(t *testing.T) {
 		h.Runs = map[string][]results.Score{"faithfulness": {0.7, 0.7, results.NaN()}}
 		bs, hs = append(bs, b), append(hs, h)
 	}
-	r := Compare(file(bs...), file(hs...), DefaultThresholds())
+	r := compareWords(file(bs...), file(hs...), DefaultThresholds())
 	m := metricOf(t, r, "faithfulness")
 	if math.Abs(m.BaseMean.Value()-0.9) > 1e-12 || math.Abs(m.HeadMean.Value()-0.7) > 1e-12 {
 		t.Errorf("means %v %v, want the means of runs 0.9 0.7", m.BaseMean, m.HeadMean)
@@ -524,7 +524,7 @@ func TestCompareRepeats(t *testing.T) {
 	}
 	// Without repeats the judge noise is null in JSON.
 	b2, h2 := pairOfFiles(12, "faithfulness", noisy(1, 0.8), noisy(1, 0.8))
-	js, err := json.Marshal(metricOf(t, Compare(b2, h2, DefaultThresholds()), "faithfulness"))
+	js, err := json.Marshal(metricOf(t, compareWords(b2, h2, DefaultThresholds()), "faithfulness"))
 	if err != nil || !bytes.Contains(js, []byte(`"head_judge_noise":null`)) {
 		t.Errorf("json %s, %v", js, err)
 	}
@@ -539,7 +539,7 @@ func TestCompareAliasesAndMissingMetrics(t *testing.T) {
 	}
 	th := DefaultThresholds()
 	th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.8)}
-	r := Compare(file(bs...), file(hs...), th)
+	r := compareWords(file(bs...), file(hs...), th)
 	if m := metricOf(t, r, "answer_relevancy"); m.N != 12 || m.Change != VerdictNoChange {
 		t.Errorf("alias not paired: %+v", m)
 	}
@@ -561,11 +561,11 @@ func TestReportJSONAndDeterminism(t *testing.T) {
 	b, h := pairOfFiles(60, "faithfulness", noisy(5, 0.8), noisy(6, 0.75))
 	b.Samples[0].Scores["faithfulness"] = results.NaN()
 	h.Samples = append(h.Samples, sample("only-head", "context_recall", 0.5))
-	js1, err := json.Marshal(Compare(b, h, DefaultThresholds()))
+	js1, err := json.Marshal(compareWords(b, h, DefaultThresholds()))
 	if err != nil {
 		t.Fatalf("report is not JSON-serialisable: %v", err)
 	}
-	js2, _ := json.Marshal(Compare(b, h, DefaultThresholds()))
+	js2, _ := json.Marshal(compareWords(b, h, DefaultThresholds()))
 	if !bytes.Equal(js1, js2) {
 		t.Error("two comparisons of the same data differ")
 	}
@@ -578,7 +578,7 @@ func TestReportJSONAndDeterminism(t *testing.T) {
 			t.Errorf("JSON report lacks %q", k)
 		}
 	}
-	m := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
+	m := metricOf(t, compareWords(b, h, DefaultThresholds()), "faithfulness")
 	if m.N != 59 || m.Exact || m.DeltaCI.Low.IsNaN() || !(m.DeltaCI.Low.Value() <= m.Delta.Value() && m.Delta.Value() <= m.DeltaCI.High.Value()) {
 		t.Errorf("n %d exact %v CI %+v delta %v", m.N, m.Exact, m.DeltaCI, m.Delta)
 	}
@@ -588,14 +588,14 @@ func TestReportJSONAndDeterminism(t *testing.T) {
 }
 
 func TestCompareEmpty(t *testing.T) {
-	r := Compare(file(), file(), DefaultThresholds())
+	r := compareWords(file(), file(), DefaultThresholds())
 	if r.Passed || r.Verdict != VerdictFail {
 		t.Errorf("%v %q %q", r.Passed, r.Verdict, r.Failures)
 	}
 	if _, err := json.Marshal(r); err != nil {
 		t.Error(err)
 	}
-	r = Compare(nil, nil, Thresholds{})
+	r = compareWords(nil, nil, Thresholds{})
 	if r.Settings.Defaults != DefaultThresholds().Defaults {
 		t.Errorf("zero thresholds: %+v", r.Settings.Defaults)
 	}
@@ -603,12 +603,12 @@ func TestCompareEmpty(t *testing.T) {
 
 func TestCompareSkipBootstrap(t *testing.T) {
 	b, h := pairOfFiles(30, "faithfulness", noisy(5, 0.8), noisy(6, 0.8))
-	r := Config{Bootstrap: -1}.Compare(b, h, DefaultThresholds())
+	r := Config{Bootstrap: -1}.compareWords(b, h, DefaultThresholds())
 	m := metricOf(t, r, "faithfulness")
 	if !m.DeltaCI.Low.IsNaN() || r.Settings.Bootstrap != 0 {
 		t.Errorf("bootstrap not skipped: %+v", m.DeltaCI)
 	}
-	full := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
+	full := metricOf(t, compareWords(b, h, DefaultThresholds()), "faithfulness")
 	if m.PWorse != full.PWorse || m.Change != full.Change {
 		t.Error("skipping the bootstrap changed the test")
 	}
@@ -631,16 +631,16 @@ func TestMostlyUndefinedHeadFails(t *testing.T) {
 		}
 		return f
 	}
-	r := Compare(mk(0), mk(18), DefaultThresholds())
+	r := compareWords(mk(0), mk(18), DefaultThresholds())
 	if r.Passed || !strings.Contains(strings.Join(r.Failures, "\n"), "faithfulness is undefined for 18 of 20 head samples (base: 0 of 20)") {
 		t.Fatalf("passed %v, failures %q", r.Passed, r.Failures)
 	}
 	// Half undefined, or a base that was as bad: no such failure (half
 	// undefined still fails for the lost scores, see TestLostScores).
-	if r := Compare(mk(0), mk(10), DefaultThresholds()); strings.Contains(strings.Join(r.Failures, "\n"), "judge failed on most samples") {
+	if r := compareWords(mk(0), mk(10), DefaultThresholds()); strings.Contains(strings.Join(r.Failures, "\n"), "judge failed on most samples") {
 		t.Errorf("10 of 20: failures %q", r.Failures)
 	}
-	if r := Compare(mk(15), mk(18), DefaultThresholds()); len(r.Failures) != 0 {
+	if r := compareWords(mk(15), mk(18), DefaultThresholds()); len(r.Failures) != 0 {
 		t.Errorf("base as bad: failures %q", r.Failures)
 	}
 }
@@ -714,7 +714,7 @@ func TestLostScores(t *testing.T) {
 				tt.th(&th)
 			}
 			b, h := lostFiles(tt.metric, tt.lost, tt.regained, tt.reason, tt.kind)
-			r := Compare(b, h, th)
+			r := compareWords(b, h, th)
 			m := metricOf(t, r, tt.metric)
 			if m.LostScores != tt.lostScores || m.Status != tt.status || m.PLost.IsNaN() == tt.tested {
 				t.Fatalf("lost %d regained %d p %v adj %v: lost_scores %v status %s, want %v %s (tested %v)",
@@ -760,7 +760,7 @@ func TestFamilyLeavesReportOnlyMetricsOut(t *testing.T) {
 		bs, hs = append(bs, b), append(hs, h)
 	}
 	b, h := file(bs...), file(hs...)
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	m := metricOf(t, r, "factual_correctness")
 	if r.Passed || m.Change != VerdictRegression || m.PWorseAdj.Value() > 5.0/256+1e-9 {
 		t.Errorf("default family: passed %v change %s p_adj %v, want a regression at p = 5/256", r.Passed, m.Change, m.PWorseAdj)
@@ -770,7 +770,7 @@ func TestFamilyLeavesReportOnlyMetricsOut(t *testing.T) {
 	}
 	all := DefaultThresholds()
 	all.Gate = append([]string{"factual_correctness"}, others...)
-	r = Compare(b, h, all)
+	r = compareWords(b, h, all)
 	if m := metricOf(t, r, "factual_correctness"); !r.Passed || m.Change != VerdictNoChange {
 		t.Errorf("16 gated metrics: passed %v change %s p_adj %v, want ~ (16/256 > 0.05)", r.Passed, m.Change, m.PWorseAdj)
 	}
@@ -784,7 +784,7 @@ func TestUnrecordedScoreIsNotLost(t *testing.T) {
 		delete(h.Samples[i].Scores, "faithfulness")
 		h.Samples[i].Undefined = nil
 	}
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	if m := metricOf(t, r, "faithfulness"); m.Lost != 0 || !r.Passed {
 		t.Errorf("lost %d, passed %v, failures %q", m.Lost, r.Passed, r.Failures)
 	}

@@ -25,6 +25,13 @@
 // their metric's Holm family, so that the family-wise error stays at most
 // alpha across metrics and segments together.
 //
+// Compare decides and records; it words nothing. Every failure, warning
+// and note is a typed Finding (finding.go) with the numbers it concerns,
+// and package report turns findings into sentences and numbers into text.
+// The report types are in types.go; Config.Compare is a sequence of named
+// steps (pairing, per-metric tests, multiplicity adjustment, rules,
+// situations, most regressed samples) in compare.go.
+//
 // Everything here is pure: no I/O beyond LoadThresholds, no network, and
 // every random number comes from a generator seeded by a hash of the data,
 // so that re-running a comparison gives the same report.

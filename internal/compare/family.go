@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"math"
 
 	"github.com/raggate/raggate/internal/results"
@@ -96,79 +95,35 @@ func decideHypotheses(ms []*MetricResult, tested []bool) {
 	}
 }
 
-// lostMessage is the failure sentence of a significant loss of scores.
-func lostMessage(mr *MetricResult) string { return lostMessageOf(mr, mr.Metric) }
-
-// lostMessageOf is lostMessage with the subject named: "faithfulness", or
-// "faithfulness on topic=billing".
-func lostMessageOf(mr *MetricResult, subject string) string {
-	msg := fmt.Sprintf("%s lost its score on %d paired samples (scored on base, undefined on head; %d the other way, %s)",
-		subject, mr.Lost, mr.Regained, fmtP(mr.PLostAdj.Value()))
-	if mr.LostReason != "" {
-		msg += fmt.Sprintf(", most often: %s", mr.LostReason)
-	}
-	return msg
+// lostFinding is the finding of a significant loss of scores, on the
+// whole set (segment "") or on one segment ("topic=billing"); its Level is
+// set by the caller.
+func lostFinding(mr *MetricResult, segment string) Finding {
+	return Finding{Kind: KindLostScores, Metric: mr.Metric, Segment: segment, N: mr.Lost,
+		Regained: mr.Regained, P: mr.PLostAdj.Value(), Reason: mr.LostReason}
 }
 
 // headCompleteness returns why the head cannot be judged complete: an
 // incomplete or empty run fails, and so does a head that pairs with fewer
 // than half of the base's samples, unless it scored its whole dataset and
 // that dataset changed (then it only warns).
-func headCompleteness(r *Report, base, head *results.File) (fail, warn []string) {
+func headCompleteness(r *Report, base, head *results.File) []Finding {
+	var fs []Finding
 	n := len(head.Samples)
 	if head.Incomplete != "" {
-		fail = append(fail, fmt.Sprintf("head run is incomplete (%s): %d samples scored; an incomplete run cannot pass, re-run `gate run` to completion (raise --max-duration, or wait for the judge to recover)", head.Incomplete, n))
+		fs = append(fs, Finding{Kind: KindIncomplete, Level: LevelFail, Side: "head", Reason: head.Incomplete, N: n})
 	}
 	if n == 0 {
-		fail = append(fail, "head has no scored samples: nothing was compared; re-run `gate run` to completion on the dataset")
-		return fail, warn
+		return append(fs, Finding{Kind: KindHeadEmpty, Level: LevelFail})
 	}
 	if base == nil || len(base.Samples) == 0 || 2*r.Counts.Paired >= len(base.Samples) || head.Incomplete != "" {
-		return fail, warn
+		return fs
 	}
-	msg := fmt.Sprintf("head pairs with only %d of the base's %d samples (at least half must pair)", r.Counts.Paired, len(base.Samples))
+	f := Finding{Kind: KindHeadTooSmall, Level: LevelFail, N: r.Counts.Paired, Of: len(base.Samples)}
 	if r.DatasetChanged && head.Dataset.Samples > 0 && n >= head.Dataset.Samples {
-		return fail, append(warn, msg+": the dataset changed; store a baseline of the new dataset with `gate baseline put`")
+		f.Level, f.DatasetChanged = LevelWarn, true
 	}
-	return append(fail, msg+": the head run scored too few samples to stand for the base; re-run `gate run` on the whole dataset (not one --shard; merge shards with `gate merge`)"), warn
-}
-
-// undefinedKeys maps the canonical name of every metric undefined on
-// sample i to the sample's key for it.
-func undefinedKeys(smp results.Sample, scores map[string][]float64, i int) map[string]string {
-	var out map[string]string
-	add := func(k string) {
-		m := CanonicalMetric(k)
-		if col, ok := scores[m]; ok && math.IsNaN(col[i]) {
-			if out == nil {
-				out = map[string]string{}
-			}
-			if _, dup := out[m]; !dup {
-				out[m] = k
-			}
-		}
-	}
-	for k := range smp.Undefined {
-		add(k)
-	}
-	for k := range smp.Scores {
-		add(k)
-	}
-	return out
-}
-
-// kindOf returns the kind of metric m's undefined score on sample i ("" when
-// defined). A sample without any entry for the metric was not scored for
-// it: like missing data, that says nothing about the change.
-func (s *side) kindOf(i int, m string) results.UndefinedKind {
-	if col, ok := s.scores[m]; ok && !math.IsNaN(col[i]) {
-		return ""
-	}
-	k, ok := s.undef[i][m]
-	if !ok {
-		return results.KindData
-	}
-	return s.f.Samples[i].KindOf(k)
+	return append(fs, f)
 }
 
 // transitions counts the pairs whose metric m is defined on base and

@@ -251,7 +251,7 @@ func TestMinSamplesBoundary(t *testing.T) {
 				th.Defaults.MinSamples = tt.minSamples
 			}
 			b, h := constDrop(tt.n, 0.3)
-			r := Compare(b, h, th)
+			r := compareWords(b, h, th)
 			m := metricOf(t, r, "faithfulness")
 			if m.Change != tt.change || r.Passed != tt.passed || m.N != tt.n {
 				t.Fatalf("n %d: change %s passed %v, want %s %v", m.N, m.Change, r.Passed, tt.change, tt.passed)
@@ -285,7 +285,7 @@ func TestWorseSameBetterCounts(t *testing.T) {
 	} {
 		t.Run(tt.metric, func(t *testing.T) {
 			b, h := pairOfFiles(len(pairs), tt.metric, func(i int) float64 { return pairs[i][0] }, func(i int) float64 { return pairs[i][1] })
-			m := metricOf(t, Compare(b, h, DefaultThresholds()), tt.metric)
+			m := metricOf(t, compareWords(b, h, DefaultThresholds()), tt.metric)
 			if m.Worse != tt.worse || m.Same != tt.same || m.Better != tt.better {
 				t.Errorf("worse/same/better %d/%d/%d, want %d/%d/%d", m.Worse, m.Same, m.Better, tt.worse, tt.same, tt.better)
 			}
@@ -303,7 +303,7 @@ func TestInputsChangedCount(t *testing.T) {
 		b.InputHash, h.InputHash = hh[0], hh[1]
 		bs, hs = append(bs, b), append(hs, h)
 	}
-	r := Compare(file(bs...), file(hs...), DefaultThresholds())
+	r := compareWords(file(bs...), file(hs...), DefaultThresholds())
 	if r.Counts.InputsChanged != 2 {
 		t.Errorf("inputs changed %d, want 2", r.Counts.InputsChanged)
 	}
@@ -311,7 +311,7 @@ func TestInputsChangedCount(t *testing.T) {
 		t.Errorf("notes %q", r.Notes)
 	}
 	// Unchanged inputs: no count, no note.
-	r = Compare(file(bs[:1]...), file(hs[:1]...), DefaultThresholds())
+	r = compareWords(file(bs[:1]...), file(hs[:1]...), DefaultThresholds())
 	if r.Counts.InputsChanged != 0 || strings.Contains(strings.Join(r.Notes, "\n"), "changed inputs") {
 		t.Errorf("unchanged inputs: count %d, notes %q", r.Counts.InputsChanged, r.Notes)
 	}
@@ -321,7 +321,7 @@ func TestInputsChangedCount(t *testing.T) {
 // pairs: nothing to note, warn or fail.
 func TestCleanComparisonHasNoNotes(t *testing.T) {
 	b, h := pairOfFiles(30, "faithfulness", noisy(3, 0.8), noisy(3, 0.8))
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	if len(r.Notes) != 0 || len(r.Warnings) != 0 || len(r.Failures) != 0 || r.Verdict != VerdictPass {
 		t.Errorf("verdict %s, notes %q, warnings %q, failures %q", r.Verdict, r.Notes, r.Warnings, r.Failures)
 	}
@@ -339,7 +339,7 @@ func TestSettingsReported(t *testing.T) {
 		{Config{Bootstrap: -1, PermutationDraws: -3}, 0, 20000},
 		{Config{Bootstrap: 200, PermutationDraws: 500}, 200, 500},
 	} {
-		s := tt.c.Compare(b, h, DefaultThresholds()).Settings
+		s := tt.c.compareWords(b, h, DefaultThresholds()).Settings
 		if s.Bootstrap != tt.boot || s.PermutationDraws != tt.draws || s.CILevel != 0.95 || s.Power != 0.8 {
 			t.Errorf("%+v: settings %+v, want bootstrap %d draws %d", tt.c, s, tt.boot, tt.draws)
 		}
@@ -350,7 +350,7 @@ func TestSettingsReported(t *testing.T) {
 // catalogue by name, whatever the order of the files.
 func TestMetricOrder(t *testing.T) {
 	s := sample("q", "zeta_custom", 0.5, "faithfulness", 0.5, "alpha_custom", 0.5, "string_presence", 1.0, "context_precision", 0.5)
-	r := Compare(file(s), file(s), DefaultThresholds())
+	r := compareWords(file(s), file(s), DefaultThresholds())
 	var got []string
 	for _, m := range r.Metrics {
 		got = append(got, m.Metric)
@@ -364,12 +364,12 @@ func TestMetricOrder(t *testing.T) {
 // TestTwoPairsGetAnInterval: the bootstrap interval needs two pairs.
 func TestTwoPairsGetAnInterval(t *testing.T) {
 	b, h := pairOfFiles(2, "faithfulness", func(int) float64 { return 0.5 }, func(i int) float64 { return 0.4 + 0.1*float64(i) })
-	m := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
+	m := metricOf(t, compareWords(b, h, DefaultThresholds()), "faithfulness")
 	if m.DeltaCI.Low.IsNaN() || m.DeltaCI.High.IsNaN() || m.DeltaCI.Low.Value() > m.DeltaCI.High.Value() {
 		t.Errorf("two pairs: interval %+v", m.DeltaCI)
 	}
 	b, h = pairOfFiles(1, "faithfulness", func(int) float64 { return 0.5 }, func(int) float64 { return 0.4 })
-	if m := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness"); !m.DeltaCI.Low.IsNaN() {
+	if m := metricOf(t, compareWords(b, h, DefaultThresholds()), "faithfulness"); !m.DeltaCI.Low.IsNaN() {
 		t.Errorf("one pair: interval %+v", m.DeltaCI)
 	}
 }
@@ -404,7 +404,7 @@ func TestMostlyUndefinedHeadBoundaries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := Compare(tt.base, tt.head, DefaultThresholds())
+			r := compareWords(tt.base, tt.head, DefaultThresholds())
 			all := strings.Join(r.Failures, "\n")
 			if tt.want == "" {
 				if strings.Contains(all, failed) {
@@ -424,17 +424,20 @@ func TestMostlyUndefinedHeadBoundaries(t *testing.T) {
 // tolerance is not.
 func TestWeakMetricNote(t *testing.T) {
 	b, h := pairOfFiles(12, "faithfulness", noisy(7, 0.7), noisy(8, 0.7))
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	m := metricOf(t, r, "faithfulness")
 	if m.MDE.Value() <= 0.02 {
 		t.Fatalf("MDE %v: the test needs a noisy metric", m.MDE)
 	}
-	if !hasNote(r.Notes, "minimum detectable effect (80% power) may show as ~: faithfulness "+fmtDelta(m.MDE.Value())) {
+	if f, ok := findingOf(r, KindWeakPower, "faithfulness"); !ok || f.Level != LevelNote || f.Value != m.MDE.Value() {
+		t.Errorf("findings %+v lack the weak metric with its MDE %v", r.Findings, m.MDE)
+	}
+	if !hasNote(r.Notes, "minimum detectable effect (80% power) may show as ~: faithfulness 0.") {
 		t.Errorf("notes %q lack the weak metric", r.Notes)
 	}
 	th := DefaultThresholds()
 	th.Metrics["faithfulness"] = MetricConfig{Tolerance: ptr(m.MDE.Value())}
-	if r := Compare(b, h, th); hasNote(r.Notes, "minimum detectable effect") {
+	if r := compareWords(b, h, th); hasNote(r.Notes, "minimum detectable effect") {
 		t.Errorf("MDE equal to the tolerance: notes %q", r.Notes)
 	}
 }
@@ -448,7 +451,7 @@ func TestRepeatsNote(t *testing.T) {
 	}{{1, 3, true}, {3, 1, true}, {3, 3, false}, {0, 3, false}, {3, 0, false}} {
 		b, h := constDrop(12, 0)
 		b.Config.Repeats, h.Config.Repeats = tt.base, tt.head
-		r := Compare(b, h, DefaultThresholds())
+		r := compareWords(b, h, DefaultThresholds())
 		want := fmt.Sprintf("repeats differ: base %d, head %d", tt.base, tt.head)
 		if hasNote(r.Notes, want) != tt.note {
 			t.Errorf("repeats %d -> %d: notes %q, want note %v", tt.base, tt.head, r.Notes, tt.note)
@@ -464,7 +467,7 @@ func TestUnusedRulesNote(t *testing.T) {
 	for _, m := range []string{"string_presence", "answer_correctness", "context_recall", "faithfulness"} {
 		th.Metrics[m] = MetricConfig{Min: ptr(0.1)}
 	}
-	r := Compare(b, h, th)
+	r := compareWords(b, h, th)
 	if !hasNote(r.Notes, "the thresholds set rules for metrics neither side scored: context_recall, answer_correctness, string_presence") {
 		t.Errorf("notes %q", r.Notes)
 	}
@@ -478,7 +481,7 @@ func TestTopRegressedTies(t *testing.T) {
 		bs = append(bs, sample(id, "faithfulness", 0.9, "context_precision", 0.9))
 		hs = append(hs, sample(id, "faithfulness", 0.4, "context_precision", 0.4))
 	}
-	r := Compare(file(bs...), file(hs...), DefaultThresholds())
+	r := compareWords(file(bs...), file(hs...), DefaultThresholds())
 	if len(r.TopRegressed) != 3 {
 		t.Fatalf("top regressed %+v", r.TopRegressed)
 	}
@@ -498,7 +501,7 @@ func hasNote(notes []string, s string) bool {
 // tested is in the insufficient-data note, not in the MDE note.
 func TestWeakNoteOnlyForTestedMetrics(t *testing.T) {
 	b, h := pairOfFiles(6, "faithfulness", noisy(7, 0.7), noisy(8, 0.7))
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	m := metricOf(t, r, "faithfulness")
 	if m.Change != VerdictInsufficientData || m.MDE.Value() <= 0.02 {
 		t.Fatalf("change %s MDE %v: the test needs an untested noisy metric", m.Change, m.MDE)
@@ -511,7 +514,7 @@ func TestWeakNoteOnlyForTestedMetrics(t *testing.T) {
 // TestDistributions: p10, median and p90 of each side's defined scores.
 func TestDistributions(t *testing.T) {
 	b, h := pairOfFiles(11, "faithfulness", func(i int) float64 { return float64(i) / 10 }, func(i int) float64 { return 1 - float64(i)/20 })
-	m := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
+	m := metricOf(t, compareWords(b, h, DefaultThresholds()), "faithfulness")
 	for _, c := range []struct {
 		name      string
 		got, want float64
@@ -540,17 +543,34 @@ func TestFloorMessageDecimals(t *testing.T) {
 		h := file(sample("a", "context_recall", tt.mean))
 		th := DefaultThresholds()
 		th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.80)}
-		if r := Compare(nil, h, th); len(r.Failures) != 1 || r.Failures[0] != tt.want {
+		if r := compareWords(nil, h, th); len(r.Failures) != 1 || r.Failures[0] != tt.want {
 			t.Errorf("mean %v: failures %q, want %q", tt.mean, r.Failures, tt.want)
 		}
 	}
 }
 
-// TestFmtP: p-values print with three decimals; below 0.001 as p<0.001.
-func TestFmtP(t *testing.T) {
-	for p, want := range map[float64]string{0.001: "p=0.001", 0.00099: "p<0.001", 0.0474: "p=0.047", 1: "p=1.000"} {
-		if got := fmtP(p); got != want {
-			t.Errorf("fmtP(%v) = %q, want %q", p, got, want)
+// TestFloorSentenceShowsBoundAsWritten: a floor or ceiling with three
+// decimals is quoted as written, not rounded to two (a floor of 0.825 once
+// read "below floor 0.82"), and the finding carries both numbers.
+func TestFloorSentenceShowsBoundAsWritten(t *testing.T) {
+	for _, tt := range []struct {
+		min, max *float64
+		mean     float64
+		kind     Kind
+		want     string
+	}{
+		{min: ptr(0.825), mean: 0.82, kind: KindBelowFloor, want: "context_recall 0.820 below floor 0.825"},
+		{max: ptr(0.125), mean: 0.13, kind: KindAboveCeiling, want: "context_recall 0.13 above ceiling 0.125"},
+	} {
+		h := file(sample("a", "context_recall", tt.mean))
+		th := DefaultThresholds()
+		th.Metrics["context_recall"] = MetricConfig{Min: tt.min, Max: tt.max}
+		r := compareWords(nil, h, th)
+		if len(r.Failures) != 1 || r.Failures[0] != tt.want {
+			t.Errorf("failures %q, want %q", r.Failures, tt.want)
+		}
+		if f, ok := findingOf(r, tt.kind, "context_recall"); !ok || f.Level != LevelFail || f.Value != tt.mean {
+			t.Errorf("findings %+v, want %s of %v", r.Findings, tt.kind, tt.mean)
 		}
 	}
 }
@@ -560,7 +580,7 @@ func TestFmtP(t *testing.T) {
 func TestTopRegressedQuestionFromBase(t *testing.T) {
 	b, h := constDrop(12, 0.3)
 	h.Samples[0].Question = ""
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	if len(r.TopRegressed) == 0 || r.TopRegressed[0].ID != "q-000" || r.TopRegressed[0].Question != "question q-000" {
 		t.Errorf("top regressed %+v", r.TopRegressed)
 	}
@@ -572,23 +592,23 @@ func TestTopRegressedQuestionFromBase(t *testing.T) {
 // that could at best reach alpha exactly (left out).
 func TestLostShareAndBoundaries(t *testing.T) {
 	b, h := lostFiles("faithfulness", 8, 2, "no statements in response", "")
-	m := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
+	m := metricOf(t, compareWords(b, h, DefaultThresholds()), "faithfulness")
 	if m.Lost != 8 || m.Regained != 2 || !(math.Abs(m.LostShare.Value()-0.3) <= 1e-12) {
 		t.Errorf("lost %d regained %d share %v, want 8, 2, 0.3", m.Lost, m.Regained, m.LostShare)
 	}
 
 	b, h = lostFiles("faithfulness", 8, 0, "no statements in response", "")
-	base := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
+	base := metricOf(t, compareWords(b, h, DefaultThresholds()), "faithfulness")
 	if !base.LostScores {
 		t.Fatalf("8 of 20 lost: not flagged (p_adj %v)", base.PLostAdj)
 	}
 	th := DefaultThresholds()
 	th.Metrics["faithfulness"] = MetricConfig{Tolerance: ptr(base.LostShare.Value())}
-	if m := metricOf(t, Compare(b, h, th), "faithfulness"); !m.LostScores {
+	if m := metricOf(t, compareWords(b, h, th), "faithfulness"); !m.LostScores {
 		t.Errorf("share %v equal to the tolerance: not flagged", m.LostShare)
 	}
 	th.Metrics["faithfulness"] = MetricConfig{Alpha: ptr(base.PLostAdj.Value())}
-	if m := metricOf(t, Compare(b, h, th), "faithfulness"); m.PLostAdj != base.PLostAdj || m.LostScores {
+	if m := metricOf(t, compareWords(b, h, th), "faithfulness"); m.PLostAdj != base.PLostAdj || m.LostScores {
 		t.Errorf("p_adj %v equal to alpha: flagged %v", m.PLostAdj, m.LostScores)
 	}
 
@@ -599,7 +619,7 @@ func TestLostShareAndBoundaries(t *testing.T) {
 		tested bool
 	}{{4, false}, {5, true}} {
 		b, h := lostFiles("faithfulness", tt.lost, 0, "no statements in response", "")
-		if m := metricOf(t, Compare(b, h, th), "faithfulness"); m.PLost.IsNaN() == tt.tested {
+		if m := metricOf(t, compareWords(b, h, th), "faithfulness"); m.PLost.IsNaN() == tt.tested {
 			t.Errorf("%d transitions at alpha 1/16: p_lost %v, want tested %v", tt.lost, m.PLost, tt.tested)
 		}
 	}
@@ -615,17 +635,17 @@ func TestDecisionBoundaries(t *testing.T) {
 	}{{"regression", 0.3, VerdictRegression}, {"improvement", -0.05, VerdictImprovement}} {
 		t.Run(tt.name, func(t *testing.T) {
 			b, h := constDrop(12, tt.drop)
-			m := metricOf(t, Compare(b, h, DefaultThresholds()), "faithfulness")
+			m := metricOf(t, compareWords(b, h, DefaultThresholds()), "faithfulness")
 			if m.Change != tt.change {
 				t.Fatalf("change %s, want %s", m.Change, tt.change)
 			}
 			th := DefaultThresholds()
 			th.Metrics["faithfulness"] = MetricConfig{Tolerance: ptr(math.Abs(m.Delta.Value()))}
-			if got := metricOf(t, Compare(b, h, th), "faithfulness"); got.Change != tt.change {
+			if got := metricOf(t, compareWords(b, h, th), "faithfulness"); got.Change != tt.change {
 				t.Errorf("|delta| %v equal to the tolerance: change %s, want %s", m.Delta, got.Change, tt.change)
 			}
 			th.Metrics["faithfulness"] = MetricConfig{Tolerance: ptr(math.Abs(m.Delta.Value()) + 0.001)}
-			if got := metricOf(t, Compare(b, h, th), "faithfulness"); got.Change != VerdictNoChange {
+			if got := metricOf(t, compareWords(b, h, th), "faithfulness"); got.Change != VerdictNoChange {
 				t.Errorf("|delta| %v below the tolerance: change %s, want ~", m.Delta, got.Change)
 			}
 			p := m.PWorseAdj
@@ -633,7 +653,7 @@ func TestDecisionBoundaries(t *testing.T) {
 				p = m.PBetterAdj
 			}
 			th.Metrics["faithfulness"] = MetricConfig{Alpha: ptr(p.Value())}
-			if got := metricOf(t, Compare(b, h, th), "faithfulness"); got.Change != VerdictNoChange {
+			if got := metricOf(t, compareWords(b, h, th), "faithfulness"); got.Change != VerdictNoChange {
 				t.Errorf("p %v equal to alpha: change %s, want ~", p, got.Change)
 			}
 		})
@@ -647,7 +667,7 @@ func TestShrunkDatasetNeedsItsSize(t *testing.T) {
 	b, h := pairOfFiles(20, "faithfulness", noisy(3, 0.8), noisy(3, 0.8))
 	h.Samples = h.Samples[:5]
 	h.Dataset.SHA256, h.Dataset.Samples = "ds-small", 0
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	if r.Passed || !hasNote(r.Failures, "head pairs with only 5 of the base's 20 samples") {
 		t.Errorf("passed %v, failures %q", r.Passed, r.Failures)
 	}
@@ -672,7 +692,7 @@ func TestLostReasonMostFrequent(t *testing.T) {
 			}
 			// Map order varies between runs: ask several times.
 			for range 20 {
-				m := metricOf(t, Config{Bootstrap: -1}.Compare(b, h, DefaultThresholds()), "faithfulness")
+				m := metricOf(t, Config{Bootstrap: -1}.compareWords(b, h, DefaultThresholds()), "faithfulness")
 				if m.LostReason != tt.want {
 					t.Fatalf("reason %q, want %q", m.LostReason, tt.want)
 				}
@@ -775,12 +795,12 @@ func TestFloorAtTheBound(t *testing.T) {
 	th.Metrics["context_recall"] = MetricConfig{Min: ptr(0.8)}
 	th.Metrics["noise_sensitivity_relevant"] = MetricConfig{Max: ptr(0.3)}
 	h := file(sample("a", "context_recall", 0.8, "noise_sensitivity_relevant", 0.3))
-	r := Compare(nil, h, th)
+	r := compareWords(nil, h, th)
 	if !r.Passed || metricOf(t, r, "context_recall").Floor != FloorOK || metricOf(t, r, "noise_sensitivity_relevant").Floor != FloorOK {
 		t.Errorf("passed %v, failures %q", r.Passed, r.Failures)
 	}
 	h = file(sample("a", "context_recall", 0.799, "noise_sensitivity_relevant", 0.301))
-	r = Compare(nil, h, th)
+	r = compareWords(nil, h, th)
 	if r.Passed || metricOf(t, r, "context_recall").Floor != FloorBelowMin || metricOf(t, r, "noise_sensitivity_relevant").Floor != FloorAboveMax {
 		t.Errorf("just outside: passed %v, failures %q", r.Passed, r.Failures)
 	}
@@ -792,7 +812,7 @@ func TestFloorAtTheBound(t *testing.T) {
 func TestTopRegressedIgnoresZeroChanges(t *testing.T) {
 	b := file(sample("q-1", "faithfulness", 1e-12, "context_recall", 0.9), sample("q-2", "faithfulness", 0.9, "context_recall", 1e-12))
 	h := file(sample("q-1", "faithfulness", 0.0, "context_recall", 0.9), sample("q-2", "faithfulness", 0.5, "context_recall", 0.0))
-	r := Compare(b, h, DefaultThresholds())
+	r := compareWords(b, h, DefaultThresholds())
 	if len(r.TopRegressed) != 1 || r.TopRegressed[0].ID != "q-2" {
 		t.Fatalf("top regressed %+v, want q-2 alone", r.TopRegressed)
 	}

@@ -1,7 +1,6 @@
 package compare
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
@@ -49,27 +48,14 @@ type Segment struct {
 // fields of MetricResult, with the same meaning. The p-values are adjusted
 // in the family of the metric together with the whole-set tests.
 type SegmentMetric struct {
-	Metric     string        `json:"metric"`
-	ReportOnly bool          `json:"report_only"`
-	Verdict    Verdict       `json:"verdict"`
-	Change     Verdict       `json:"change"`
-	Status     Status        `json:"status"`
-	Reasons    []string      `json:"reasons,omitempty"`
-	N          int           `json:"n"`
-	BaseMean   results.Score `json:"paired_base_mean"`
-	HeadMean   results.Score `json:"paired_head_mean"`
-	RawDelta   results.Score `json:"raw_delta"`
-	RawDeltaCI Interval      `json:"raw_delta_ci"`
-	Delta      results.Score `json:"delta"`
-	DeltaCI    Interval      `json:"delta_ci"`
-	SD         results.Score `json:"sd"`
-	Worse      int           `json:"worse"`
-	Same       int           `json:"same"`
-	Better     int           `json:"better"`
-	PWorse     results.Score `json:"p_worse"`
-	PBetter    results.Score `json:"p_better"`
-	PWorseAdj  results.Score `json:"p_worse_adj"`
-	PBetterAdj results.Score `json:"p_better_adj"`
+	Metric     string   `json:"metric"`
+	ReportOnly bool     `json:"report_only"`
+	Verdict    Verdict  `json:"verdict"`
+	Change     Verdict  `json:"change"`
+	Status     Status   `json:"status"`
+	Reasons    []string `json:"reasons,omitempty"`
+	// Paired holds the paired statistics, with MetricResult's meaning.
+	Paired
 	MDE        results.Score `json:"mde"`
 	Lost       int           `json:"lost"`
 	Regained   int           `json:"regained"`
@@ -86,8 +72,8 @@ type segmentRun struct {
 	where    [][2]int         // key and segment index of each results entry
 	ptrs     []*MetricResult
 	tested   []bool
-	warnings []string
-	notes    []string
+	warnings []Finding
+	notes    []Finding
 }
 
 // segmentValue is pair p's value of key: head's metadata, else base's, else
@@ -115,12 +101,12 @@ func (st statsConfig) compareSegments(keys []string, hs, bs *side, pairs []pair,
 		case !found:
 			run.warnings = append(run.warnings, missingKey(key, hs, bs, pairs))
 		case len(order) == 1:
-			run.notes = append(run.notes, fmt.Sprintf("segment key %q has one value among the paired samples: nothing to compare beyond the whole set", key))
+			run.notes = append(run.notes, Finding{Kind: KindSegmentKeyOneValue, Level: LevelNote, Key: key})
 		default:
 			if len(order) > MaxSegmentValues {
 				sk.Omitted = len(order) - MaxSegmentValues
 				order = order[:MaxSegmentValues]
-				run.notes = append(run.notes, fmt.Sprintf("segment key %q has %d values: only the %d with the most paired samples are compared (README \"Segments\")", key, sk.Values, MaxSegmentValues))
+				run.notes = append(run.notes, Finding{Kind: KindSegmentValuesCapped, Level: LevelNote, Key: key, N: sk.Values, Of: MaxSegmentValues})
 			}
 			for _, v := range order {
 				sk.Segments = append(sk.Segments, st.compareSegment(run, len(run.keys), len(sk.Segments), key, v, groups[v], hs, bs, whole))
@@ -155,8 +141,8 @@ func groupPairs(hs, bs *side, pairs []pair, key string) (map[string][]pair, []st
 }
 
 // missingKey is the warning for a key no paired sample has, with the
-// nearest metadata key as a suggestion.
-func missingKey(key string, hs, bs *side, pairs []pair) string {
+// nearest metadata key as a suggestion, or else the keys there are.
+func missingKey(key string, hs, bs *side, pairs []pair) Finding {
 	seen := map[string]bool{}
 	for _, p := range pairs {
 		for _, smp := range []results.Sample{hs.f.Samples[p.h], bs.f.Samples[p.b]} {
@@ -170,14 +156,11 @@ func missingKey(key string, hs, bs *side, pairs []pair) string {
 		known = append(known, k)
 	}
 	sort.Strings(known)
-	msg := fmt.Sprintf("segment key %q is in no paired sample's metadata, so no segment was compared", key)
-	switch {
-	case len(known) == 0:
-		return msg + " (the results carry no metadata: segment keys are extra dataset columns, see README \"Segments\")"
-	case closest(key, known) != "":
-		return msg + fmt.Sprintf("; did you mean %q? (keys are column names as written, case included)", closest(key, known))
+	f := Finding{Kind: KindSegmentKeyMissing, Level: LevelWarn, Key: key, Suggestion: closest(key, known)}
+	if f.Suggestion == "" {
+		f.Known = known
 	}
-	return msg + "; metadata keys: " + strings.Join(known, ", ")
+	return f
 }
 
 // compareSegment compares one segment: with at least min_samples pairs,
@@ -210,73 +193,66 @@ func (st statsConfig) compareSegment(run *segmentRun, ki, si int, key, value str
 
 // verdicts sets each segment metric's verdict and status once the
 // p-values are adjusted, fills the report's segments, and returns the
-// failure, warning and report-only sentences. level is the thresholds'
-// segment_level.
-func (run *segmentRun) verdicts(level Level) (fail, warn, reportOnly []string) {
+// findings of the gated metrics and those of the report-only ones. level is
+// the thresholds' segment_level.
+func (run *segmentRun) verdicts(level Level) (gated, reportOnly []Finding) {
 	for i, ms := range run.results {
 		k, s := run.where[i][0], run.where[i][1]
 		seg := &run.keys[k].Segments[s]
 		for j := range ms {
-			sm := segmentVerdict(&ms[j], seg.Key+"="+seg.Value)
-			switch {
-			case len(sm.Reasons) == 0:
-			case sm.ReportOnly:
-				reportOnly = append(reportOnly, sm.Reasons...)
-			case level == LevelWarn || ms[j].Rule.Level == LevelWarn:
-				sm.Status = StatusWarn
-				warn = append(warn, sm.Reasons...)
-			default:
-				sm.Status = StatusFail
-				fail = append(fail, sm.Reasons...)
+			sm, fs := segmentVerdict(&ms[j], seg.Key+"="+seg.Value)
+			if len(fs) > 0 {
+				l := level
+				if ms[j].Rule.Level == LevelWarn {
+					l = LevelWarn
+				}
+				l = metricLevel(sm.ReportOnly, l)
+				for f := range fs {
+					fs[f].Level, fs[f].ReportOnly = l, sm.ReportOnly
+				}
+				if sm.ReportOnly {
+					reportOnly = append(reportOnly, fs...)
+				} else {
+					sm.Status = statusOf(l)
+					gated = append(gated, fs...)
+				}
 			}
 			seg.Metrics = append(seg.Metrics, sm)
 		}
 	}
-	return fail, warn, reportOnly
+	return gated, reportOnly
 }
 
-// segmentVerdict is mr's segment view, with its verdict and the sentences
-// naming the segment where.
-func segmentVerdict(mr *MetricResult, where string) SegmentMetric {
+// segmentVerdict is mr's segment view, with its verdict, and its findings
+// (their Level unset) naming the segment where.
+func segmentVerdict(mr *MetricResult, where string) (SegmentMetric, []Finding) {
 	sm := SegmentMetric{Metric: mr.Metric, ReportOnly: mr.ReportOnly, Verdict: mr.Change, Change: mr.Change,
-		Status: StatusOK, N: mr.N, BaseMean: mr.PairedBaseMean, HeadMean: mr.PairedHeadMean,
-		RawDelta: mr.RawDelta, RawDeltaCI: mr.RawDeltaCI, Delta: mr.Delta, DeltaCI: mr.DeltaCI, SD: mr.SD,
-		Worse: mr.Worse, Same: mr.Same, Better: mr.Better, PWorse: mr.PWorse, PBetter: mr.PBetter,
-		PWorseAdj: mr.PWorseAdj, PBetterAdj: mr.PBetterAdj, MDE: mr.MDE,
+		Status: StatusOK, Paired: mr.Paired, MDE: mr.MDE,
 		Lost: mr.Lost, Regained: mr.Regained, PLostAdj: mr.PLostAdj, LostScores: mr.LostScores}
+	var fs []Finding
 	if mr.Change == VerdictRegression {
-		sm.Reasons = append(sm.Reasons, fmt.Sprintf("%s regressed by %s on %s (%s)", mr.Metric,
-			fmtDelta(-mr.Delta.Value()), where, fmtP(mr.PWorseAdj.Value())))
+		fs = append(fs, Finding{Kind: KindRegression, Metric: mr.Metric, Segment: where, Value: -mr.Delta.Value(), P: mr.PWorseAdj.Value()})
 	}
 	if mr.LostScores {
-		sm.Reasons = append(sm.Reasons, lostMessageOf(mr, mr.Metric+" on "+where))
+		fs = append(fs, lostFinding(mr, where))
 		if mr.Change != VerdictRegression {
 			sm.Verdict = VerdictLostScores
 		}
 	}
-	return sm
+	return sm, fs
 }
 
-// untestedNote lists the segments with too few pairs to test, or "".
-func (run *segmentRun) untestedNote(minSamples int) string {
-	var few []string
+// untested notes the segments with too few pairs to test.
+func (run *segmentRun) untested(minSamples int) []Finding {
+	var fs []Finding
 	for _, k := range run.keys {
 		for _, s := range k.Segments {
 			if !s.Tested {
-				few = append(few, fmt.Sprintf("%s=%s (%d)", s.Key, s.Value, s.Pairs))
+				fs = append(fs, Finding{Kind: KindSegmentFewPairs, Level: LevelNote, Key: s.Key, Segment: s.Key + "=" + s.Value, N: s.Pairs, Of: minSamples})
 			}
 		}
 	}
-	if len(few) == 0 {
-		return ""
-	}
-	const shown = 10
-	more := ""
-	if len(few) > shown {
-		more = fmt.Sprintf(" and %d more", len(few)-shown)
-		few = few[:shown]
-	}
-	return fmt.Sprintf("segments with fewer than %d paired samples, listed but not tested: %s%s", minSamples, strings.Join(few, ", "), more)
+	return fs
 }
 
 // sampleSegments returns pair p's values of the segment keys (keys the

@@ -42,11 +42,11 @@ func topicFiles() (*results.File, *results.File) {
 func TestSegmentRegressionFailsTheGate(t *testing.T) {
 	b, h := topicFiles()
 	cfg := Config{Bootstrap: 500}
-	whole := cfg.Compare(b, h, DefaultThresholds())
+	whole := cfg.compareWords(b, h, DefaultThresholds())
 	if !whole.Passed || metricOf(t, whole, "faithfulness").Change == VerdictRegression {
 		t.Fatalf("fixture: the whole set alone must not fail: %v %v", whole.Verdict, whole.Failures)
 	}
-	r := cfg.Compare(b, h, DefaultThresholds().WithSegments("topic"))
+	r := cfg.compareWords(b, h, DefaultThresholds().WithSegments("topic"))
 	if r.Passed || len(r.Failures) != 1 {
 		t.Fatalf("verdict %s, failures %q: want one segment failure", r.Verdict, r.Failures)
 	}
@@ -86,18 +86,18 @@ func TestSegmentLevelWarn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := Config{Bootstrap: -1}.Compare(b, h, th)
+	r := Config{Bootstrap: -1}.compareWords(b, h, th)
 	if !r.Passed || r.Verdict != VerdictPassWithWarnings || len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], "on topic=billing") {
 		t.Errorf("verdict %s, warnings %q", r.Verdict, r.Warnings)
 	}
 	// A metric's own level: warn applies to its segments too.
 	th, _ = ParseThresholds("t.yaml", []byte("version: 1\nsegments: [topic]\nmetrics: {faithfulness: {level: warn}}\n"))
-	if r := (Config{Bootstrap: -1}).Compare(b, h, th); !r.Passed || len(r.Warnings) != 1 {
+	if r := (Config{Bootstrap: -1}).compareWords(b, h, th); !r.Passed || len(r.Warnings) != 1 {
 		t.Errorf("metric level warn: verdict %s, warnings %q", r.Verdict, r.Warnings)
 	}
 	// A report-only metric's segments never fail either.
 	th, _ = ParseThresholds("t.yaml", []byte("version: 1\nsegments: [topic]\nreport_only: [faithfulness]\n"))
-	if r := (Config{Bootstrap: -1}).Compare(b, h, th); !r.Passed || len(r.Warnings) != 0 {
+	if r := (Config{Bootstrap: -1}).compareWords(b, h, th); !r.Passed || len(r.Warnings) != 0 {
 		t.Errorf("report-only: verdict %s, failures %q", r.Verdict, r.Failures)
 	}
 }
@@ -113,7 +113,7 @@ func TestSegmentEdges(t *testing.T) {
 	for i := 20; i < 35; i++ {
 		b.Samples[i].Metadata["topic"], h.Samples[i].Metadata["topic"] = "account", "account"
 	}
-	r := Config{Bootstrap: -1}.Compare(b, h, DefaultThresholds().WithSegments("topic", "Topic", "language"))
+	r := Config{Bootstrap: -1}.compareWords(b, h, DefaultThresholds().WithSegments("topic", "Topic", "language"))
 	segs := map[string]Segment{}
 	for _, s := range r.Segments[0].Segments {
 		segs[s.Value] = s
@@ -152,7 +152,7 @@ func TestSegmentValueCap(t *testing.T) {
 		}
 		bs[i].Metadata, hs[i].Metadata = map[string]string{"doc": v}, map[string]string{"doc": v}
 	}
-	r := Config{Bootstrap: -1}.Compare(file(bs...), file(hs...), DefaultThresholds().WithSegments("doc"))
+	r := Config{Bootstrap: -1}.compareWords(file(bs...), file(hs...), DefaultThresholds().WithSegments("doc"))
 	k := r.Segments[0]
 	if k.Values != 60 || k.Omitted != 60-MaxSegmentValues || len(k.Segments) != MaxSegmentValues || k.Segments[0].Value != "v0" {
 		t.Errorf("values %d, omitted %d, listed %d, first %q", k.Values, k.Omitted, len(k.Segments), k.Segments[0].Value)
@@ -216,7 +216,7 @@ func BenchmarkCompareSegments(b *testing.B) {
 		th := DefaultThresholds().WithSegments(keys...)
 		b.Run(fmt.Sprintf("keys=%d", len(keys)), func(b *testing.B) {
 			for range b.N {
-				if r := Compare(base, head, th); len(r.Segments) != len(keys) {
+				if r := compareWords(base, head, th); len(r.Segments) != len(keys) {
 					b.Fatal("segments missing")
 				}
 			}
@@ -234,7 +234,7 @@ func TestSegmentLostScores(t *testing.T) {
 			h.Samples[i].Undefined = map[string]string{"faithfulness": "judge returned invalid JSON"}
 		}
 	}
-	r := Config{Bootstrap: -1}.Compare(b, h, DefaultThresholds().WithSegments("topic"))
+	r := Config{Bootstrap: -1}.compareWords(b, h, DefaultThresholds().WithSegments("topic"))
 	want := "faithfulness on topic=shipping lost its score on 12 paired samples (scored on base, undefined on head; 0 the other way, p"
 	found := false
 	for _, f := range r.Failures {

@@ -456,11 +456,7 @@ func (p *thParser) mapping(n *yaml.Node, where string, valid []string, f func(ke
 }
 
 func (p *thParser) defaults(n *yaml.Node, d *Defaults) {
-	if isNull(n) {
-		return
-	}
-	if n.Kind != yaml.MappingNode {
-		p.add(n, "defaults: expected a mapping such as {tolerance: 0.02, alpha: 0.05}, got %s", describe(n))
+	if !p.isMapping(n, "defaults", "{tolerance: 0.02, alpha: 0.05}") {
 		return
 	}
 	p.mapping(n, "in defaults", defaultsKeys, func(key string, k, v *yaml.Node) {
@@ -579,12 +575,26 @@ func (p *thParser) checkFamily(reportOnly, gate, rules map[string]*yaml.Node) {
 	}
 }
 
-func (p *thParser) metrics(n *yaml.Node, out map[string]MetricConfig, seen map[string]*yaml.Node) {
+// isMapping reports whether n is a mapping to read: false for null, and
+// for anything else than a mapping, which is a problem ("field: expected a
+// mapping such as example, got ..."). example starts with "{" or is the
+// rest of the sentence.
+func (p *thParser) isMapping(n *yaml.Node, field, example string) bool {
 	if isNull(n) {
-		return
+		return false
 	}
 	if n.Kind != yaml.MappingNode {
-		p.add(n, "metrics: expected a mapping of metric names to rules, such as {faithfulness: {min: 0.85}}, got %s", describe(n))
+		if strings.HasPrefix(example, "{") {
+			example = "such as " + example
+		}
+		p.add(n, "%s: expected a mapping %s, got %s", field, example, describe(n))
+		return false
+	}
+	return true
+}
+
+func (p *thParser) metrics(n *yaml.Node, out map[string]MetricConfig, seen map[string]*yaml.Node) {
+	if !p.isMapping(n, "metrics", "of metric names to rules, such as {faithfulness: {min: 0.85}}") {
 		return
 	}
 	p.mapping(n, "in metrics", nil, func(key string, k, v *yaml.Node) {

@@ -70,9 +70,9 @@ func Console(w io.Writer, r *compare.Report) error {
 	var segs strings.Builder
 	consoleSegments(&segs, r)
 	buf.WriteString(segs.String())
-	list("Failures", r.Failures)
-	list("Warnings", r.Warnings)
-	list("Notes", r.Notes)
+	list("Failures", sentences(r, compare.LevelFail, nil))
+	list("Warnings", sentences(r, compare.LevelWarn, nil))
+	list("Notes", sentences(r, compare.LevelNote, nil))
 	c := r.Counts
 	if r.HasBaseline {
 		fmt.Fprintf(&buf, "\nSamples: %s paired, %s new, %s removed.\n", fmtInt(c.Paired), fmtInt(c.New), fmtInt(c.Removed))
@@ -116,8 +116,9 @@ func consoleTable(w io.Writer, r *compare.Report) error {
 
 // JSON returns the report as indented JSON with a trailing newline. HTML
 // characters are not escaped, so "p<0.001" stays readable; undefined
-// numbers are null.
+// numbers are null. It fills r's sentence lists and reasons first (Fill).
 func JSON(r *compare.Report) ([]byte, error) {
+	Fill(r)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

@@ -11,14 +11,23 @@
 //   - JSON: the comparison as indented JSON (raggate.compare/v1).
 //   - RunTable: the per-metric table of one results file (`gate run`).
 //
+// # Findings
+//
+// Package compare returns typed findings (compare.Finding); findings.go is
+// the one place that words them (Sentence), for every renderer and for the
+// JSON report's failures, warnings, notes and reasons (Fill).
+//
 // # Numbers
 //
-// Scores have three decimals ("0.870"), differences a sign ("+0.012",
+// This package formats every number raggate reports (format.go has the
+// rules). In tables, scores have three decimals ("0.870"), differences a sign ("+0.012",
 // "-0.034", ASCII minus everywhere), intervals look like "[-0.050, +0.010]",
 // p-values "0.003", "<0.001" or "1.000", and anything undefined is "n/a".
 // The diff table shows the paired means, so that Head - Base = Δ; a floor
 // verdict quotes the all-sample head mean it was checked against when that
-// differs.
+// differs. Sentences quote differences with two decimals (three when two
+// would show 0.00), p-values as "p=0.003", and a mean compared with a bound
+// with the decimals it takes to differ from it ("0.799 below floor 0.80").
 //
 // # Untrusted text
 //

@@ -8,10 +8,23 @@ import (
 	"github.com/raggate/raggate/internal/results"
 )
 
-// Number formats shared by every renderer. Negative numbers use the ASCII
-// hyphen-minus everywhere (markdown, console, failure sentences from
-// package compare), so that numbers can be copied, grepped and measured by
-// terminal table code without East Asian ambiguous-width surprises.
+// Number formats, the only ones in raggate's reports (package compare
+// records numbers, it never formats them). Two rules:
+//
+//   - Tables (markdown, summary, console) show scores, deltas and p-values
+//     with three decimals, deltas signed ("0.870", "+0.012", "0.003",
+//     "<0.001"): fmtScore, fmtDelta, fmtCI, fmtP.
+//   - Sentences (failures, warnings, notes, reasons) show a difference with
+//     two decimals, three when two would show zero ("regressed by 0.12",
+//     "by 0.004"), a p-value as "p=0.003" or "p<0.001", a mean compared with
+//     a bound with the decimals it takes to differ from it ("0.799 below
+//     floor 0.80"): sayDelta, sayP, sayVs.
+//
+// Bounds (floors, ceilings, tolerances, alphas) are shown as written, with
+// at least two decimals, in both (fmtBound). Negative numbers use the ASCII
+// hyphen-minus everywhere, so that numbers can be copied, grepped and
+// measured by terminal table code without East Asian ambiguous-width
+// surprises.
 
 // undefined is how every renderer shows an undefined value.
 const undefined = "n/a"
@@ -72,8 +85,8 @@ func fmtP(s results.Score) string {
 	return strconv.FormatFloat(math.Min(p, 1), 'f', 3, 64)
 }
 
-// fmtBound formats a floor, ceiling, tolerance or alpha with at least two
-// decimals, as package compare's sentences do ("0.80", "0.85", "0.025").
+// fmtBound formats a floor, ceiling, tolerance or alpha as written, with at
+// least two decimals ("0.80", "0.85", "0.025").
 func fmtBound(x float64) string {
 	s := strconv.FormatFloat(x, 'f', -1, 64)
 	if i := strings.IndexByte(s, '.'); i < 0 {
@@ -122,4 +135,42 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return strconv.Itoa(n) + " " + many
+}
+
+// sayDelta formats a difference in a sentence with two decimals, or three
+// when two would show 0.00.
+func sayDelta(x float64) string {
+	if s := strconv.FormatFloat(x, 'f', 2, 64); s != "0.00" && s != "-0.00" {
+		return s
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+// sayP formats a p-value in a sentence as "p=0.003", or "p<0.001" below
+// that.
+func sayP(p float64) string {
+	if p < 0.001 {
+		return "p<0.001"
+	}
+	return "p=" + strconv.FormatFloat(p, 'f', 3, 64)
+}
+
+// sayVs formats x in a sentence with enough decimals to differ from the
+// bound it is compared with ("0.799" rather than "0.80" against a floor of
+// 0.80).
+func sayVs(x, bound float64) string {
+	for prec := 2; prec < 6; prec++ {
+		if s := strconv.FormatFloat(x, 'f', prec, 64); s != strconv.FormatFloat(bound, 'f', prec, 64) {
+			return s
+		}
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
+}
+
+// short shortens a hash to its first 12 characters.
+func short(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }

@@ -53,3 +53,13 @@ func TestFormats(t *testing.T) {
 		}
 	}
 }
+
+// TestSayP: p-values in sentences print with three decimals; below 0.001
+// as p<0.001.
+func TestSayP(t *testing.T) {
+	for p, want := range map[float64]string{0.001: "p=0.001", 0.00099: "p<0.001", 0.0474: "p=0.047", 1: "p=1.000"} {
+		if got := sayP(p); got != want {
+			t.Errorf("sayP(%v) = %q, want %q", p, got, want)
+		}
+	}
+}

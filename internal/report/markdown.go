@@ -223,8 +223,8 @@ func render(r *compare.Report, opts Options, p profile) string {
 		b.WriteString(what + " Store one with `gate baseline put` on the base branch (the action does it on pushes to the default branch).\n\n")
 	}
 	writeTable(&b, r, p)
-	writeSentences(&b, "Failures", r.Failures, p)
-	writeSentences(&b, "Warnings", r.Warnings, p)
+	writeSentences(&b, "Failures", sentences(r, compare.LevelFail, nil), p)
+	writeSentences(&b, "Warnings", sentences(r, compare.LevelWarn, nil), p)
 	writeCounts(&b, r)
 	if p.cut {
 		notice := commentNotice
@@ -591,14 +591,8 @@ func writeNoise(b *strings.Builder, r *compare.Report) {
 }
 
 func writeNotes(b *strings.Builder, r *compare.Report, p profile) {
-	var notes []string
-	for _, n := range r.Notes {
-		// The comment already says this, near the top.
-		if !r.HasBaseline && strings.HasPrefix(n, "no baseline:") {
-			continue
-		}
-		notes = append(notes, n)
-	}
+	// The comment already says there is no baseline, near the top.
+	notes := sentences(r, compare.LevelNote, func(f compare.Finding) bool { return f.Kind != compare.KindNoBaseline })
 	if len(notes) == 0 {
 		return
 	}

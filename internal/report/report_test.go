@@ -587,12 +587,12 @@ func TestHeadline(t *testing.T) {
 			Metrics: []compare.MetricResult{floorOK, noFloor}}, "✅ no baseline yet: floors only; 1 floor met"},
 		{"no baseline, no floors", compare.Report{Passed: true, Verdict: compare.VerdictPass,
 			Metrics: []compare.MetricResult{noFloor}}, "✅ no baseline yet: floors only (no floors set)"},
-		{"no baseline fails", compare.Report{Verdict: compare.VerdictFail, Failures: []string{"no baseline"},
+		{"no baseline fails", compare.Report{Verdict: compare.VerdictFail, Findings: []compare.Finding{{Kind: compare.KindMissingBaseline, Level: compare.LevelFail}},
 			Settings: compare.Settings{Defaults: failBaseline}}, "❌ no baseline"},
-		{"no baseline with warnings", compare.Report{Passed: true, Verdict: compare.VerdictPassWithWarnings, Warnings: []string{"w"}},
+		{"no baseline with warnings", compare.Report{Passed: true, Verdict: compare.VerdictPassWithWarnings, Findings: []compare.Finding{{Kind: compare.KindShardOnly, Level: compare.LevelWarn, Side: "head", Reason: "1/2"}}},
 			"⚠️ passed with 1 warning (no baseline yet: floors only)"},
-		{"unexplained failure", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Failures: []string{"x"}}, "❌ failed"},
-		{"incomplete head", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Failures: []string{"x"},
+		{"unexplained failure", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Findings: []compare.Finding{{Kind: compare.KindHeadEmpty, Level: compare.LevelFail}}}, "❌ failed"},
+		{"incomplete head", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Findings: []compare.Finding{{Kind: compare.KindHeadEmpty, Level: compare.LevelFail}},
 			Head: compare.Side{Incomplete: "cancelled"}}, "❌ head run incomplete"},
 	}
 	for _, tt := range tests {

@@ -143,7 +143,7 @@ func writeSegments(b *strings.Builder, r *compare.Report, p profile) {
 		}
 		seg := escapeSnippet(row.seg.Key, 40) + "=" + escapeSnippet(row.seg.Value, 60)
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", seg, name, m.N,
-			fmtScore(m.BaseMean), fmtScore(m.HeadMean), fmtDelta(m.RawDelta), fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High),
+			fmtScore(m.PairedBaseMean), fmtScore(m.PairedHeadMean), fmtDelta(m.RawDelta), fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High),
 			fmtP(p), segmentCell(m).markdown())
 	}
 	if len(shown) < len(rows) {

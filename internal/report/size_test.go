@@ -120,9 +120,9 @@ func TestPathological(t *testing.T) {
 	for i := range 800 {
 		name := fmt.Sprintf("metric_%04d_%s", i, strings.Repeat("<x>|", 50))
 		r.Metrics = append(r.Metrics, compare.MetricResult{Metric: name, Direction: "higher", Change: compare.VerdictRegression,
-			Status: compare.StatusFail, N: 20, PairedBaseMean: 0.9, PairedHeadMean: 0.8, RawDelta: -0.1,
-			RawDeltaCI: compare.Interval{Low: -0.2, High: -0.05}, PWorseAdj: 0.001, Delta: -0.1})
-		r.Failures = append(r.Failures, name+" regressed by 0.10 (p=0.001)")
+			Status: compare.StatusFail, Paired: compare.Paired{N: 20, PairedBaseMean: 0.9, PairedHeadMean: 0.8, RawDelta: -0.1,
+				RawDeltaCI: compare.Interval{Low: -0.2, High: -0.05}, PWorseAdj: 0.001, Delta: -0.1}})
+		r.Findings = append(r.Findings, compare.Finding{Kind: compare.KindRegression, Level: compare.LevelFail, Metric: name, Value: 0.1, P: 0.001})
 	}
 	for _, limit := range []int{0, 1000, 20000} {
 		md := Markdown(r, Options{Limit: limit})
@@ -192,7 +192,7 @@ func TestManySegmentsFit(t *testing.T) {
 		}
 	}
 	r := base.make(t)
-	r.Segments, r.Failures = nil, nil
+	r.Segments, r.Findings = nil, nil
 	for k := range 10 {
 		key := compare.SegmentKey{Key: fmt.Sprintf("key_%d_%s", k, strings.Repeat("<k>|", 20)), Values: 50}
 		for v := range 50 {
@@ -200,10 +200,11 @@ func TestManySegmentsFit(t *testing.T) {
 			for _, m := range r.Metrics {
 				d := -0.05 - 0.0001*float64(k*50+v)
 				seg.Metrics = append(seg.Metrics, compare.SegmentMetric{Metric: m.Metric, Change: compare.VerdictRegression,
-					Verdict: compare.VerdictRegression, Status: compare.StatusFail, N: 20, BaseMean: 0.9, HeadMean: results.Score(0.9 + d),
-					RawDelta: results.Score(d), Delta: results.Score(d), RawDeltaCI: compare.Interval{Low: -0.2, High: -0.01},
-					PWorseAdj: 0.001, PBetterAdj: 1})
-				r.Failures = append(r.Failures, fmt.Sprintf("%s regressed by %.3f on %s=%s (p=0.001)", m.Metric, -d, seg.Key, seg.Value))
+					Verdict: compare.VerdictRegression, Status: compare.StatusFail, Paired: compare.Paired{N: 20, PairedBaseMean: 0.9,
+						PairedHeadMean: results.Score(0.9 + d), RawDelta: results.Score(d), Delta: results.Score(d),
+						RawDeltaCI: compare.Interval{Low: -0.2, High: -0.01}, PWorseAdj: 0.001, PBetterAdj: 1}})
+				r.Findings = append(r.Findings, compare.Finding{Kind: compare.KindRegression, Level: compare.LevelFail,
+					Metric: m.Metric, Segment: seg.Key + "=" + seg.Value, Value: -d, P: 0.001})
 			}
 			key.Segments = append(key.Segments, seg)
 		}

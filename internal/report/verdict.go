@@ -175,95 +175,126 @@ func lowerIsBetter(m compare.MetricResult) bool { return m.Direction == "lower" 
 
 // headline is the overall verdict: its kind and a short text.
 func headline(r *compare.Report) cell {
-	var regressed, floors, lost, improved, few, tested int
+	c := tally(r)
+	switch {
+	case !r.Passed:
+		return failedHeadline(r, c)
+	case r.Verdict == compare.VerdictPassWithWarnings:
+		text := "passed with " + plural(len(sentences(r, compare.LevelWarn, nil)), "warning", "warnings")
+		if !r.HasBaseline {
+			text += " (no baseline yet: floors only)"
+		}
+		return cell{kindWarn, text}
+	case !r.HasBaseline:
+		return floorsOnlyHeadline(r)
+	}
+	return passedHeadline(r, c)
+}
+
+// counts tallies the metrics for the headline.
+type counts struct{ regressed, floors, lost, improved, few, tested int }
+
+func tally(r *compare.Report) counts {
+	var c counts
 	for _, m := range r.Metrics {
 		switch m.Change {
 		case compare.VerdictImprovement:
-			improved++
+			c.improved++
 		case compare.VerdictInsufficientData:
-			few++
+			c.few++
 		}
 		if m.Change == compare.VerdictRegression || m.Change == compare.VerdictImprovement || m.Change == compare.VerdictNoChange {
-			tested++
+			c.tested++
 		}
 		if m.Status != compare.StatusFail {
 			continue
 		}
 		switch {
 		case m.Change == compare.VerdictRegression:
-			regressed++
+			c.regressed++
 		case m.LostScores:
-			lost++
+			c.lost++
 		case breached(m):
-			floors++
+			c.floors++
 		}
 	}
-	def := r.Settings.Defaults
-	if !r.Passed {
-		var parts []string
-		if regressed > 0 {
-			parts = append(parts, plural(regressed, "metric", "metrics")+" regressed")
-		}
-		if n := failingSegments(r); n > 0 {
-			parts = append(parts, plural(n, "segment regression", "segment regressions"))
-		}
-		if lost > 0 {
-			parts = append(parts, plural(lost, "metric", "metrics")+" lost scores")
-		}
-		if floors > 0 {
-			parts = append(parts, plural(floors, "floor", "floors")+" breached")
-		}
-		if r.Head.Incomplete != "" {
-			parts = append(parts, "head run incomplete")
-		}
-		if r.JudgeChanged && def.OnJudgeChange == compare.ActionFail {
-			parts = append(parts, "judge changed")
-		}
-		if !r.HasBaseline && def.OnMissingBaseline == compare.ActionFail {
-			parts = append(parts, "no baseline")
-		}
-		if len(parts) == 0 {
-			parts = append(parts, "failed")
-		}
-		text := strings.Join(parts, ", ")
-		if !r.HasBaseline && def.OnMissingBaseline != compare.ActionFail {
-			text += " (no baseline yet: floors only)"
-		}
-		return cell{kindBad, text}
+	return c
+}
+
+// failedHeadline names what failed the gate.
+func failedHeadline(r *compare.Report, c counts) cell {
+	var parts []string
+	if c.regressed > 0 {
+		parts = append(parts, plural(c.regressed, "metric", "metrics")+" regressed")
 	}
-	if r.Verdict == compare.VerdictPassWithWarnings {
-		text := "passed with " + plural(len(r.Warnings), "warning", "warnings")
-		if !r.HasBaseline {
-			text += " (no baseline yet: floors only)"
-		}
-		return cell{kindWarn, text}
+	if n := failingSegments(r); n > 0 {
+		parts = append(parts, plural(n, "segment regression", "segment regressions"))
 	}
-	if !r.HasBaseline {
-		checked := 0
-		for _, m := range r.Metrics {
-			if m.Floor != compare.FloorNone {
-				checked++
-			}
-		}
-		if checked == 0 {
-			return cell{kindGood, "no baseline yet: floors only (no floors set)"}
-		}
-		met := plural(checked, "floor", "floors") + " met"
-		if checked > 1 {
-			met = "all " + met
-		}
-		return cell{kindGood, "no baseline yet: floors only; " + met}
+	if c.lost > 0 {
+		parts = append(parts, plural(c.lost, "metric", "metrics")+" lost scores")
 	}
-	if tested == 0 && few > 0 {
-		return cell{kindWarn, fmt.Sprintf("passed, but too few paired samples to test (%d; the thresholds need %d)", r.Counts.Paired, def.MinSamples)}
+	if c.floors > 0 {
+		parts = append(parts, plural(c.floors, "floor", "floors")+" breached")
+	}
+	if r.Head.Incomplete != "" {
+		parts = append(parts, "head run incomplete")
+	}
+	if hasFinding(r, compare.KindJudgeChanged, compare.LevelFail) {
+		parts = append(parts, "judge changed")
+	}
+	if hasFinding(r, compare.KindMissingBaseline, compare.LevelFail) {
+		parts = append(parts, "no baseline")
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "failed")
+	}
+	text := strings.Join(parts, ", ")
+	if !r.HasBaseline && !hasFinding(r, compare.KindMissingBaseline, compare.LevelFail) {
+		text += " (no baseline yet: floors only)"
+	}
+	return cell{kindBad, text}
+}
+
+// hasFinding reports whether r has a finding of kind at level.
+func hasFinding(r *compare.Report, kind compare.Kind, level compare.Level) bool {
+	for _, f := range r.Findings {
+		if f.Kind == kind && f.Level == level {
+			return true
+		}
+	}
+	return false
+}
+
+// floorsOnlyHeadline is the passing verdict without a baseline.
+func floorsOnlyHeadline(r *compare.Report) cell {
+	checked := 0
+	for _, m := range r.Metrics {
+		if m.Floor != compare.FloorNone {
+			checked++
+		}
+	}
+	if checked == 0 {
+		return cell{kindGood, "no baseline yet: floors only (no floors set)"}
+	}
+	met := plural(checked, "floor", "floors") + " met"
+	if checked > 1 {
+		met = "all " + met
+	}
+	return cell{kindGood, "no baseline yet: floors only; " + met}
+}
+
+// passedHeadline is the passing verdict of a comparison with a baseline.
+func passedHeadline(r *compare.Report, c counts) cell {
+	if c.tested == 0 && c.few > 0 {
+		return cell{kindWarn, fmt.Sprintf("passed, but too few paired samples to test (%d; the thresholds need %d)", r.Counts.Paired, r.Settings.Defaults.MinSamples)}
 	}
 	text := "no significant regression"
 	var extra []string
-	if improved > 0 {
-		extra = append(extra, plural(improved, "metric", "metrics")+" improved")
+	if c.improved > 0 {
+		extra = append(extra, plural(c.improved, "metric", "metrics")+" improved")
 	}
-	if few > 0 {
-		extra = append(extra, plural(few, "metric", "metrics")+" not tested: too few pairs")
+	if c.few > 0 {
+		extra = append(extra, plural(c.few, "metric", "metrics")+" not tested: too few pairs")
 	}
 	if len(extra) > 0 {
 		text += "; " + strings.Join(extra, "; ")

@@ -1,0 +1,279 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// Findings in words: package compare decides and records typed findings;
+// this file is the one place that turns them into sentences, for every
+// renderer and for the JSON report's failures, warnings, notes and reasons.
+
+// Fill fills r's sentence lists (Failures, Warnings, Notes) and every
+// metric's and segment metric's Reasons from r.Findings, for the JSON
+// report and for callers that annotate with the sentences. Filling twice
+// gives the same report.
+func Fill(r *compare.Report) {
+	if r == nil {
+		return
+	}
+	r.Failures = sentences(r, compare.LevelFail, nil)
+	r.Warnings = sentences(r, compare.LevelWarn, nil)
+	r.Notes = sentences(r, compare.LevelNote, nil)
+	for i := range r.Metrics {
+		m := &r.Metrics[i]
+		m.Reasons = reasonsOf(r, m.Metric, "")
+	}
+	for k := range r.Segments {
+		for s := range r.Segments[k].Segments {
+			seg := &r.Segments[k].Segments[s]
+			for j := range seg.Metrics {
+				seg.Metrics[j].Reasons = reasonsOf(r, seg.Metrics[j].Metric, seg.Key+"="+seg.Value)
+			}
+		}
+	}
+}
+
+// reasonsOf words the reasons of metric on segment ("" for the whole set).
+func reasonsOf(r *compare.Report, metric, segment string) []string {
+	var out []string
+	for _, f := range r.Findings {
+		if f.IsMetricReason() && f.Metric == metric && f.Segment == segment {
+			out = append(out, Sentence(r, f))
+		}
+	}
+	return out
+}
+
+// sentences words r's findings at level that keep accepts (nil: all), in
+// order. Consecutive findings of a listing kind join into one sentence:
+// the metrics with too few pairs, with weak power, the unused rules, the
+// untested segments, and the report-only metrics' findings.
+func sentences(r *compare.Report, level compare.Level, keep func(compare.Finding) bool) []string {
+	out := []string{}
+	var group []compare.Finding
+	flush := func() {
+		if len(group) > 0 {
+			out = append(out, groupSentence(r, group))
+			group = nil
+		}
+	}
+	for _, f := range r.Findings {
+		if f.Level != level || (keep != nil && !keep(f)) {
+			continue
+		}
+		if g := groupOf(f); g != "" {
+			if len(group) > 0 && groupOf(group[0]) != g {
+				flush()
+			}
+			group = append(group, f)
+			continue
+		}
+		flush()
+		out = append(out, Sentence(r, f))
+	}
+	flush()
+	return out
+}
+
+// groupOf names the listing sentence f joins, or "" when it stands alone.
+func groupOf(f compare.Finding) string {
+	if f.ReportOnly {
+		return "report_only"
+	}
+	switch f.Kind {
+	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs:
+		return string(f.Kind)
+	}
+	return ""
+}
+
+// groupSentence words a run of findings of one listing kind.
+func groupSentence(r *compare.Report, fs []compare.Finding) string {
+	items := make([]string, len(fs))
+	f := fs[0]
+	switch {
+	case f.ReportOnly:
+		for i, g := range fs {
+			items[i] = Sentence(r, g)
+		}
+		return "report-only metrics (not gated, see the thresholds' gate and report_only): " + strings.Join(items, "; ")
+	case f.Kind == compare.KindFewPairs:
+		for i, g := range fs {
+			items[i] = fmt.Sprintf("%s (%d)", g.Metric, g.N)
+		}
+		return fmt.Sprintf("fewer than %d paired samples, reported but not tested: %s", f.Of, strings.Join(items, ", "))
+	case f.Kind == compare.KindWeakPower:
+		for i, g := range fs {
+			items[i] = g.Metric + " " + sayDelta(g.Value)
+		}
+		return "with these samples, changes smaller than the minimum detectable effect (80% power) may show as ~: " + strings.Join(items, ", ")
+	case f.Kind == compare.KindThresholdsUnused:
+		for i, g := range fs {
+			items[i] = g.Metric
+		}
+		return "the thresholds set rules for metrics neither side scored: " + strings.Join(items, ", ")
+	}
+	return untestedSegments(fs)
+}
+
+// untestedSegments words the segments with too few pairs, the first ten
+// of them.
+func untestedSegments(fs []compare.Finding) string {
+	const shown = 10
+	more := ""
+	if len(fs) > shown {
+		more = fmt.Sprintf(" and %d more", len(fs)-shown)
+		fs = fs[:shown]
+	}
+	items := make([]string, len(fs))
+	for i, g := range fs {
+		items[i] = fmt.Sprintf("%s (%d)", g.Segment, g.N)
+	}
+	return fmt.Sprintf("segments with fewer than %d paired samples, listed but not tested: %s%s", fs[0].Of, strings.Join(items, ", "), more)
+}
+
+// Sentence words one finding of r on its own ("faithfulness regressed by
+// 0.12 (p=0.003)"). Numbers follow the sentence rules of format.go.
+func Sentence(r *compare.Report, f compare.Finding) string {
+	if s, ok := metricSentence(f); ok {
+		return s
+	}
+	if s, ok := sideSentence(r, f); ok {
+		return s
+	}
+	return segmentKeySentence(f)
+}
+
+// metricSentence words the findings about one metric.
+func metricSentence(f compare.Finding) (string, bool) {
+	subject := f.Metric
+	if f.Segment != "" {
+		subject += " on " + f.Segment
+	}
+	switch f.Kind {
+	case compare.KindRegression:
+		if f.Segment != "" {
+			return fmt.Sprintf("%s regressed by %s on %s (%s)", f.Metric, sayDelta(f.Value), f.Segment, sayP(f.P)), true
+		}
+		return fmt.Sprintf("%s regressed by %s (%s)", f.Metric, sayDelta(f.Value), sayP(f.P)), true
+	case compare.KindLostScores:
+		s := fmt.Sprintf("%s lost its score on %d paired samples (scored on base, undefined on head; %d the other way, %s)",
+			subject, f.N, f.Regained, sayP(f.P))
+		if f.Reason != "" {
+			s += ", most often: " + f.Reason
+		}
+		return s, true
+	case compare.KindBelowFloor:
+		return fmt.Sprintf("%s %s below floor %s", f.Metric, sayVs(f.Value, f.Bound), fmtBound(f.Bound)), true
+	case compare.KindAboveCeiling:
+		return fmt.Sprintf("%s %s above ceiling %s", f.Metric, sayVs(f.Value, f.Bound), fmtBound(f.Bound)), true
+	case compare.KindFloorNotChecked:
+		return f.Metric + " has a floor in the thresholds but no defined score on head; floor not checked", true
+	case compare.KindNotInHead:
+		return f.Metric + " was scored on base but not on head", true
+	case compare.KindJudgeFailed:
+		return fmt.Sprintf("%s is undefined for %d of %d head samples (base: %d of %d): the judge failed on most samples, see the results' undefined reasons",
+			f.Metric, f.N, f.Of, f.BaseN, f.BaseOf), true
+	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs:
+		return groupSentence(nil, []compare.Finding{f}), true
+	}
+	return "", false
+}
+
+// sideSentence words the findings about the results files.
+func sideSentence(r *compare.Report, f compare.Finding) (string, bool) {
+	switch f.Kind {
+	case compare.KindNoBaseline:
+		return "no baseline: only floors were checked (store one with `gate baseline put` on the base branch)", true
+	case compare.KindMissingBaseline:
+		return "no baseline to compare with (on_missing_baseline: fail)", true
+	case compare.KindJudgeChanged:
+		return judgeChanged(r, f), true
+	case compare.KindDatasetChanged:
+		var from string
+		if r.Base != nil {
+			from = short(r.Base.Dataset.SHA256)
+		}
+		return fmt.Sprintf("dataset changed (sha256 %s -> %s): %d new and %d removed samples; the %d samples on both sides are compared",
+			from, short(r.Head.Dataset.SHA256), r.Counts.New, r.Counts.Removed, r.Counts.Paired), true
+	case compare.KindInputsChanged:
+		return fmt.Sprintf("%d of %d paired samples have changed inputs", f.N, f.Of), true
+	case compare.KindIncomplete:
+		s := fmt.Sprintf("%s run is incomplete (%s): %d samples scored", f.Side, f.Reason, f.N)
+		if f.Side == "head" {
+			s += "; an incomplete run cannot pass, re-run `gate run` to completion (raise --max-duration, or wait for the judge to recover)"
+		}
+		return s, true
+	case compare.KindHeadEmpty:
+		return "head has no scored samples: nothing was compared; re-run `gate run` to completion on the dataset", true
+	case compare.KindHeadTooSmall:
+		s := fmt.Sprintf("head pairs with only %d of the base's %d samples (at least half must pair)", f.N, f.Of)
+		if f.DatasetChanged {
+			return s + ": the dataset changed; store a baseline of the new dataset with `gate baseline put`", true
+		}
+		return s + ": the head run scored too few samples to stand for the base; re-run `gate run` on the whole dataset (not one --shard; merge shards with `gate merge`)", true
+	case compare.KindShardOnly:
+		return fmt.Sprintf("%s holds only shard %s; merge the shards with `gate merge` before comparing", f.Side, f.Reason), true
+	case compare.KindRepeatsDiffer:
+		return fmt.Sprintf("repeats differ: base %d, head %d", f.BaseN, f.N), true
+	}
+	return "", false
+}
+
+// judgeChanged words a judge change, naming both judges.
+func judgeChanged(r *compare.Report, f compare.Finding) string {
+	var base results.Judge
+	if r.Base != nil {
+		base = r.Base.Judge
+	}
+	s := fmt.Sprintf("judge changed: base was judged by %s, head by %s; score differences may come from the judge rather than from the change (re-create the baseline with this judge)",
+		judgeDesc(base), judgeDesc(r.Head.Judge))
+	if f.Level == compare.LevelFail {
+		s += " (on_judge_change: fail)"
+	}
+	return s
+}
+
+// segmentKeySentence words the findings about a segment key.
+func segmentKeySentence(f compare.Finding) string {
+	switch f.Kind {
+	case compare.KindSegmentKeyMissing:
+		s := fmt.Sprintf("segment key %q is in no paired sample's metadata, so no segment was compared", f.Key)
+		switch {
+		case f.Suggestion != "":
+			return s + fmt.Sprintf("; did you mean %q? (keys are column names as written, case included)", f.Suggestion)
+		case len(f.Known) == 0:
+			return s + " (the results carry no metadata: segment keys are extra dataset columns, see README \"Segments\")"
+		}
+		return s + "; metadata keys: " + strings.Join(f.Known, ", ")
+	case compare.KindSegmentKeyOneValue:
+		return fmt.Sprintf("segment key %q has one value among the paired samples: nothing to compare beyond the whole set", f.Key)
+	case compare.KindSegmentValuesCapped:
+		return fmt.Sprintf("segment key %q has %d values: only the %d with the most paired samples are compared (README \"Segments\")", f.Key, f.N, f.Of)
+	}
+	return string(f.Kind) // a kind this renderer does not know yet
+}
+
+// judgeDesc names a judge: "openai gpt-4o-mini (fingerprint 0123456789ab)".
+func judgeDesc(j results.Judge) string {
+	parts := []string{}
+	if j.Provider != "" {
+		parts = append(parts, j.Provider)
+	}
+	if j.Model != "" {
+		parts = append(parts, j.Model)
+	}
+	desc := strings.Join(parts, " ")
+	if desc == "" {
+		desc = "an unnamed judge"
+	}
+	fp := short(j.Fingerprint)
+	if fp == "" {
+		fp = "none"
+	}
+	return fmt.Sprintf("%s (fingerprint %s)", desc, fp)
+}
