@@ -21,19 +21,36 @@ func (r *reader) readCSV() int {
 		r.csvError(err)
 		return 0
 	}
+	h, ok := r.csvHeader(cr, header)
+	if !ok {
+		return 0
+	}
+	return r.readCSVRows(cr, h)
+}
 
-	// Resolve the header once; unknown columns are reported here, not per row.
-	cols := make([]target, len(header))
-	names := make([]string, len(header))
-	hpos := make([]pos, len(header))
+// csvColumns is the resolved header of a CSV file.
+type csvColumns struct {
+	cols  []target
+	names []string
+	hpos  []pos
+}
+
+// csvHeader resolves the header once and reports its problems (unknown
+// columns are reported here, not per row); false when no row can be read.
+func (r *reader) csvHeader(cr *csv.Reader, header []string) (csvColumns, bool) {
+	h := csvColumns{
+		cols:  make([]target, len(header)),
+		names: make([]string, len(header)),
+		hpos:  make([]pos, len(header)),
+	}
 	var headerProblems []Problem
 	known, suggested := 0, 0
 	first := make(map[string]int)
-	for i, h := range header {
+	for i, hd := range header {
 		line, col := cr.FieldPos(i)
-		name := strings.TrimSpace(h)
-		names[i] = name
-		hpos[i] = pos{line, col}
+		name := strings.TrimSpace(hd)
+		h.names[i] = name
+		h.hpos[i] = pos{line, col}
 		p := Problem{File: r.file, Line: line, Col: col}
 		r.keys[name] = true
 		switch t := r.res.resolve(name); {
@@ -47,34 +64,37 @@ func (r *reader) readCSV() int {
 				suggested++
 			}
 		case t.kind == tMeta:
-			cols[i] = t
+			h.cols[i] = t
 		default:
-			cols[i] = t
+			h.cols[i] = t
 			known++
 		}
 		if name != "" && first[name] == 0 {
 			first[name] = i + 1
 		}
 		if p.Msg != "" {
-			cols[i] = target{kind: tIgnored}
+			h.cols[i] = target{kind: tIgnored}
 			headerProblems = append(headerProblems, p)
 		}
 	}
 	switch {
 	case len(header) == 1 && known == 0 && strings.ContainsAny(header[0], ";\t|"):
 		r.ps.add(Problem{File: r.file, Line: 1, Msg: "the header has a single column; raggate reads comma-separated values: save the file with commas as separators"})
-		return 0
+		return h, false
 	case known == 0 && suggested == 0:
 		r.ps.add(Problem{File: r.file, Line: 1, Msg: "no known field in the header; the first row must name the fields, e.g. user_input,retrieved_contexts,response,reference"})
-		return 0
+		return h, false
 	}
 	for _, p := range headerProblems {
 		r.ps.add(p)
 	}
-	if known == 0 {
-		return 0 // every row would lack its fields: the header problems say why
-	}
+	// With no known field every row would lack its fields: the header
+	// problems say why.
+	return h, known > 0
+}
 
+// readCSVRows emits the rows after the header and returns their number.
+func (r *reader) readCSVRows(cr *csv.Reader, h csvColumns) int {
 	n := 0
 	for {
 		row, err := cr.Read()
@@ -86,24 +106,24 @@ func (r *reader) readCSV() int {
 			return n
 		}
 		line, col := cr.FieldPos(0)
-		if blankRow(row, len(header)) {
+		if blankRow(row, len(h.names)) {
 			continue
 		}
-		if len(row) != len(header) {
+		if len(row) != len(h.names) {
 			r.ps.add(Problem{File: r.file, Line: line, Msg: fmt.Sprintf(
 				"the row has %d %s but the header has %d; quote cells that contain commas, quotes or line breaks",
-				len(row), plural(len(row), "cell", "cells"), len(header))})
+				len(row), plural(len(row), "cell", "cells"), len(h.names))})
 			continue
 		}
 		rec := record{p: pos{line, col}}
 		for i, cell := range row {
-			if k := cols[i].kind; k != tField && k != tID && k != tMeta {
+			if k := h.cols[i].kind; k != tField && k != tID && k != tMeta {
 				continue
 			}
 			l, c := cr.FieldPos(i)
 			rec.entries = append(rec.entries, entry{
-				key: names[i], t: cols[i],
-				kp: hpos[i], vp: pos{l, c},
+				key: h.names[i], t: h.cols[i],
+				kp: h.hpos[i], vp: pos{l, c},
 				v: value{kind: vCell, s: cell},
 			})
 		}

@@ -41,92 +41,8 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	byID := make(map[string]int, len(d.Samples))
-	byInput := make(map[string][]int, len(d.Samples))
-	for i := range d.Samples {
-		s := &d.Samples[i]
-		byID[s.ID] = i
-		if s.Has(metrics.UserInput) {
-			byInput[s.UserInput] = append(byInput[s.UserInput], i)
-		}
-	}
-	goldenLine := func(i int) int {
-		if i < len(d.Lines) {
-			return d.Lines[i]
-		}
-		return 0
-	}
-
-	samples := slices.Clone(d.Samples)
-	matchedBy := make([]int, len(samples)) // line of the row joined to each sample
-	var unmatched []string
-	conv := &converter{file: name, role: roleResponses, ps: &ps, rows: isParquet(name, data, opts.Format)}
-	n, k, keys := parseFile(name, data, opts, res, &ps, func(rec record) {
-		c, ok := conv.convert(rec)
-		if !ok {
-			return
-		}
-		row := &c.s
-		idx := -1
-		switch {
-		case c.idGiven:
-			i, found := byID[row.ID]
-			if !found {
-				unmatched = append(unmatched, fmt.Sprintf("%s (id %s)", conv.where(c.p.line), short(row.ID)))
-				return
-			}
-			golden := &d.Samples[i]
-			if row.Has(metrics.UserInput) && golden.Has(metrics.UserInput) &&
-				strings.TrimSpace(row.UserInput) != strings.TrimSpace(golden.UserInput) {
-				conv.problem(c.p, "user_input", fmt.Sprintf("differs from the user_input of the golden sample with id %s (%s); regenerate the responses from the current golden file",
-					short(row.ID), d.at(goldenLine(i))))
-				return
-			}
-			idx = i
-		case row.Has(metrics.UserInput):
-			m := byInput[row.UserInput]
-			switch len(m) {
-			case 0:
-				unmatched = append(unmatched, fmt.Sprintf("%s (user_input %s)", conv.where(c.p.line), short(row.UserInput)))
-				return
-			case 1:
-				idx = m[0]
-			default:
-				conv.problem(c.p, "user_input", fmt.Sprintf(`matches %d golden samples (%s %ss %d and %d); add the "id" of the right sample to this row`,
-					len(m), d.Path, d.unit(), goldenLine(m[0]), goldenLine(m[1])))
-				return
-			}
-		default:
-			conv.problem(c.p, "", `no "id" and no "user_input"; give each row the "id" of its golden sample (or its user_input)`)
-			return
-		}
-		var outputs []metrics.Field
-		for _, f := range responseFields {
-			if row.Has(f) {
-				outputs = append(outputs, f)
-			}
-		}
-		if len(outputs) == 0 {
-			conv.problem(c.p, "", "no output fields; give "+joinFields(responseFields))
-			return
-		}
-		if prev := matchedBy[idx]; prev != 0 {
-			conv.problem(c.p, "", fmt.Sprintf("a second row for the sample %s (the first is on %s); keep one", short(samples[idx].ID), conv.where(prev)))
-			return
-		}
-		matchedBy[idx] = c.p.line
-		s := samples[idx]
-		s.Present = maps.Clone(s.Present)
-		for _, f := range outputs {
-			if f.IsList() {
-				s.SetList(f, row.List(f))
-			} else {
-				s.Set(f, row.String(f))
-			}
-		}
-		conv.mergeMeta(&s, row.Metadata)
-		samples[idx] = s
-	})
+	jn := newResponseJoiner(d, &converter{file: name, role: roleResponses, ps: &ps, rows: isParquet(name, data, opts.Format)})
+	n, k, keys := parseFile(name, data, opts, res, &ps, jn.join)
 	if ps.count() == 0 && n == 0 {
 		ps.add(Problem{File: name, Msg: emptyMsg(k, roleResponses)})
 	}
@@ -134,39 +50,167 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 		return nil, err
 	}
 
+	warnings := jn.warnings(name)
+	d.Samples = jn.samples
+	d.Fields = metrics.FieldsOf(jn.samples)
+	warnings = append(warnings, jn.conv.notes.warnings(name)...)
+	warnings = append(warnings, synonymWarnings(name, keys, res, d.Fields)...)
+	d.Warnings = append(d.Warnings, warnings...)
+	d.SHA256 = joinedSum(d.SHA256, data)
+	d.ResponsesPath = name
+	return keys, nil
+}
+
+// responseJoiner joins the rows of a responses file to the golden samples
+// of d, by id or else by user_input.
+type responseJoiner struct {
+	d         *Dataset
+	conv      *converter
+	byID      map[string]int
+	byInput   map[string][]int
+	samples   []metrics.Sample // copies of d.Samples with the joined outputs
+	matchedBy []int            // line of the row joined to each sample
+	unmatched []string         // rows that match no golden sample
+}
+
+func newResponseJoiner(d *Dataset, conv *converter) *responseJoiner {
+	jn := &responseJoiner{
+		d:         d,
+		conv:      conv,
+		byID:      make(map[string]int, len(d.Samples)),
+		byInput:   make(map[string][]int, len(d.Samples)),
+		samples:   slices.Clone(d.Samples),
+		matchedBy: make([]int, len(d.Samples)),
+	}
+	for i := range d.Samples {
+		s := &d.Samples[i]
+		jn.byID[s.ID] = i
+		if s.Has(metrics.UserInput) {
+			jn.byInput[s.UserInput] = append(jn.byInput[s.UserInput], i)
+		}
+	}
+	return jn
+}
+
+// goldenLine is the line (or row) of golden sample i, or 0.
+func (jn *responseJoiner) goldenLine(i int) int {
+	if i < len(jn.d.Lines) {
+		return jn.d.Lines[i]
+	}
+	return 0
+}
+
+// join joins one row of the responses file to its golden sample.
+func (jn *responseJoiner) join(rec record) {
+	conv := jn.conv
+	c, ok := conv.convert(rec)
+	if !ok {
+		return
+	}
+	row := &c.s
+	idx, ok := jn.match(c)
+	if !ok {
+		return
+	}
+	var outputs []metrics.Field
+	for _, f := range responseFields {
+		if row.Has(f) {
+			outputs = append(outputs, f)
+		}
+	}
+	if len(outputs) == 0 {
+		conv.problem(c.p, "", "no output fields; give "+joinFields(responseFields))
+		return
+	}
+	if prev := jn.matchedBy[idx]; prev != 0 {
+		conv.problem(c.p, "", fmt.Sprintf("a second row for the sample %s (the first is on %s); keep one", short(jn.samples[idx].ID), conv.where(prev)))
+		return
+	}
+	jn.matchedBy[idx] = c.p.line
+	s := jn.samples[idx]
+	s.Present = maps.Clone(s.Present)
+	for _, f := range outputs {
+		if f.IsList() {
+			s.SetList(f, row.List(f))
+		} else {
+			s.Set(f, row.String(f))
+		}
+	}
+	conv.mergeMeta(&s, row.Metadata)
+	jn.samples[idx] = s
+}
+
+// match finds the golden sample of a converted row; false when there is
+// none (recorded as unmatched or as a problem).
+func (jn *responseJoiner) match(c converted) (int, bool) {
+	d, conv, row := jn.d, jn.conv, &c.s
+	switch {
+	case c.idGiven:
+		i, found := jn.byID[row.ID]
+		if !found {
+			jn.unmatched = append(jn.unmatched, fmt.Sprintf("%s (id %s)", conv.where(c.p.line), short(row.ID)))
+			return 0, false
+		}
+		golden := &d.Samples[i]
+		if row.Has(metrics.UserInput) && golden.Has(metrics.UserInput) &&
+			strings.TrimSpace(row.UserInput) != strings.TrimSpace(golden.UserInput) {
+			conv.problem(c.p, "user_input", fmt.Sprintf("differs from the user_input of the golden sample with id %s (%s); regenerate the responses from the current golden file",
+				short(row.ID), d.at(jn.goldenLine(i))))
+			return 0, false
+		}
+		return i, true
+	case row.Has(metrics.UserInput):
+		m := jn.byInput[row.UserInput]
+		switch len(m) {
+		case 0:
+			jn.unmatched = append(jn.unmatched, fmt.Sprintf("%s (user_input %s)", conv.where(c.p.line), short(row.UserInput)))
+			return 0, false
+		case 1:
+			return m[0], true
+		default:
+			conv.problem(c.p, "user_input", fmt.Sprintf(`matches %d golden samples (%s %ss %d and %d); add the "id" of the right sample to this row`,
+				len(m), d.Path, d.unit(), jn.goldenLine(m[0]), jn.goldenLine(m[1])))
+			return 0, false
+		}
+	default:
+		conv.problem(c.p, "", `no "id" and no "user_input"; give each row the "id" of its golden sample (or its user_input)`)
+		return 0, false
+	}
+}
+
+// warnings names the rows that matched no golden sample and the samples
+// that got no row.
+func (jn *responseJoiner) warnings(name string) []string {
 	var warnings []string
-	if n := len(unmatched); n > 0 {
+	if n := len(jn.unmatched); n > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: %d %s no golden sample and %s ignored: %s",
-			name, n, plural(n, "row matches", "rows match"), plural(n, "is", "are"), list(unmatched)))
+			name, n, plural(n, "row matches", "rows match"), plural(n, "is", "are"), list(jn.unmatched)))
 	}
 	var missing []string
-	for i, line := range matchedBy {
+	for i, line := range jn.matchedBy {
 		if line == 0 {
-			missing = append(missing, fmt.Sprintf("%s (%s %d)", short(samples[i].ID), d.unit(), goldenLine(i)))
+			missing = append(missing, fmt.Sprintf("%s (%s %d)", short(jn.samples[i].ID), jn.d.unit(), jn.goldenLine(i)))
 		}
 	}
 	if n := len(missing); n > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: %d of %d samples have no row in %s, so they keep only the golden file's fields: %s",
-			d.Path, n, len(samples), name, list(missing)))
+			jn.d.Path, n, len(jn.samples), name, list(missing)))
 	}
+	return warnings
+}
 
+// joinedSum is the SHA-256 of the golden file's sum followed by the sum of
+// the responses file, hex-encoded.
+func joinedSum(golden string, data []byte) string {
 	h := sha256.New()
-	if prev, err := hex.DecodeString(d.SHA256); err == nil {
+	if prev, err := hex.DecodeString(golden); err == nil {
 		h.Write(prev)
 	} else {
-		h.Write([]byte(d.SHA256))
+		h.Write([]byte(golden))
 	}
 	rsum := sha256.Sum256(data)
 	h.Write(rsum[:])
-
-	d.Samples = samples
-	d.Fields = metrics.FieldsOf(samples)
-	warnings = append(warnings, conv.notes.warnings(name)...)
-	warnings = append(warnings, synonymWarnings(name, keys, res, d.Fields)...)
-	d.Warnings = append(d.Warnings, warnings...)
-	d.SHA256 = hex.EncodeToString(h.Sum(nil))
-	d.ResponsesPath = name
-	return keys, nil
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // list joins up to maxListed items, then says how many more there are.

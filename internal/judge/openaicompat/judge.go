@@ -261,6 +261,36 @@ var (
 
 // New returns a Judge for cfg.
 func New(cfg Config) (*Judge, error) {
+	if err := checkCredentials(cfg); err != nil {
+		return nil, err
+	}
+	j := newJudge(cfg)
+	format, err := responseFormat(cfg.ResponseFormat)
+	if err != nil {
+		return nil, err
+	}
+	j.format0 = format
+	j.caps.format = j.format0
+
+	hd := &doer{client: httpClientFor(cfg), headers: cfg.ExtraHeaders}
+	oc, err := j.clientConfig(cfg, hd)
+	if err != nil {
+		return nil, err
+	}
+	oc.HTTPClient = hd
+	j.client = openai.NewClientWithConfig(oc)
+
+	j.setLimiters(cfg)
+	if err := j.openCache(cfg); err != nil {
+		return nil, err
+	}
+	j.batcher = judge.NewBatcher(j.embedBatch, judge.BatchOptions{Window: cfg.BatchWindow, MaxTexts: cfg.BatchMaxTexts})
+	return j, nil
+}
+
+// newJudge copies the settings of cfg that need no validation, with
+// defaults for the zero values.
+func newJudge(cfg Config) *Judge {
 	j := &Judge{
 		keyEnv:       orDefault(cfg.APIKeyEnv, DefaultAPIKeyEnv),
 		timeout:      cfg.RequestTimeout,
@@ -273,9 +303,6 @@ func New(cfg Config) (*Judge, error) {
 		rand:         cfg.Rand,
 		logfn:        cfg.Logf,
 		caps:         caps{n: true, seed: !cfg.NoSeed, temperature: true, maxCompletion: true},
-	}
-	if err := checkCredentials(cfg); err != nil {
-		return nil, err
 	}
 	if j.timeout <= 0 {
 		j.timeout = DefaultRequestTimeout
@@ -308,76 +335,99 @@ func New(cfg Config) (*Judge, error) {
 		}
 		j.seed = &s
 	}
-	switch cfg.ResponseFormat {
+	return j
+}
+
+// responseFormat maps the configured response format to the first one the
+// judge asks for.
+func responseFormat(f string) (formatMode, error) {
+	switch f {
 	case FormatAuto, FormatJSONSchema:
-		j.format0 = formatSchema
+		return formatSchema, nil
 	case FormatJSONObject:
-		j.format0 = formatObject
+		return formatObject, nil
 	case FormatNone:
-		j.format0 = formatNone
-	default:
-		return nil, fmt.Errorf("judge: unknown response format %q (want %s, %s or %s)", cfg.ResponseFormat, FormatJSONSchema, FormatJSONObject, FormatNone)
+		return formatNone, nil
 	}
-	j.caps.format = j.format0
+	return 0, fmt.Errorf("judge: unknown response format %q (want %s, %s or %s)", f, FormatJSONSchema, FormatJSONObject, FormatNone)
+}
 
-	httpClient := cfg.HTTPClient
-	if httpClient == nil {
-		// Keep a connection per concurrent call alive (the default keeps
-		// two per host and would reconnect for most calls). Attempts are
-		// bounded by per-request context timeouts.
-		t := http.DefaultTransport.(*http.Transport).Clone()
-		t.MaxIdleConnsPerHost = max(cfg.Concurrency, judge.DefaultConcurrency) + 4
-		httpClient = &http.Client{Transport: t}
+// httpClientFor returns cfg.HTTPClient, or a client that keeps a
+// connection per concurrent call alive.
+func httpClientFor(cfg Config) *http.Client {
+	if cfg.HTTPClient != nil {
+		return cfg.HTTPClient
 	}
-	hd := &doer{client: httpClient, headers: cfg.ExtraHeaders}
+	// Keep a connection per concurrent call alive (the default keeps
+	// two per host and would reconnect for most calls). Attempts are
+	// bounded by per-request context timeouts.
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConnsPerHost = max(cfg.Concurrency, judge.DefaultConcurrency) + 4
+	return &http.Client{Transport: t}
+}
 
-	var oc openai.ClientConfig
-	if az := cfg.Azure; az.Endpoint != "" {
-		j.provider = ProviderAzure
-		endpoint, query := splitQuery(az.Endpoint)
-		u, err := url.Parse(endpoint)
-		if err != nil || u.Host == "" {
-			return nil, fmt.Errorf("judge: Azure endpoint %q is not a URL like https://NAME.openai.azure.com", displayURL(az.Endpoint))
-		}
-		hd.query = query
-		j.chatModel = orDefault(az.ChatDeployment, cfg.Model)
-		j.embModel = orDefault(az.EmbeddingDeployment, cfg.EmbeddingModel)
-		if j.chatModel == "" {
-			return nil, errors.New("judge: Azure OpenAI needs a chat deployment name (or a model name that is also the deployment name)")
-		}
-		j.infoModel = orDefault(cfg.Model, j.chatModel)
-		j.infoEmb = orDefault(cfg.EmbeddingModel, j.embModel)
-		oc = openai.DefaultAzureConfig(cfg.APIKey, strings.TrimRight(endpoint, "/"))
-		oc.APIVersion = orDefault(az.APIVersion, DefaultAzureAPIVersion)
-		oc.AzureModelMapperFunc = func(model string) string { return model }
-		j.endpoint = strings.TrimRight(u.Host+u.Path, "/") + "?api-version=" + oc.APIVersion
-	} else {
-		j.provider = ProviderOpenAI
-		// A query (?api-key=... for some proxies) goes on every request,
-		// after the endpoint path.
-		base, query := splitQuery(orDefault(cfg.BaseURL, DefaultBaseURL))
-		base = strings.TrimRight(base, "/")
-		u, err := url.Parse(base)
-		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-			return nil, fmt.Errorf("judge: base URL %q is not an http(s) URL like https://api.openai.com/v1", displayURL(base))
-		}
-		hd.query = query
-		j.chatModel, j.embModel = cfg.Model, cfg.EmbeddingModel
-		if base == DefaultBaseURL {
-			j.chatModel = orDefault(j.chatModel, DefaultModel)
-			j.embModel = orDefault(j.embModel, DefaultEmbeddingModel)
-		}
-		if j.chatModel == "" {
-			return nil, fmt.Errorf("judge: no chat model configured for %s: set the model name the server serves", displayURL(base))
-		}
-		j.infoModel, j.infoEmb = j.chatModel, j.embModel
-		oc = openai.DefaultConfig(cfg.APIKey)
-		oc.BaseURL = base
-		j.endpoint = strings.TrimRight(u.Host+u.Path, "/")
+// clientConfig resolves the provider, endpoint and models and builds the
+// go-openai configuration; it sets the query hd adds to every request.
+func (j *Judge) clientConfig(cfg Config, hd *doer) (openai.ClientConfig, error) {
+	if cfg.Azure.Endpoint != "" {
+		return j.azureConfig(cfg, hd)
 	}
-	oc.HTTPClient = hd
-	j.client = openai.NewClientWithConfig(oc)
+	return j.openAIConfig(cfg, hd)
+}
 
+// azureConfig is clientConfig for an Azure OpenAI endpoint.
+func (j *Judge) azureConfig(cfg Config, hd *doer) (openai.ClientConfig, error) {
+	az := cfg.Azure
+	j.provider = ProviderAzure
+	endpoint, query := splitQuery(az.Endpoint)
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return openai.ClientConfig{}, fmt.Errorf("judge: Azure endpoint %q is not a URL like https://NAME.openai.azure.com", displayURL(az.Endpoint))
+	}
+	hd.query = query
+	j.chatModel = orDefault(az.ChatDeployment, cfg.Model)
+	j.embModel = orDefault(az.EmbeddingDeployment, cfg.EmbeddingModel)
+	if j.chatModel == "" {
+		return openai.ClientConfig{}, errors.New("judge: Azure OpenAI needs a chat deployment name (or a model name that is also the deployment name)")
+	}
+	j.infoModel = orDefault(cfg.Model, j.chatModel)
+	j.infoEmb = orDefault(cfg.EmbeddingModel, j.embModel)
+	oc := openai.DefaultAzureConfig(cfg.APIKey, strings.TrimRight(endpoint, "/"))
+	oc.APIVersion = orDefault(az.APIVersion, DefaultAzureAPIVersion)
+	oc.AzureModelMapperFunc = func(model string) string { return model }
+	j.endpoint = strings.TrimRight(u.Host+u.Path, "/") + "?api-version=" + oc.APIVersion
+	return oc, nil
+}
+
+// openAIConfig is clientConfig for an OpenAI or OpenAI-compatible base URL.
+func (j *Judge) openAIConfig(cfg Config, hd *doer) (openai.ClientConfig, error) {
+	j.provider = ProviderOpenAI
+	// A query (?api-key=... for some proxies) goes on every request,
+	// after the endpoint path.
+	base, query := splitQuery(orDefault(cfg.BaseURL, DefaultBaseURL))
+	base = strings.TrimRight(base, "/")
+	u, err := url.Parse(base)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return openai.ClientConfig{}, fmt.Errorf("judge: base URL %q is not an http(s) URL like https://api.openai.com/v1", displayURL(base))
+	}
+	hd.query = query
+	j.chatModel, j.embModel = cfg.Model, cfg.EmbeddingModel
+	if base == DefaultBaseURL {
+		j.chatModel = orDefault(j.chatModel, DefaultModel)
+		j.embModel = orDefault(j.embModel, DefaultEmbeddingModel)
+	}
+	if j.chatModel == "" {
+		return openai.ClientConfig{}, fmt.Errorf("judge: no chat model configured for %s: set the model name the server serves", displayURL(base))
+	}
+	j.infoModel, j.infoEmb = j.chatModel, j.embModel
+	oc := openai.DefaultConfig(cfg.APIKey)
+	oc.BaseURL = base
+	j.endpoint = strings.TrimRight(u.Host+u.Path, "/")
+	return oc, nil
+}
+
+// setLimiters sets the limiters of chat calls and embedding calls.
+func (j *Judge) setLimiters(cfg Config) {
 	j.limiter = judge.NewLimiter(judge.LimitOptions{
 		Concurrency: cfg.Concurrency, RPM: cfg.RPM, TPM: cfg.TPM, Now: j.now, Sleep: j.sleep,
 	})
@@ -386,19 +436,22 @@ func New(cfg Config) (*Judge, error) {
 		embedConc = DefaultEmbedConcurrency
 	}
 	j.embedLimiter = judge.NewLimiter(judge.LimitOptions{Concurrency: embedConc, Now: j.now, Sleep: j.sleep})
+}
+
+// openCache sets the answer cache: cfg.Cache, the on-disk cache, or none.
+func (j *Judge) openCache(cfg Config) error {
 	switch {
 	case cfg.Cache != nil:
 		j.cache = cfg.Cache
 	case !cfg.NoCache:
 		c, err := judge.OpenCache(cfg.CacheDir)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.Logf = cfg.Logf
 		j.cache = c
 	}
-	j.batcher = judge.NewBatcher(j.embedBatch, judge.BatchOptions{Window: cfg.BatchWindow, MaxTexts: cfg.BatchMaxTexts})
-	return j, nil
+	return nil
 }
 
 // Info describes the judge for the results file.

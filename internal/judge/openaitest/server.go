@@ -446,53 +446,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request, cfg 
 		return badRequest(w, "", "", "We could not parse the JSON body of your request: "+err.Error())
 	}
 	in, found := findInput(req.Messages)
-	s.mu.Lock()
-	rec.Model, rec.Messages, rec.Temperature, rec.Seed = req.Model, req.Messages, req.Temperature, req.Seed
-	if req.N != nil {
-		rec.N = *req.N
-	}
-	if req.MaxTokens != nil {
-		rec.MaxTokens = *req.MaxTokens
-	}
-	if req.MaxCompletionTokens != nil {
-		rec.MaxCompletionTokens = *req.MaxCompletionTokens
-	}
-	if rf := req.ResponseFormat; rf != nil {
-		rec.ResponseFormat = rf.Type
-		if rf.JSONSchema != nil {
-			rec.SchemaName, rec.Strict = rf.JSONSchema.Name, rf.JSONSchema.Strict
-		}
-	}
-	if found {
-		rec.Step = stepOf(in)
-	}
-	step := rec.Step
-	s.mu.Unlock()
-
-	switch {
-	case cfg.rejectMaxCompl && req.MaxCompletionTokens != nil:
-		return badRequest(w, "", "", "Unrecognized request argument supplied: max_completion_tokens")
-	case cfg.rejectTemp && req.Temperature != nil && *req.Temperature != 1:
-		return badRequest(w, "unsupported_value", "temperature", "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported.")
-	case cfg.rejectSeed && req.Seed != nil:
-		return badRequest(w, "unsupported_parameter", "seed", "Unsupported parameter: 'seed' is not supported with this model.")
-	case cfg.rejectN && req.N != nil && *req.N > 1:
-		return badRequest(w, "unsupported_value", "n", "Unsupported value: 'n' must be 1 with this model.")
-	case cfg.rejectFormat && req.ResponseFormat != nil:
-		return badRequest(w, "", "response_format", "Invalid parameter: 'response_format' is not supported with this model.")
-	case cfg.rejectSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema":
-		return badRequest(w, "", "response_format", "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.")
-	}
-	if cfg.maxInputChars > 0 {
-		total := 0
-		for _, m := range req.Messages {
-			total += len(m.Content)
-		}
-		if total > cfg.maxInputChars {
-			f := ContextTooLong()
-			writeJSON(w, f.Status, nil, f.Body)
-			return f.Status
-		}
+	step := s.recordChat(rec, &req, in, found)
+	if code, done := rejectChat(w, &req, cfg); done {
+		return code
 	}
 	f := s.takeFault(false, step)
 	if code, done := applyStatus(w, r, f); done {
@@ -502,10 +458,6 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request, cfg 
 		f = &Fault{}
 	}
 
-	count := 1
-	if req.N != nil && *req.N > 1 && !cfg.ignoreN {
-		count = *req.N
-	}
 	content := "I could not find the input."
 	if found {
 		content = answer(step, in)
@@ -517,28 +469,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request, cfg 
 	for _, m := range req.Messages {
 		promptChars += len(m.Content)
 	}
-	choices := []map[string]any{}
-	completion := 0
-	if !f.EmptyChoices {
-		for i := range count {
-			msg := map[string]any{"role": "assistant", "content": content, "refusal": nil}
-			finish := "stop"
-			switch {
-			case f.Refusal != "":
-				msg["content"], msg["refusal"] = nil, f.Refusal
-			case f.FinishReason == "length":
-				msg["content"] = content[:len(content)/2]
-				finish = "length"
-			case f.FinishReason != "":
-				msg["content"] = ""
-				finish = f.FinishReason
-			}
-			if c, ok := msg["content"].(string); ok {
-				completion += tokens(c)
-			}
-			choices = append(choices, map[string]any{"index": i, "message": msg, "finish_reason": finish, "logprobs": nil})
-		}
-	}
+	choices, completion := chatChoices(&req, cfg, content, f)
 	model := req.Model
 	if rec.Deployment != "" && model == "" {
 		model = rec.Deployment
@@ -558,6 +489,96 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request, cfg 
 	}
 	writeJSON(w, http.StatusOK, nil, body)
 	return http.StatusOK
+}
+
+// recordChat records the parameters of a chat request in rec and returns
+// the metric step the request is for.
+func (s *Server) recordChat(rec *Request, req *chatRequest, in map[string]json.RawMessage, found bool) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec.Model, rec.Messages, rec.Temperature, rec.Seed = req.Model, req.Messages, req.Temperature, req.Seed
+	if req.N != nil {
+		rec.N = *req.N
+	}
+	if req.MaxTokens != nil {
+		rec.MaxTokens = *req.MaxTokens
+	}
+	if req.MaxCompletionTokens != nil {
+		rec.MaxCompletionTokens = *req.MaxCompletionTokens
+	}
+	if rf := req.ResponseFormat; rf != nil {
+		rec.ResponseFormat = rf.Type
+		if rf.JSONSchema != nil {
+			rec.SchemaName, rec.Strict = rf.JSONSchema.Name, rf.JSONSchema.Strict
+		}
+	}
+	if found {
+		rec.Step = stepOf(in)
+	}
+	return rec.Step
+}
+
+// rejectChat answers the errors a server configured to reject some
+// parameters (or long inputs) gives; done reports whether it answered.
+func rejectChat(w http.ResponseWriter, req *chatRequest, cfg config) (code int, done bool) {
+	switch {
+	case cfg.rejectMaxCompl && req.MaxCompletionTokens != nil:
+		return badRequest(w, "", "", "Unrecognized request argument supplied: max_completion_tokens"), true
+	case cfg.rejectTemp && req.Temperature != nil && *req.Temperature != 1:
+		return badRequest(w, "unsupported_value", "temperature", "Unsupported value: 'temperature' does not support 0 with this model. Only the default (1) value is supported."), true
+	case cfg.rejectSeed && req.Seed != nil:
+		return badRequest(w, "unsupported_parameter", "seed", "Unsupported parameter: 'seed' is not supported with this model."), true
+	case cfg.rejectN && req.N != nil && *req.N > 1:
+		return badRequest(w, "unsupported_value", "n", "Unsupported value: 'n' must be 1 with this model."), true
+	case cfg.rejectFormat && req.ResponseFormat != nil:
+		return badRequest(w, "", "response_format", "Invalid parameter: 'response_format' is not supported with this model."), true
+	case cfg.rejectSchema && req.ResponseFormat != nil && req.ResponseFormat.Type == "json_schema":
+		return badRequest(w, "", "response_format", "Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model."), true
+	}
+	if cfg.maxInputChars > 0 {
+		total := 0
+		for _, m := range req.Messages {
+			total += len(m.Content)
+		}
+		if total > cfg.maxInputChars {
+			f := ContextTooLong()
+			writeJSON(w, f.Status, nil, f.Body)
+			return f.Status, true
+		}
+	}
+	return 0, false
+}
+
+// chatChoices builds the choices of a chat answer with the given content,
+// shaped by the fault f, and counts their completion tokens.
+func chatChoices(req *chatRequest, cfg config, content string, f *Fault) (choices []map[string]any, completion int) {
+	count := 1
+	if req.N != nil && *req.N > 1 && !cfg.ignoreN {
+		count = *req.N
+	}
+	choices = []map[string]any{}
+	if f.EmptyChoices {
+		return choices, 0
+	}
+	for i := range count {
+		msg := map[string]any{"role": "assistant", "content": content, "refusal": nil}
+		finish := "stop"
+		switch {
+		case f.Refusal != "":
+			msg["content"], msg["refusal"] = nil, f.Refusal
+		case f.FinishReason == "length":
+			msg["content"] = content[:len(content)/2]
+			finish = "length"
+		case f.FinishReason != "":
+			msg["content"] = ""
+			finish = f.FinishReason
+		}
+		if c, ok := msg["content"].(string); ok {
+			completion += tokens(c)
+		}
+		choices = append(choices, map[string]any{"index": i, "message": msg, "finish_reason": finish, "logprobs": nil})
+	}
+	return choices, completion
 }
 
 func (s *Server) embeddings(w http.ResponseWriter, r *http.Request, rec *Request, cfg config) (int, int) {
