@@ -48,37 +48,60 @@ var ErrInvalid = errors.New("invalid results file")
 
 // Parse decodes a results file and checks its schema version.
 func Parse(data []byte) (*File, error) {
+	return decode(bytes.NewReader(data), func() ([]byte, error) { return data, nil })
+}
+
+// parseWhole decodes a whole results file at once; decode calls it to word
+// the error when the stream is not a valid results file.
+func parseWhole(data []byte) (*File, error) {
 	var probe struct {
 		Schema *string `json:"schema"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
 		return nil, fmt.Errorf("%w: not a raggate results file: %w", ErrInvalid, jsonErrorPosition(data, err))
 	}
-	if probe.Schema == nil {
-		return nil, fmt.Errorf("%w: no \"schema\" field; expected %q (was this file written by `gate run`?)", ErrSchema, Schema)
-	}
-	if *probe.Schema != Schema {
-		return nil, fmt.Errorf("%w %q: this gate reads %q; re-run `gate run` with this version of raggate or use the raggate version that wrote it", ErrSchema, *probe.Schema, Schema)
+	if err := checkSchema(probe.Schema); err != nil {
+		return nil, err
 	}
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, jsonErrorPosition(data, err))
 	}
+	if err := checkFile(&f); err != nil {
+		return nil, err
+	}
+	return &f, nil
+}
+
+// checkSchema checks the schema version (nil when the file has none).
+func checkSchema(schema *string) error {
+	if schema == nil {
+		return fmt.Errorf("%w: no \"schema\" field; expected %q (was this file written by `gate run`?)", ErrSchema, Schema)
+	}
+	if *schema != Schema {
+		return fmt.Errorf("%w %q: this gate reads %q; re-run `gate run` with this version of raggate or use the raggate version that wrote it", ErrSchema, *schema, Schema)
+	}
+	return nil
+}
+
+// checkFile checks that every sample has a unique id and that scores are
+// in range, and makes equal reasons share their bytes.
+func checkFile(f *File) error {
 	shareReasons(f.Samples)
 	seen := make(map[string]bool, len(f.Samples))
 	for i, s := range f.Samples {
 		if s.ID == "" {
-			return nil, fmt.Errorf("%w: samples[%d] has no id", ErrInvalid, i)
+			return fmt.Errorf("%w: samples[%d] has no id", ErrInvalid, i)
 		}
 		if seen[s.ID] {
-			return nil, fmt.Errorf("%w: duplicate sample id %q", ErrInvalid, s.ID)
+			return fmt.Errorf("%w: duplicate sample id %q", ErrInvalid, s.ID)
 		}
 		seen[s.ID] = true
 		if err := checkScores(&f.Samples[i]); err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 	}
-	return &f, nil
+	return nil
 }
 
 // checkScores checks that every score and run of a sample is null or in
@@ -149,11 +172,12 @@ func shareReasons(samples []Sample) {
 
 // Read reads and parses a results file; errors name the path.
 func Read(path string) (*File, error) {
-	data, err := os.ReadFile(path)
+	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	f, err := Parse(data)
+	defer file.Close()
+	f, err := decode(file, func() ([]byte, error) { return os.ReadFile(path) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

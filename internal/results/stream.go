@@ -1,0 +1,128 @@
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// decode reads a results file from r one sample at a time, so memory holds
+// the decoded samples but never the whole encoded file. When the stream is
+// not a valid results file, reread supplies the whole file and the
+// whole-file parser words the error (schema, line:col), so both paths fail
+// with the same messages.
+func decode(r io.Reader, reread func() ([]byte, error)) (*File, error) {
+	f, schema, err := stream(r)
+	if err != nil {
+		data, rerr := reread()
+		if rerr != nil {
+			return nil, rerr
+		}
+		if _, werr := parseWhole(data); werr != nil {
+			return nil, werr
+		}
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err := checkSchema(schema); err != nil {
+		return nil, err
+	}
+	if err := checkFile(f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// stream decodes the top-level object: the samples element by element,
+// every other key as json.Unmarshal would (case-insensitive names, unknown
+// keys ignored, the last duplicate wins). It also returns the schema
+// (nil when the file has none).
+func stream(r io.Reader) (*File, *string, error) {
+	dec := json.NewDecoder(r)
+	if err := expectDelim(dec, '{'); err != nil {
+		return nil, nil, err
+	}
+	var rest bytes.Buffer
+	rest.WriteByte('{')
+	var samples []Sample
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		key, _ := tok.(string)
+		if strings.EqualFold(key, "samples") {
+			if samples, err = streamSamples(dec); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, nil, err
+		}
+		if rest.Len() > 1 {
+			rest.WriteByte(',')
+		}
+		k, _ := json.Marshal(key)
+		rest.Write(k)
+		rest.WriteByte(':')
+		rest.Write(raw)
+	}
+	if err := expectDelim(dec, '}'); err != nil {
+		return nil, nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, errors.New("data after the top-level object")
+	}
+	rest.WriteByte('}')
+	var probe struct {
+		Schema *string `json:"schema"`
+	}
+	var f File
+	if err := json.Unmarshal(rest.Bytes(), &probe); err != nil {
+		return nil, nil, err
+	}
+	if err := json.Unmarshal(rest.Bytes(), &f); err != nil {
+		return nil, nil, err
+	}
+	f.Samples = samples
+	return &f, probe.Schema, nil
+}
+
+// streamSamples decodes the samples value: null, or an array decoded one
+// element at a time.
+func streamSamples(dec *json.Decoder) ([]Sample, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	if tok == nil {
+		return nil, nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return nil, fmt.Errorf("samples is not an array")
+	}
+	samples := []Sample{}
+	for dec.More() {
+		var s Sample
+		if err := dec.Decode(&s); err != nil {
+			return nil, err
+		}
+		samples = append(samples, s)
+	}
+	return samples, expectDelim(dec, ']')
+}
+
+func expectDelim(dec *json.Decoder, want json.Delim) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if d, ok := tok.(json.Delim); !ok || d != want {
+		return fmt.Errorf("expected %q, found %v", want, tok)
+	}
+	return nil
+}
