@@ -108,6 +108,8 @@ const verdictItemSchema = `{"type":"object","properties":{"statement":{"type":"s
 const verifyPairSchema = `{"type":"object","properties":{"reference_verdicts":{"type":"array","description":"One verdict per reference statement, in input order.","items":` + verdictItemSchema + `},"response_verdicts":{"type":"array","description":"One verdict per response statement, in input order.","items":` + verdictItemSchema + `}},"required":["reference_verdicts","response_verdicts"],"additionalProperties":false}`
 
 // newPrompt builds a fresh Prompt value, so callers may modify what they get.
+// It is long because it is a table of prompt data (instruction, schema and
+// examples per step), not logic: each case reads on its own.
 func newPrompt(s Step) (Prompt, bool) {
 	switch s {
 	case StepStatements:

@@ -488,7 +488,9 @@ func (s *Server) Parents(fullName, sha string) []string {
 }
 
 // serve records the request, applies the hook, auth and faults, and
-// dispatches to the routes.
+// dispatches to the routes. Its length is the fake's route table: one case
+// per GitHub endpoint it imitates, kept in one place so a reader sees every
+// endpoint the tests rely on.
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	r.Body.Close()
