@@ -166,19 +166,27 @@ func (v fieldValue) equal(w fieldValue) bool {
 	return v.s == w.s
 }
 
+// gotField is a field (or the id) taken from a record: the key it was
+// given under, its value and where the value is.
+type gotField struct {
+	key string
+	v   fieldValue
+	p   pos
+}
+
+// taken collects a record's fields in fieldsOrder, and its id.
+type taken struct {
+	fields [len(fieldsOrder)]*gotField
+	id     *gotField
+}
+
 // convert turns a record into a sample; ok is false if the record had
 // problems (they are reported).
 func (c *converter) convert(rec record) (out converted, ok bool) {
 	before := c.ps.count()
 	c.failed = false
 	out.p = rec.p
-	type got struct {
-		key string
-		v   fieldValue
-		p   pos
-	}
-	var fields [len(fieldsOrder)]*got
-	var id *got
+	var t taken
 	keys := make(map[string]pos, len(rec.entries))
 	for _, e := range rec.entries {
 		if first, dup := keys[e.key]; dup {
@@ -193,59 +201,75 @@ func (c *converter) convert(rec record) (out converted, ok bool) {
 			} else {
 				c.failed = true
 			}
-			continue
 		case tIgnored:
-			continue
 		case tMeta:
 			c.addMeta(&out.s, e)
-			continue
 		case tID:
-			v, ok := c.decodeID(e)
-			if !ok || !v.present {
-				continue
-			}
-			if id != nil {
-				if id.v.s != v.s {
-					c.problem(e.vp, e.key, fmt.Sprintf("also given as %s with a different value; keep one", short(id.key)))
-				}
-				continue
-			}
-			id = &got{e.key, v, e.vp}
-			continue
+			c.takeID(e, &t)
+		default:
+			c.takeField(e, &t)
 		}
-		f := e.t.field
-		if c.role == roleResponses && !isResponseField(f) {
-			if !c.once("golden-only", e.key) {
-				c.failed = true
-				continue
-			}
-			c.problem(e.kp, e.key, fmt.Sprintf("%s is not an output of the pipeline; a responses file gives id or user_input and %s; put %s in the golden file",
-				f, joinFields(responseFields), f))
-			continue
-		}
-		var v fieldValue
-		var ok bool
-		if f.IsList() {
-			v, ok = c.decodeList(e)
-		} else {
-			v, ok = c.decodeString(e, f)
-		}
-		if !ok || !v.present {
-			continue
-		}
-		i := slices.Index(fieldsOrder[:], f)
-		if prev := fields[i]; prev != nil {
-			if !prev.v.equal(v) {
-				c.problem(e.vp, e.key, fmt.Sprintf("%s is also given as %s, with a different value; keep one", f, short(prev.key)))
-			}
-			continue
-		}
-		fields[i] = &got{e.key, v, e.vp}
 	}
 	if c.ps.count() > before || c.failed {
 		return out, false
 	}
-	for i, g := range fields {
+	t.fill(&out, rec.p)
+	return out, true
+}
+
+// takeID records the entry e as the record's id; a second id key with
+// another value is a problem.
+func (c *converter) takeID(e entry, t *taken) {
+	v, ok := c.decodeID(e)
+	if !ok || !v.present {
+		return
+	}
+	if t.id != nil {
+		if t.id.v.s != v.s {
+			c.problem(e.vp, e.key, fmt.Sprintf("also given as %s with a different value; keep one", short(t.id.key)))
+		}
+		return
+	}
+	t.id = &gotField{e.key, v, e.vp}
+}
+
+// takeField decodes the entry e into its field; a field a responses file
+// may not give, or one given twice with different values, is a problem.
+func (c *converter) takeField(e entry, t *taken) {
+	f := e.t.field
+	if c.role == roleResponses && !isResponseField(f) {
+		if !c.once("golden-only", e.key) {
+			c.failed = true
+			return
+		}
+		c.problem(e.kp, e.key, fmt.Sprintf("%s is not an output of the pipeline; a responses file gives id or user_input and %s; put %s in the golden file",
+			f, joinFields(responseFields), f))
+		return
+	}
+	var v fieldValue
+	var ok bool
+	if f.IsList() {
+		v, ok = c.decodeList(e)
+	} else {
+		v, ok = c.decodeString(e, f)
+	}
+	if !ok || !v.present {
+		return
+	}
+	i := slices.Index(fieldsOrder[:], f)
+	if prev := t.fields[i]; prev != nil {
+		if !prev.v.equal(v) {
+			c.problem(e.vp, e.key, fmt.Sprintf("%s is also given as %s, with a different value; keep one", f, short(prev.key)))
+		}
+		return
+	}
+	t.fields[i] = &gotField{e.key, v, e.vp}
+}
+
+// fill sets the sample's fields and id; the id's position is where the id
+// was given, else the user_input it derives from, else the record (at p).
+func (t *taken) fill(out *converted, p pos) {
+	for i, g := range t.fields {
 		if g == nil {
 			continue
 		}
@@ -255,16 +279,16 @@ func (c *converter) convert(rec record) (out converted, ok bool) {
 			out.s.Set(fieldsOrder[i], g.v.s)
 		}
 	}
-	if id != nil {
-		out.s.ID = id.v.s
+	switch {
+	case t.id != nil:
+		out.s.ID = t.id.v.s
 		out.idGiven = true
-		out.idPos = id.p
-	} else if g := fields[0]; g != nil { // user_input
-		out.idPos = g.p
-	} else {
-		out.idPos = rec.p
+		out.idPos = t.id.p
+	case t.fields[0] != nil: // user_input
+		out.idPos = t.fields[0].p
+	default:
+		out.idPos = p
 	}
-	return out, true
 }
 
 // fieldsOrder is metrics.Fields; user_input must come first (convert relies on it).
