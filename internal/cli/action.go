@@ -172,17 +172,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	o.Metrics = strings.Join(in.List("metrics"), ",")
 	o.Thresholds = in.Get("thresholds")
 	o.SegmentBy = in.List("segment-by")
-	if v := in.Get("judge"); v != "" {
-		o.Judge = v
-	}
-	o.Model = in.Get("model")
-	o.EmbeddingModel = in.Get("embedding-model")
-	o.BaseURL = in.Get("base-url")
-	o.Azure.Endpoint = in.Get("azure-endpoint")
-	o.Azure.Deployment = in.Get("azure-deployment")
-	o.Azure.EmbeddingDeployment = in.Get("azure-embedding-deployment")
-	o.Azure.APIVersion = in.Get("azure-api-version")
-	o.APIKey = in.Get("api-key")
+	judgeInputs(in, &o)
 	var err error
 	o.Concurrency, err = in.Int("concurrency", o.Concurrency)
 	bad(err)
@@ -206,6 +196,38 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	if st.token == "" {
 		st.token = env.getenv("GITHUB_TOKEN")
 	}
+	errs = append(errs, st.storeInputs(in)...)
+	if st.store == "file" && st.mode == "check" {
+		o.Baseline = st.storePath // an input the outputs must not overwrite
+	}
+	for _, p := range o.problems("action") {
+		errs = append(errs, p.render(inputName))
+	}
+	if len(errs) > 0 {
+		return o, st, errors.New(strings.Join(errs, "; "))
+	}
+	return o, st, nil
+}
+
+// judgeInputs reads the judge's inputs into o; empty inputs keep the
+// defaults.
+func judgeInputs(in ghaction.Inputs, o *Options) {
+	if v := in.Get("judge"); v != "" {
+		o.Judge = v
+	}
+	o.Model = in.Get("model")
+	o.EmbeddingModel = in.Get("embedding-model")
+	o.BaseURL = in.Get("base-url")
+	o.Azure.Endpoint = in.Get("azure-endpoint")
+	o.Azure.Deployment = in.Get("azure-deployment")
+	o.Azure.EmbeddingDeployment = in.Get("azure-embedding-deployment")
+	o.Azure.APIVersion = in.Get("azure-api-version")
+	o.APIKey = in.Get("api-key")
+}
+
+// storeInputs reads the baseline store inputs into st and returns their
+// problems.
+func (st *actionSettings) storeInputs(in ghaction.Inputs) (errs []string) {
 	st.store = orDefault(in.Get("baseline-store"), "branch")
 	st.storeBranch = orDefault(in.Get("baseline-branch"), baseline.DefaultBranch)
 	st.storePath = in.Get("baseline-path")
@@ -218,16 +240,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	default:
 		errs = append(errs, fmt.Sprintf("input baseline-store: %q is not one of branch, git, file", st.store))
 	}
-	if st.store == "file" && st.mode == "check" {
-		o.Baseline = st.storePath // an input the outputs must not overwrite
-	}
-	for _, p := range o.problems("action") {
-		errs = append(errs, p.render(inputName))
-	}
-	if len(errs) > 0 {
-		return o, st, errors.New(strings.Join(errs, "; "))
-	}
-	return o, st, nil
+	return errs
 }
 
 func orDefault(v, def string) string {

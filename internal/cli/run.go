@@ -65,16 +65,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err := checkSegmentKeys(ds, o.segmentKeys); err != nil {
 		return nil, err
 	}
-	samples := ds.Samples
-	if o.Shard != "" {
-		i, n, err := results.ParseShard(o.Shard)
-		if err != nil {
-			return nil, withCode(ExitUsage, fmt.Errorf("--shard: %w", err))
-		}
-		samples = results.ShardOf(ds.Samples, i, n)
-		if !o.Quiet {
-			fmt.Fprintf(env.Stderr, "shard %s: %d of %d samples\n", o.Shard, len(samples), len(ds.Samples))
-		}
+	samples, err := shardSamples(env, o, ds.Samples)
+	if err != nil {
+		return nil, err
 	}
 	var ms []metrics.Metric
 	if names := o.metricNames(); len(names) > 0 {
@@ -107,17 +100,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	judged := len(jr.runs[len(jr.runs)-1].Samples)
 	f := resultsFile(env, o, provenance(env, o, ds, all, jr.info), inputs, jr)
 	if runErr != nil {
-		switch {
-		case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
-			f.Incomplete = fmt.Sprintf("time budget --max-duration=%s reached: %d of %d samples judged", o.MaxDuration, judged, len(samples))
-			runErr = withCode(ExitOperational, fmt.Errorf("%s; results so far saved to %s", f.Incomplete, o.Out))
-		case ctx.Err() != nil:
-			f.Incomplete = fmt.Sprintf("cancelled: %d of %d samples judged", judged, len(samples))
-			runErr = fmt.Errorf("%s; results so far saved to %s: %w", f.Incomplete, o.Out, ctx.Err())
-		default:
-			f.Incomplete = fmt.Sprintf("judge failed: %d of %d samples judged: %v", judged, len(samples), runErr)
-			runErr = withCode(ExitOperational, fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, judged, o.Out))
-		}
+		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(samples))
 	}
 	redactResults(env.red, f)
 	if err := results.Write(env.abs(o.Out), f); err != nil {
@@ -132,6 +115,39 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		}
 	}
 	return f, runErr
+}
+
+// shardSamples returns the samples of the shard --shard names, or all.
+func shardSamples(env Env, o *Options, all []metrics.Sample) ([]metrics.Sample, error) {
+	if o.Shard == "" {
+		return all, nil
+	}
+	i, n, err := results.ParseShard(o.Shard)
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("--shard: %w", err))
+	}
+	samples := results.ShardOf(all, i, n)
+	if !o.Quiet {
+		fmt.Fprintf(env.Stderr, "shard %s: %d of %d samples\n", o.Shard, len(samples), len(all))
+	}
+	return samples, nil
+}
+
+// markIncomplete records in f why a run stopped after judging judged of
+// total samples (time budget, cancellation or the judge's failure) and
+// returns the error the command ends with.
+func markIncomplete(ctx, runCtx context.Context, o *Options, f *results.File, runErr error, judged, total int) error {
+	switch {
+	case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
+		f.Incomplete = fmt.Sprintf("time budget --max-duration=%s reached: %d of %d samples judged", o.MaxDuration, judged, total)
+		return withCode(ExitOperational, fmt.Errorf("%s; results so far saved to %s", f.Incomplete, o.Out))
+	case ctx.Err() != nil:
+		f.Incomplete = fmt.Sprintf("cancelled: %d of %d samples judged", judged, total)
+		return fmt.Errorf("%s; results so far saved to %s: %w", f.Incomplete, o.Out, ctx.Err())
+	default:
+		f.Incomplete = fmt.Sprintf("judge failed: %d of %d samples judged: %v", judged, total, runErr)
+		return withCode(ExitOperational, fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, judged, o.Out))
+	}
 }
 
 var errTimeBudget = errors.New("time budget reached")

@@ -69,18 +69,7 @@ type Result struct {
 // the run: Run then returns the samples that finished together with the
 // error, so nothing finished is lost.
 func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Options) (*Result, error) {
-	ms := opts.Metrics
-	if len(ms) == 0 {
-		ms = metrics.DefaultSuite(metrics.FieldsOf(samples).Has)
-	}
-	conc := opts.Concurrency
-	if conc <= 0 {
-		conc = 16
-	}
-	strictness := opts.Strictness
-	if strictness <= 0 {
-		strictness = metrics.DefaultStrictness
-	}
+	ms, conc, strictness := opts.resolved(samples)
 	names := make([]string, len(ms))
 	for i, m := range ms {
 		names[i] = m.Name
@@ -138,6 +127,35 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 	}
 	wg.Wait()
 
+	res := collect(names, out)
+	if err := context.Cause(ctx); err != nil {
+		return res, err
+	}
+	return res, nil
+}
+
+// resolved returns the options' metrics, concurrency and strictness, with
+// the defaults for those not set: the default suite for the fields the
+// samples have, 16 concurrent samples, metrics.DefaultStrictness.
+func (opts Options) resolved(samples []metrics.Sample) (ms []metrics.Metric, conc, strictness int) {
+	ms = opts.Metrics
+	if len(ms) == 0 {
+		ms = metrics.DefaultSuite(metrics.FieldsOf(samples).Has)
+	}
+	conc = opts.Concurrency
+	if conc <= 0 {
+		conc = 16
+	}
+	strictness = opts.Strictness
+	if strictness <= 0 {
+		strictness = metrics.DefaultStrictness
+	}
+	return ms, conc, strictness
+}
+
+// collect gathers the judged samples in order; a nil entry is a sample
+// not judged (the run stopped first) and counts as skipped.
+func collect(names []string, out []*SampleResult) *Result {
 	res := &Result{Metrics: names}
 	for _, r := range out {
 		if r == nil {
@@ -146,10 +164,7 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		}
 		res.Samples = append(res.Samples, *r)
 	}
-	if err := context.Cause(ctx); err != nil {
-		return res, err
-	}
-	return res, nil
+	return res
 }
 
 // Resolve turns metric names (or aliases) into catalogue entries, in the

@@ -641,32 +641,13 @@ func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([
 			fewerReported = true
 			j.warnOnce("fewer-choices", "judge: the endpoint returned %d choice(s) for n=%d (it ignores n); making the missing calls", len(choices), need)
 		}
-		cut := false
-		var bad []string
-		var firstInvalid *judge.InvalidOutputError
-		for _, c := range choices[:min(len(choices), need)] {
-			if c.refused() {
-				return nil, judge.Answer{}, usage, &judge.Undefined{Reason: "judge refused", Err: refusalError(c)}
-			}
-			if c.finish == openai.FinishReasonLength {
-				cut = true
-				continue
-			}
-			a, perr := judge.Parse(req, c.content)
-			if perr != nil {
-				var inv *judge.InvalidOutputError
-				if !errors.As(perr, &inv) {
-					return nil, judge.Answer{}, usage, perr
-				}
-				if firstInvalid == nil {
-					firstInvalid = inv
-				}
-				bad = append(bad, c.content)
-				continue
-			}
-			good = append(good, c.content)
-			answers = append(answers, a)
+		b, err := sortChoices(req, choices[:min(len(choices), need)])
+		if err != nil {
+			return nil, judge.Answer{}, usage, err
 		}
+		good = append(good, b.good...)
+		answers = append(answers, b.answers...)
+		bad, firstInvalid, cut := b.bad, b.firstInvalid, b.cut
 		if len(bad) > 0 {
 			if reasked {
 				return nil, judge.Answer{}, usage, firstInvalid.Undefined()
@@ -693,6 +674,45 @@ func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([
 		out.Questions = append(out.Questions, a.Questions...)
 	}
 	return good[:want], out, usage, nil
+}
+
+// sorted is a batch of choices sorted by what ask does next with them.
+type sorted struct {
+	good         []string       // valid replies
+	answers      []judge.Answer // their parsed answers
+	bad          []string       // replies that failed validation
+	firstInvalid *judge.InvalidOutputError
+	cut          bool // some reply was cut at the completion limit
+}
+
+// sortChoices parses and validates each choice. A refusal, or a reply that
+// cannot be parsed at all, ends the question with an error.
+func sortChoices(req judge.Request, choices []choice) (sorted, error) {
+	var b sorted
+	for _, c := range choices {
+		if c.refused() {
+			return b, &judge.Undefined{Reason: "judge refused", Err: refusalError(c)}
+		}
+		if c.finish == openai.FinishReasonLength {
+			b.cut = true
+			continue
+		}
+		a, perr := judge.Parse(req, c.content)
+		if perr != nil {
+			var inv *judge.InvalidOutputError
+			if !errors.As(perr, &inv) {
+				return b, perr
+			}
+			if b.firstInvalid == nil {
+				b.firstInvalid = inv
+			}
+			b.bad = append(b.bad, c.content)
+			continue
+		}
+		b.good = append(b.good, c.content)
+		b.answers = append(b.answers, a)
+	}
+	return b, nil
 }
 
 // reask asks once more, for n replies, with an invalid reply and the
