@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"strconv"
 )
 
 // Estimate is one figure with its bootstrap interval and the number of
@@ -67,6 +68,8 @@ type Item struct {
 	ID    string  `json:"id"`
 	Score float64 `json:"score"`
 	Label float64 `json:"label"`
+	// Text is the label as written, for reading (optional).
+	Text string `json:"-"`
 }
 
 // Cut is the classification at one threshold.
@@ -266,34 +269,50 @@ func pickBool(xs []bool, idx []int) []bool {
 type Disagreement struct {
 	ID    string  `json:"id"`
 	Score float64 `json:"score"`
-	Label float64 `json:"label"`
-	// Other is the preferred candidate of a pair (its ID and score), empty
+	// Label is the label as written.
+	Label string `json:"label"`
+	// OtherID and OtherScore are the preferred candidate of a pair, empty
 	// for a row.
 	OtherID    string  `json:"other_id,omitempty"`
 	OtherScore float64 `json:"other_score,omitempty"`
-	// Gap is how far apart judge and label are: for a row, the difference
-	// of its score's and its label's rank as shares of the rows (0 to 1);
-	// for a pair, how much higher the judge scored the worse candidate.
+	// Gap is how far apart judge and label are: for a row, the distance of
+	// its score and its label, each scaled to 0-1 (the score by its range,
+	// the label by the lowest and highest label); for a pair, how much
+	// higher the judge scored the worse candidate.
 	Gap float64 `json:"gap"`
 }
 
-// RowDisagreements returns the k rows whose score rank and label rank are
-// furthest apart, largest gap first (then by id); rows that agree (gap 0)
-// are left out.
-func RowDisagreements(items []Item, k int) []Disagreement {
-	x, y := make([]float64, len(items)), make([]float64, len(items))
-	for i, it := range items {
-		x[i], y[i] = it.Score, it.Label
+// RowDisagreements returns the k rows whose scaled score and scaled label
+// are furthest apart, largest gap first (then by id); rows that agree
+// exactly are left out. lo and hi are the range of the (oriented) scores.
+func RowDisagreements(items []Item, k int, lo, hi float64) []Disagreement {
+	if len(items) == 0 {
+		return nil
 	}
-	rx, ry := midRanks(x), midRanks(y)
-	n := float64(len(items))
+	llo, lhi := items[0].Label, items[0].Label
+	for _, it := range items {
+		llo, lhi = math.Min(llo, it.Label), math.Max(lhi, it.Label)
+	}
+	scale := func(x, a, b float64) float64 {
+		if b <= a {
+			return 0.5
+		}
+		return math.Max(0, math.Min(1, (x-a)/(b-a)))
+	}
 	var out []Disagreement
-	for i, it := range items {
-		if g := math.Abs(rx[i]-ry[i]) / n; g > 0 {
-			out = append(out, Disagreement{ID: it.ID, Score: it.Score, Label: it.Label, Gap: g})
+	for _, it := range items {
+		if g := math.Abs(scale(it.Score, lo, hi) - scale(it.Label, llo, lhi)); g > 1e-9 {
+			out = append(out, Disagreement{ID: it.ID, Score: it.Score, Label: labelText(it), Gap: g})
 		}
 	}
 	return top(out, k)
+}
+
+func labelText(it Item) string {
+	if it.Text != "" {
+		return it.Text
+	}
+	return strconv.FormatFloat(it.Label, 'g', -1, 64)
 }
 
 // PairDisagreements returns the k pairs the judge orders against the
@@ -304,7 +323,7 @@ func PairDisagreements(pairs []Pair, k int) []Disagreement {
 		if p.Better.Score > p.Worse.Score {
 			continue
 		}
-		out = append(out, Disagreement{ID: p.Worse.ID, Score: p.Worse.Score, Label: p.Worse.Label,
+		out = append(out, Disagreement{ID: p.Worse.ID, Score: p.Worse.Score, Label: labelText(p.Worse),
 			OtherID: p.Better.ID, OtherScore: p.Better.Score, Gap: p.Worse.Score - p.Better.Score})
 	}
 	return top(out, k)

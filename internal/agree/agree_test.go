@@ -116,7 +116,7 @@ func TestPairAccuracyTiesCountHalf(t *testing.T) {
 }
 
 func TestBinaryReport(t *testing.T) {
-	items := []Item{{"a", 0.1, 0}, {"b", 0.4, 0}, {"c", 0.35, 1}, {"d", 0.8, 1}}
+	items := []Item{{ID: "a", Score: 0.1}, {ID: "b", Score: 0.4}, {ID: "c", Score: 0.35, Label: 1, Text: "Yes"}, {ID: "d", Score: 0.8, Label: 1}}
 	r := Binary(items, 0.5, Options{Seed: 7, Resamples: 500})
 	if r.N != 4 || r.Positives != 2 || !near(r.AUC.Value, 0.75) {
 		t.Errorf("Binary = %+v", r)
@@ -134,15 +134,15 @@ func TestBinaryReport(t *testing.T) {
 	if again.AUC != r.AUC || again.Best.Kappa != r.Best.Kappa {
 		t.Errorf("same seed, different intervals: %+v vs %+v", again.AUC, r.AUC)
 	}
-	d := RowDisagreements(items, 1)
-	// Ranks: scores b=3 c=2; labels b=1.5 c=3.5: both gaps 1.5/4; "b" first by id.
-	if len(d) != 1 || d[0].ID != "b" || !near(d[0].Gap, 1.5/4) {
+	d := RowDisagreements(items, 2, 0, 1)
+	// Gaps |score - label|: a 0.1, b 0.4, c 0.65, d 0.2.
+	if len(d) != 2 || d[0].ID != "c" || d[0].Label != "Yes" || !near(d[0].Gap, 0.65) || d[1].ID != "b" || d[1].Label != "0" {
 		t.Errorf("RowDisagreements = %+v", d)
 	}
 }
 
 func TestEstimateJSONWritesNaNAsNull(t *testing.T) {
-	b, err := json.Marshal(Binary([]Item{{"a", 1, 1}}, 0.5, Options{}).AUC)
+	b, err := json.Marshal(Binary([]Item{{ID: "a", Score: 1, Label: 1}}, 0.5, Options{}).AUC)
 	if err != nil {
 		t.Fatal(err)
 	}

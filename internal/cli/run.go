@@ -65,6 +65,11 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err := checkSegmentKeys(ds, o.segmentKeys); err != nil {
 		return nil, err
 	}
+	if o.checkDataset != nil {
+		if err := o.checkDataset(ds); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+	}
 	samples := ds.Samples
 	if o.Shard != "" {
 		i, n, err := results.ParseShard(o.Shard)
