@@ -70,8 +70,10 @@ type Report struct {
 	Rows       int `json:"rows"`
 	Unlabelled int `json:"unlabelled"`
 	// TiedPairs are pairs whose two labels are equal: no preference, left out.
-	TiedPairs int            `json:"tied_pairs,omitempty"`
-	Metrics   []MetricReport `json:"metrics"`
+	TiedPairs int `json:"tied_pairs,omitempty"`
+	// Unpaired are labelled rows alone in their group, left out.
+	Unpaired int            `json:"unpaired,omitempty"`
+	Metrics  []MetricReport `json:"metrics"`
 }
 
 // MetricReport is one metric's agreement with the labels.
@@ -123,7 +125,7 @@ func Measure(rows []Row, ms []Metric, spec Spec) (*Report, error) {
 	}
 	var pairs [][2]labelled
 	if kind == KindPairwise {
-		if pairs, rep.TiedPairs, err = pairUp(ls, spec.PairBy); err != nil {
+		if pairs, rep.TiedPairs, rep.Unpaired, err = pairUp(ls, spec.PairBy); err != nil {
 			return nil, err
 		}
 	}
@@ -225,15 +227,16 @@ func parseLabel(v string, kind Kind, positive []string) (float64, error) {
 	return x, nil
 }
 
-// pairUp groups the labelled rows by the pair key: every group must hold
-// exactly two rows. Pairs with equal labels are counted and left out.
-func pairUp(ls []labelled, key string) (pairs [][2]labelled, tied int, err error) {
+// pairUp groups the labelled rows by the pair key: a group holds at most
+// two rows. Pairs with equal labels and rows alone in their group are
+// counted and left out.
+func pairUp(ls []labelled, key string) (pairs [][2]labelled, tied, unpaired int, err error) {
 	groups := map[string][]labelled{}
 	var order []string
 	for _, l := range ls {
 		g, ok := l.row.Metadata[key]
 		if !ok || strings.TrimSpace(g) == "" {
-			return nil, 0, fmt.Errorf("sample %q has a label but no %s: every labelled row belongs to a pair", l.row.ID, key)
+			return nil, 0, 0, fmt.Errorf("sample %q has a label but no %s: every labelled row belongs to a pair", l.row.ID, key)
 		}
 		if _, seen := groups[g]; !seen {
 			order = append(order, g)
@@ -242,8 +245,12 @@ func pairUp(ls []labelled, key string) (pairs [][2]labelled, tied int, err error
 	}
 	for _, g := range order {
 		p := groups[g]
-		if len(p) != 2 {
-			return nil, 0, fmt.Errorf("pair %s=%q has %d labelled rows, want 2", key, g, len(p))
+		switch {
+		case len(p) == 1:
+			unpaired++
+			continue
+		case len(p) > 2:
+			return nil, 0, 0, fmt.Errorf("pair %s=%q has %d labelled rows, want 2 (%s, %s, %s, ...)", key, g, len(p), p[0].row.ID, p[1].row.ID, p[2].row.ID)
 		}
 		switch {
 		case p[0].label == p[1].label:
@@ -254,7 +261,7 @@ func pairUp(ls []labelled, key string) (pairs [][2]labelled, tied int, err error
 			pairs = append(pairs, [2]labelled{p[1], p[0]})
 		}
 	}
-	return pairs, tied, nil
+	return pairs, tied, unpaired, nil
 }
 
 // measureMetric measures one metric: rows (or pairs) it left undefined

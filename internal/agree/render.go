@@ -100,6 +100,9 @@ func (r *Report) intro(h Header) []string {
 	if r.TiedPairs > 0 {
 		lines[1] += fmt.Sprintf(", %d pairs with equal labels left out", r.TiedPairs)
 	}
+	if r.Unpaired > 0 {
+		lines[1] += fmt.Sprintf(", %d rows without a partner left out", r.Unpaired)
+	}
 	return lines
 }
 

@@ -67,12 +67,12 @@ func agreeCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err // a run that stopped early: its results are saved
 	}
-	if err := renderAgree(env, rep, o.Format, agree.Header{Judge: judgeName(f.Judge), Source: source}); err != nil {
-		return err
-	}
 	below, err := rep.Check(mins)
 	if err != nil {
 		return withCode(ExitUsage, err)
+	}
+	if err := renderAgree(env, rep, o.Format, agree.Header{Judge: judgeName(f.Judge), Source: source}); err != nil {
+		return err
 	}
 	if len(below) > 0 {
 		fmt.Fprintf(env.Stderr, "gate agree: below the minimum: %s\n", strings.Join(below, "; "))

@@ -16,8 +16,13 @@ import (
 	"github.com/raggate/raggate/metrics"
 )
 
-// golden is one row of testdata/agreement/amnesty_qa.jsonl: the first
-// context supports the reference, the other two are generic passages.
+// goldenPath is the Ragas sample dataset amnesty_qa (Apache-2.0; see its
+// SOURCE.md): 20 questions, each with a reference answer and three
+// contexts, the first an Amnesty report excerpt that supports the
+// reference, the other two generic passages on the topic.
+const goldenPath = "../../../testdata/datasets/amnesty_qa/amnesty_qa_eval.english_v3.fef186d.jsonl"
+
+// golden is one row of goldenPath (its LLM responses are not used).
 type golden struct {
 	Question  string   `json:"user_input"`
 	Reference string   `json:"reference"`
@@ -32,7 +37,7 @@ type labelledPair struct {
 }
 
 func loadGolden(t testing.TB) []golden {
-	f, err := os.Open("testdata/agreement/amnesty_qa.jsonl")
+	f, err := os.Open(goldenPath)
 	if err != nil {
 		t.Fatal(err)
 	}
