@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/raggate/raggate/internal/suggest"
 )
 
 // Kind is the kind of labels.
@@ -158,7 +160,11 @@ func checkKeys(rows []Row, spec Spec) error {
 		if len(have) == 0 {
 			return fmt.Errorf("no row has a column %q: the rows have no columns besides the fields", k)
 		}
-		return fmt.Errorf("no row has a column %q; the columns kept are %s", k, strings.Join(slices.Sorted(maps.Keys(have)), ", "))
+		keys := slices.Sorted(maps.Keys(have))
+		if s := suggest.Closest(k, keys); s != "" {
+			return fmt.Errorf("no row has a column %q: did you mean %q? (columns: %s)", k, s, strings.Join(keys, ", "))
+		}
+		return fmt.Errorf("no row has a column %q; the columns kept are %s", k, strings.Join(keys, ", "))
 	}
 	return nil
 }
