@@ -184,7 +184,7 @@ func measureAgreement(t testing.TB, j *Judge, ps []labelledPair) (rows []agreeme
 		byCons[k] = append(byCons[k], pr)
 		byMetric[p.metric] = append(byMetric[p.metric], pr)
 	}
-	o := agree.Options{Seed: 1}
+	o := agree.Options{Seed: 1, Resamples: 1000}
 	for _, k := range order {
 		rows = append(rows, agreementRow{k[0], k[1], agree.Pairwise(byCons[k], o)})
 	}
