@@ -13,6 +13,7 @@ import (
 var pure = []string{
 	"github.com/raggate/raggate/metrics",
 	"github.com/raggate/raggate/internal/compare",
+	"github.com/raggate/raggate/internal/agree",
 	"github.com/raggate/raggate/internal/report",
 	"github.com/raggate/raggate/internal/results",
 	"github.com/raggate/raggate/internal/dataset",

@@ -55,6 +55,7 @@ func commands() []command {
 		{"compare", "compare base and head results; exit 1 on regression", compareCmd},
 		{"check", "run + compare against a baseline (the main CI job)", checkCmd},
 		{"calibrate", "A/A run: judge the same data k times, report judge noise, suggest tolerances", calibrateCmd},
+		{"agree", "measure how well the judge agrees with human labels kept in the dataset", agreeCmd},
 		{"merge", "combine the results of sharded runs (gate run --shard i/n) into one file", mergeCmd},
 		{"baseline", "get or put a stored baseline (file, git ref, or baseline branch via the GitHub API)", baselineCmd},
 		{"action", "GitHub Action entrypoint: inputs from INPUT_* (see action.yml)", actionCmd},

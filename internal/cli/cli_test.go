@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/raggate/raggate/internal/judge/offline"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
 )
@@ -48,8 +49,14 @@ func TestRunDemoWithOfflineJudge(t *testing.T) {
 	if len(f.Samples) != 20 || f.Dataset.Samples != 20 {
 		t.Fatalf("%d samples, want 20", len(f.Samples))
 	}
-	// The demo has every field, so the whole default suite runs.
-	want := metrics.DefaultSuite(func(metrics.Field) bool { return true })
+	// The demo has every field, so the whole offline default suite runs:
+	// the default suite without the metrics the offline judge declines.
+	want := offline.DefaultSuite(func(metrics.Field) bool { return true })
+	for _, m := range offline.Unreliable {
+		if _, ok := f.Summary[m]; ok {
+			t.Errorf("%s ran: the offline judge cannot score it reliably, so it is not in its default suite", m)
+		}
+	}
 	if len(f.Config.Metrics) != len(want) {
 		t.Errorf("metrics = %v, want the %d of the default suite", f.Config.Metrics, len(want))
 	}
@@ -91,16 +98,16 @@ func TestRunSharedDatasets(t *testing.T) {
 			}
 			// Every metric the data allows (user_input, contexts, response,
 			// reference): the LLM suite and the string metrics.
-			for _, m := range []string{"context_precision", "precision_at_k", "context_recall", "faithfulness", "answer_relevancy",
-				"factual_correctness", "noise_sensitivity_relevant", "noise_sensitivity_irrelevant", "semantic_similarity",
+			for _, m := range []string{"faithfulness",
+				"factual_correctness", "noise_sensitivity_irrelevant", "semantic_similarity",
 				"string_similarity", "exact_match", "string_presence"} {
 				if s, ok := f.Summary[m]; !ok || s.N+s.Undefined != tt.samples {
 					t.Errorf("%s: %+v", m, s)
 				}
 			}
-			for _, m := range []string{"id_context_precision", "nonllm_context_recall"} {
+			for _, m := range []string{"id_context_precision", "nonllm_context_recall", "answer_relevancy", "context_recall"} {
 				if _, ok := f.Summary[m]; ok {
-					t.Errorf("%s ran though the dataset has no such fields", m)
+					t.Errorf("%s ran though the dataset has no such fields or the offline judge declines it", m)
 				}
 			}
 			switch {

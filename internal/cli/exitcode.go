@@ -32,7 +32,7 @@ var exitCodes = []struct {
 	{ExitPass, "passed",
 		"passed (regressions at `level: warn` and noise included)"},
 	{ExitFail, "regression or floor breached",
-		"a significant regression, a significant loss of scores, a floor breached, or (`gate compare`) a head results file that is incomplete, empty or far smaller than the base"},
+		"a significant regression, a significant loss of scores, a floor breached, (`gate compare`) a head results file that is incomplete, empty or far smaller than the base, or (`gate agree`) an agreement figure below `--min`"},
 	{ExitUsage, "usage/config/dataset error",
 		"usage, configuration or dataset error: the message says what to fix, with `file:line` where it applies; a results or baseline file that is not valid (from every command and the action alike) or has a score out of range (naming the file, sample and metric). Flag values, output paths, the thresholds file, the baseline, the dataset and the judge's models are all checked before the first judge call, so an exit 2 costs nothing ([Flag values](#flag-values))"},
 	{ExitOperational, "operational failure (judge or GitHub unreachable)",

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/raggate/raggate/internal/dataset"
 	"github.com/raggate/raggate/internal/judge/openaicompat"
 	"github.com/raggate/raggate/metrics"
 )
@@ -72,6 +73,9 @@ type Options struct {
 	// segmentKeys are every segment key of a check (the thresholds' and
 	// SegmentBy): the dataset must have each, checked before judging.
 	segmentKeys []string
+	// checkDataset, when set, checks the loaded dataset before any judge
+	// call (gate agree: the label columns).
+	checkDataset func(*dataset.Dataset) error
 }
 
 func defaultOptions() Options {

@@ -65,17 +65,18 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err := checkSegmentKeys(ds, o.segmentKeys); err != nil {
 		return nil, err
 	}
+	if o.checkDataset != nil {
+		if err := o.checkDataset(ds); err != nil {
+			return nil, withCode(ExitUsage, err)
+		}
+	}
 	samples, err := shardSamples(env, o, ds.Samples)
 	if err != nil {
 		return nil, err
 	}
-	var ms []metrics.Metric
-	if names := o.metricNames(); len(names) > 0 {
-		if ms, err = eval.Resolve(names); err != nil {
-			return nil, withCode(ExitUsage, fmt.Errorf("--metrics: %w", err))
-		}
-	} else {
-		ms = metrics.DefaultSuite(func(f metrics.Field) bool { return ds.Fields[f] })
+	ms, err := o.suite(env, ds)
+	if err != nil {
+		return nil, err
 	}
 
 	if o.DryRun {
@@ -110,7 +111,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", judged, len(ms), time.Since(start).Round(time.Millisecond))
 	}
 	if runErr == nil {
-		if msg := f.TooManyUndefined(o.MaxUndefined); msg != "" {
+		if msg := scoredByJudge(f, o.offlineJudge(env)).TooManyUndefined(o.MaxUndefined); msg != "" {
 			runErr = withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
 		}
 	}
@@ -151,6 +152,65 @@ func markIncomplete(ctx, runCtx context.Context, o *Options, f *results.File, ru
 }
 
 var errTimeBudget = errors.New("time budget reached")
+
+// suite returns the metrics to compute: those of --metrics, else the
+// default suite the dataset allows (the offline judge's without the
+// metrics it cannot score reliably). A metric named that the offline
+// judge declines is kept, undefined, with a note.
+func (o *Options) suite(env Env, ds *dataset.Dataset) ([]metrics.Metric, error) {
+	has := func(f metrics.Field) bool { return ds.Fields[f] }
+	names := o.metricNames()
+	if len(names) == 0 {
+		if o.offlineJudge(env) {
+			return offline.DefaultSuite(has), nil
+		}
+		return metrics.DefaultSuite(has), nil
+	}
+	ms, err := eval.Resolve(names)
+	if err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("--metrics: %w", err))
+	}
+	if o.offlineJudge(env) && !o.DryRun {
+		for _, m := range ms {
+			if r := offline.Declines(m.Name); r != "" {
+				fmt.Fprintf(env.Stderr, "note: %s: it stays undefined\n", r)
+			}
+		}
+	}
+	return ms, nil
+}
+
+// scoredByJudge returns f without the metrics the offline judge declines
+// (when it judged): their undefined scores are by design, not a judge
+// failure for --max-undefined.
+func scoredByJudge(f *results.File, offlineJudge bool) *results.File {
+	if !offlineJudge {
+		return f
+	}
+	g := *f
+	g.Config.Metrics = slices.DeleteFunc(slices.Clone(f.Config.Metrics), func(m string) bool { return offline.Declines(m) != "" })
+	return &g
+}
+
+// offlineJudge reports whether the options select the offline judge
+// (--judge offline, or auto without a key or an endpoint).
+func (o *Options) offlineJudge(env Env) bool {
+	switch o.Judge {
+	case "offline":
+		return true
+	case "auto", "":
+		return o.apiKey(env) == "" && o.BaseURL == "" && o.Azure.Endpoint == ""
+	}
+	return false
+}
+
+// apiKey is the API key of the options: given, or from the environment.
+func (o *Options) apiKey(env Env) string {
+	if o.APIKey == "" && o.APIKeyEnv != "" {
+		return env.getenv(o.APIKeyEnv)
+	}
+	return o.APIKey
+}
 
 // withTimeBudget returns ctx cancelled with cause errTimeBudget after d (0:
 // never).
@@ -251,6 +311,7 @@ func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat i
 		memo := judge.Memo(j)
 		opts := eval.Options{
 			Metrics:     ms,
+			Decline:     declineOf(inf),
 			Concurrency: max(4, 2*o.Concurrency),
 			Strictness:  o.Strictness,
 			Progress:    newProgress(env.Stderr, o.Quiet),
@@ -275,17 +336,23 @@ func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat i
 	return out, nil
 }
 
+// declineOf returns the judge's refusals: the offline judge leaves the
+// metrics it cannot score reliably undefined.
+func declineOf(info judge.Info) func(string) string {
+	if info.Provider == offline.Provider {
+		return offline.Declines
+	}
+	return nil
+}
+
 // newJudge builds the judge the options ask for; repeat > 0 makes an LLM
 // judge ask afresh instead of reading the answers of earlier repeats from
 // the cache.
 func newJudge(env Env, o *Options, repeat int) (judge.Judge, judge.Info, error) {
 	provider := o.Judge
-	key := o.APIKey
-	if key == "" && o.APIKeyEnv != "" {
-		key = env.getenv(o.APIKeyEnv)
-	}
+	key := o.apiKey(env)
 	if provider == "auto" || provider == "" {
-		if key != "" || o.BaseURL != "" || o.Azure.Endpoint != "" {
+		if !o.offlineJudge(env) {
 			provider = "openai"
 		} else {
 			provider = "offline"

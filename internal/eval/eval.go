@@ -38,6 +38,10 @@ type Options struct {
 	// judged (or failed to), possibly concurrently: Run no longer reads
 	// samples[i] after, so the caller may drop its texts.
 	Release func(i int)
+	// Decline, when set, returns a reason for leaving a metric undefined
+	// without asking the judge (a judge that cannot score it reliably), or
+	// "" to compute it.
+	Decline func(metric string) string
 }
 
 // SampleResult holds one sample's scores.
@@ -107,7 +111,7 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			sj, release := sampleJudge(j)
 			defer release()
 			defer pf.done(i)
-			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts)}
+			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline}
 			r, err := se.run(ms)
 			if opts.Release != nil {
 				opts.Release(i)
@@ -195,6 +199,7 @@ type sampleEval struct {
 	s          *metrics.Sample
 	strictness int
 	claims     levels
+	decline    func(metric string) string
 }
 
 type score struct {
@@ -219,6 +224,12 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 		if f, ok := e.missing(m); ok {
 			scores[i] = score{v: nan, reason: "missing field " + string(f), kind: results.KindData}
 			continue
+		}
+		if e.decline != nil {
+			if reason := e.decline(m.Name); reason != "" {
+				scores[i] = score{v: nan, reason: reason, kind: results.KindJudge}
+				continue
+			}
 		}
 		wg.Add(1)
 		go func(i int, m metrics.Metric) {

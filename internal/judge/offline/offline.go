@@ -3,6 +3,7 @@ package offline
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/raggate/raggate/internal/judge"
@@ -13,7 +14,7 @@ import (
 // answer of any step can change (splitting, stop words, stemming,
 // thresholds, phrases, hashing), so results judged before and after get
 // different judge fingerprints.
-const HeuristicVersion = "offline-heuristics-v2"
+const HeuristicVersion = "offline-heuristics-v3"
 
 const (
 	// ModelName is Info().Model.
@@ -73,6 +74,37 @@ func (o Options) withDefaults() Options {
 // behaves like New(Options{}).
 type Judge struct {
 	opts Options
+}
+
+// Unreliable are the metrics the offline judge cannot score reliably:
+// measured on labelled pairs (honesty_test.go), it ranks the better of two
+// candidates higher in less than 0.70 of the pairs of at least one kind of
+// flaw. context_utilization has no pairs of its own: it rests on the same
+// usefulness verdicts as context_precision and precision_at_k, which rank
+// contexts backwards. They are left out of the offline default suite, and
+// a run that asks for one anyway leaves it undefined (Declines).
+var Unreliable = []string{
+	metrics.ContextPrecisionName,
+	metrics.ContextUtilizationName,
+	metrics.PrecisionAtKName,
+	metrics.ContextRecallName,
+	metrics.AnswerRelevancyName,
+	metrics.NoiseSensitivityRelevantName,
+}
+
+// Declines returns the reason the offline judge gives for leaving metric
+// undefined, or "" when it scores the metric.
+func Declines(metric string) string {
+	if slices.Contains(Unreliable, metric) {
+		return "offline judge cannot score " + metric + " reliably; use an LLM judge"
+	}
+	return ""
+}
+
+// DefaultSuite is metrics.DefaultSuite without the Unreliable metrics: the
+// metrics a run with the offline judge computes when none are named.
+func DefaultSuite(has func(metrics.Field) bool) []metrics.Metric {
+	return slices.DeleteFunc(metrics.DefaultSuite(has), func(m metrics.Metric) bool { return Declines(m.Name) != "" })
 }
 
 var (
