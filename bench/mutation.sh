@@ -171,88 +171,97 @@ exit 0
 
 # Equivalent mutants
 #
-# The mutants below live because no behaviour can tell them from the code
-# (line numbers as of this note; VERBOSE=1 lists the current ones). Killing
-# them would take a test of the implementation rather than of what a user
-# sees, so they are left alive on purpose. A lived mutant not listed here
-# is a gap in the tests.
+# The mutants below live because no behaviour can tell them from the code.
+# They are named by file, function and the expression mutated, not by line
+# (lines move; VERBOSE=1 lists the current positions). Killing them would
+# take a test of the implementation rather than of what a user sees, so
+# they are left alive on purpose. A lived mutant not listed here is a gap
+# in the tests.
 #
 # Comparisons against a bound shifted by eps (1e-12) or 1e-9, which exists
 # so that rounding cannot decide: the mutant (< to <=, > to >=) differs only
 # when the value equals bound +- eps to the last bit.
-#   internal/compare  compare.go:654:34, 657:34 (floors: mean < min - eps);
-#                     compare.go:708:63 (MDE > tolerance + eps);
-#                     family.go:72:14, 74:14 (delta <= -tolerance + eps);
-#                     family.go:83:25 (lost share >= tolerance - eps);
-#                     stats.go:91:68, 93:81, 134:8, 137:8 (pattern sums
-#                     against the observed sum +- eps)
-#   internal/results  io.go:107:23, 107:44 (score range +- 1e-9)
+#   internal/compare  compare.go checkFloor (hm < *Min-eps, hm > *Max+eps);
+#                     compare.go applyRules (MDE > Tolerance+eps);
+#                     family.go decideHypotheses (delta <= -Tolerance+eps,
+#                     delta >= Tolerance-eps, LostShare >= Tolerance-eps);
+#                     stats.go exactCounts, drawCounts (pattern sums against
+#                     the observed sum +- eps)
+#   internal/results  io.go checkScore (x < lo-rangeSlack, x > hi+rangeSlack)
 #
 # Sort keys that cannot be equal, or ties whose order cannot show.
-#   internal/compare  compare.go:525:14, 810:24, thresholds.go:397:18 (the
-#                     < on the first key is only reached when the keys
-#                     differ); compare.go:527:19, 812:44, family.go:180:32
-#                     (metric names, sample ids and reasons are unique: map
-#                     keys, first occurrence of an id); compare.go:769:76
-#                     (catalogue metrics have distinct orders); stats.go:187:63
-#                     (Holm: equal p-values get equal adjusted values in any
-#                     order)
-#   internal/results  merge.go:37:12 (only reorders files with the same
-#                     shard number, an error either way)
+#   internal/compare  compare.go metricOrder (oi < oj is only reached when
+#                     the keys differ; order[i] < order[j]), segments.go
+#                     groupPairs (order[i] < order[j]), compare.go
+#                     topRegressed (w[idx[a]].d < w[idx[b]].d), thresholds.go
+#                     err (a.Line < b.Line), family.go transitions (r <
+#                     reason: reasons are map keys, never equal), compare.go
+#                     unusedRules (catalogue metrics have distinct orders),
+#                     stats.go HolmAdjust (equal p-values get equal adjusted
+#                     values in any order)
+#   internal/results  merge.go Merge (i < j: only reorders files with the
+#                     same shard number, an error either way);
+#                     undefined.go judgeUndefined (r < top: reasons are map
+#                     keys, never equal)
 #
 # Guards whose other side gives the same result.
-#   internal/compare  compare.go:405:23 (an empty reasons map reads like
-#                     none); compare.go:447:10 (boot is never 0 there, the
-#                     default replaced it); compare.go:598:12 (with no pair
-#                     every statistic is NaN either way); compare.go:693:121
-#                     (hn == 0 leaves no undefined head sample, so the test
-#                     after it is false); compare.go:814:15, 888:12 (cutting
-#                     a slice to its own length); family.go:18:13 (0/0 is
-#                     the NaN it already was); family.go:21:29 (0.5^0 = 1 is
-#                     never below alpha); family.go:42:21 (the two passes
-#                     swap families, each still corrected alone);
-#                     stats.go:55:8 (zeros were skipped above);
-#                     stats.go:331:7 (for k = 0 the sum is the whole
-#                     distribution, 1 up to rounding); thresholds.go:409:18
-#                     (a YAML mapping holds pairs: its length is even);
-#                     thresholds.go:665:74, 665:82 (an alias names an
-#                     anchored node, never another alias: the loop stops
-#                     after one step)
-#   internal/results  io.go:194:35 (syncing the directory after the
-#                     rename only matters on power loss); io.go:209:10
-#                     (sets 0 to 0); io.go:219:34 (an error offset never
-#                     exceeds the data)
-#   internal/dataset  csv.go:106:4, json.go:139:5, 157:5, 188:5 (the
-#                     record count is only compared with 0: -n is as
-#                     non-zero as n); dataset.go:165:10 (a line starting
-#                     with { cannot end at its first byte); json.go:64:20,
-#                     101:8, 154:8, 160:11, 163:11 (the scanners run on
-#                     JSON already validated: a value never runs into the
-#                     end of the data); json.go:110:14, 110:49 (a fast path
-#                     for strings without escapes: json.Unmarshal gives the
-#                     same string); responses.go:70:10 (every path that
-#                     uses idx sets it first)
-#   metrics           distance.go:94:12 (which string is "a" in Levenshtein
-#                     only decides the row length: the distance is
-#                     symmetric); score.go:530:9 (at index 0 the
-#                     interpolation gives sorted[0] too)
+#   internal/compare  side.go newSide (len(smp.Reasons) > 0: an empty
+#                     reasons map reads like none); compare.go newComparison
+#                     (boot < 0: boot is never 0 there, the default replaced
+#                     it); paired.go testPairs (mr.N > 0: with no pair every
+#                     statistic is NaN either way); compare.go topRegressed
+#                     (len(idx) > topRegressed: cutting a slice to its own
+#                     length); family.go testLost (counted > 0: 0/0 is the
+#                     NaN it already was; n > 0: 0.5^0 = 1 is never below
+#                     alpha); family.go adjustHypotheses (ReportOnly !=
+#                     reportOnly: the two passes swap families, each still
+#                     corrected alone); stats.go SignFlipTest (x > 0: zeros
+#                     were skipped above); stats.go BinomialUpperHalf (k <=
+#                     0: for k = 0 the sum is the whole distribution, 1 up to
+#                     rounding); thresholds.go mapping (i+1 < len: a YAML
+#                     mapping holds pairs, its length is even); thresholds.go
+#                     deref (i < 100, i++: an alias names an anchored node,
+#                     never another alias, so the loop stops after one step)
+#   internal/results  io.go jsonErrorPosition (off < 0: sets 0 to 0; i <
+#                     int64(len(data)): an error offset never exceeds the
+#                     data); io.go (i < 0 after bytes.Index of the samples
+#                     field: the encoded object starts with '{', never with
+#                     the field); results.go ShortHash (len(h) > 12: h[:12]
+#                     of a 12-digit hash is itself); undefined.go
+#                     TooManyUndefined (limit >= 1: at limit 1 no count can
+#                     exceed the number of samples)
+#   internal/dataset  the record counters n++ of readLines, streamLines,
+#                     readArray, readParquet, readCSV (the count is only
+#                     compared with 0: -n is as non-zero as n); dataset.go
+#                     detect (end < 0: a line starting with { cannot end at
+#                     its first byte); json.go skipString, skipValue,
+#                     readArray (j < len(d), i < len(r.data), next <
+#                     len(r.data), next <= i: the scanners run on JSON
+#                     already validated, a value never runs into the end of
+#                     the data); json.go decodeString (len(raw) >= 2,
+#                     IndexByte < 0: a fast path for strings without escapes,
+#                     json.Unmarshal gives the same string)
+#   metrics           distance.go levenshteinDistance (len(a) < len(b):
+#                     which string is "a" only decides the row length, the
+#                     distance is symmetric); score.go percentileSorted (idx
+#                     <= 0: at index 0 the interpolation gives sorted[0] too)
 #
 # Same value by algebra or by numerics.
-#   internal/compare  calibrate.go:83:12, 83:22 and stats.go:300:12, 300:22
-#                     ((x - m)(x - m) to (x + m)(x - m): with m the mean,
-#                     sum (x+m)(x-m) = sum x^2 - n m^2 = sum (x-m)^2);
-#                     stats.go:238:14, 238:17, 238:21 (Halley's correction
-#                     term: the start is accurate to 1.15e-9, so Newton's
-#                     step, which each variant still is to first order,
-#                     reaches full precision); stats.go:224:9, 227:9 (at p
-#                     = 0.02425 exactly both regions of the approximation
-#                     are accurate)
-#   metrics           distance.go:199:9 (Jaro similarity > 0.7 to >= 0.7:
+#   internal/compare  calibrate.go sampleVariance and stats.go stddev ((x -
+#                     m)(x - m) to (x + m)(x - m): with m the mean, sum
+#                     (x+m)(x-m) = sum x^2 - n m^2 = sum (x-m)^2); stats.go
+#                     NormalQuantile (Halley's correction x - u/(1+x*u/2):
+#                     the start is accurate to 1.15e-9, so Newton's step,
+#                     which each variant still is to first order, reaches
+#                     full precision; p < plow, p <= 1-plow: at p = 0.02425
+#                     exactly both regions of the approximation are accurate)
+#   metrics           distance.go jaroWinklerSimilarity (sim > 0.7 to >= 0.7:
 #                     no pair of strings under 200 runes has a Jaro
 #                     similarity of exactly 0.7 in float64)
 #
 # Infinite loops (i++ to i--) show as timed out: the tests caught them.
 #
 # Unreachable.
-#   internal/results  merge.go:55:65 (files that are not shards sort first
-#                     and fail as file 1, so a later file is always a shard)
+#   internal/results  merge.go Merge (k+1 in "file %d is not a shard": files
+#                     that are not shards sort first and fail as file 1, so
+#                     a later file is always a shard)
