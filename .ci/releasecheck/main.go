@@ -79,6 +79,15 @@ func check(dist string) error {
 			return fmt.Errorf("no archive for %s", p)
 		}
 	}
+	sboms := 0
+	for _, a := range arts {
+		if a.Type == "SBOM" {
+			sboms++
+		}
+	}
+	if sboms != len(platforms) {
+		return fmt.Errorf("%d SBOMs, want one per binary (%d)", sboms, len(platforms))
+	}
 	return nil
 }
 
