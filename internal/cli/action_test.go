@@ -239,8 +239,8 @@ func TestActionYAMLMatchesCode(t *testing.T) {
 	if err := yaml.Unmarshal(b, &spec); err != nil {
 		t.Fatal(err)
 	}
-	if spec.Runs.Using != "docker" || spec.Runs.Image != "Dockerfile" || len(spec.Runs.Args) != 1 || spec.Runs.Args[0] != "action" {
-		t.Errorf("runs = %+v, want a docker action on the Dockerfile running `gate action`", spec.Runs)
+	if spec.Runs.Using != "docker" || !strings.HasPrefix(spec.Runs.Image, "docker://") || len(spec.Runs.Args) != 1 || spec.Runs.Args[0] != "action" {
+		t.Errorf("runs = %+v, want a docker action on the published image running `gate action`", spec.Runs)
 	}
 	src := readFile(t, "action.go")
 	for name := range spec.Inputs {

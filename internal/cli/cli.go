@@ -9,15 +9,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"runtime/debug"
 	"strings"
 
 	"github.com/raggate/raggate/internal/redact"
 	"github.com/raggate/raggate/internal/suggest"
 )
-
-// Version is set at build time with -ldflags "-X github.com/raggate/raggate/internal/cli.Version=v1.2.3".
-var Version = ""
 
 // Env is the process environment, injected so tests run in-process.
 type Env struct {
@@ -120,25 +116,6 @@ func usage(w io.Writer) {
 Run 'gate help <command>' for a command's flags.
 
 `+exitCodesHelp()+"\n")
-}
-
-func version() string {
-	if Version != "" {
-		return Version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
-}
-
-func versionCmd(_ context.Context, env Env, args []string) error {
-	fs := newFlagSet("version", env, "")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "gate %s\n", version())
-	return nil
 }
 
 func newFlagSet(name string, env Env, synopsis string) *flag.FlagSet {

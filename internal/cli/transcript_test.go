@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -278,6 +279,9 @@ func (sh *transcriptShell) normalise(s string) string {
 	s = commitRE.ReplaceAllString(s, "commit <hash>")
 	s = strings.ReplaceAll(s, "(raggate "+version()+")", "(raggate <version>)")
 	s = strings.ReplaceAll(s, "gate "+version()+"\n", "gate <version>\n")
+	s = strings.ReplaceAll(s, `"version": "`+version()+`"`, `"version": "<version>"`)
+	s = strings.ReplaceAll(s, `"go": "`+runtime.Version()+`"`, `"go": "<go>"`)
+	s = strings.ReplaceAll(s, `"platform": "`+runtime.GOOS+"/"+runtime.GOARCH+`"`, `"platform": "<os>/<arch>"`)
 	if s != "" && !strings.HasSuffix(s, "\n") {
 		s += "\n<no newline at end>\n"
 	}
