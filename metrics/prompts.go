@@ -294,6 +294,10 @@ func newPrompt(s Step) (Prompt, bool) {
 		return attributePrompt(), true
 	case StepVerifyPair:
 		return verifyPairPrompt(), true
+	case StepCritic:
+		return criticPrompt(), true
+	case StepRubric:
+		return rubricPrompt(), true
 	}
 	return Prompt{}, false
 }
@@ -392,6 +396,17 @@ func verifyPairPrompt() Prompt {
 			},
 		}},
 	}
+}
+
+// UserPrompts returns the prompt templates of the steps of user-defined
+// metrics, in the order of UserSteps. Every call returns fresh values.
+func UserPrompts() []Prompt {
+	out := make([]Prompt, 0, len(UserSteps))
+	for _, s := range UserSteps {
+		p, _ := newPrompt(s)
+		out = append(out, p)
+	}
+	return out
 }
 
 // PromptFor returns the prompt template of a chat step; ok is false for the
