@@ -53,6 +53,9 @@ type SampleResult struct {
 	UndefinedKind map[string]results.UndefinedKind
 	// Reasons explains scores below 1 where the judge said why.
 	Reasons map[string]string
+	// Raw holds the raw values of user-defined metrics: a rubric's level,
+	// a numeric metric's value before its transform.
+	Raw map[string]float64
 }
 
 // Result is the outcome of a run.
@@ -186,6 +189,7 @@ type score struct {
 	v      float64
 	reason string // why undefined, or why low
 	kind   results.UndefinedKind
+	raw    *float64 // a user-defined metric's raw value (rubric level, numeric value)
 }
 
 func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
@@ -214,6 +218,10 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 					debug.PrintStack()
 				}
 			}()
+			if m.User != nil {
+				scores[i], errs[i] = e.user(m.User)
+				return
+			}
 			v, reason, err := e.compute(m)
 			switch {
 			case err == nil:
@@ -243,6 +251,12 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 	for i, m := range ms {
 		sc := scores[i]
 		r.Scores[m.Name] = sc.v
+		if sc.raw != nil {
+			if r.Raw == nil {
+				r.Raw = map[string]float64{}
+			}
+			r.Raw[m.Name] = *sc.raw
+		}
 		switch {
 		case isNaN(sc.v):
 			if sc.reason == "" {
