@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"github.com/raggate/raggate/internal/judge/openaicompat"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
-	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -33,6 +31,9 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	if err := o.validate(env, "run"); err != nil {
+		return err
+	}
+	if err := o.loadUserMetrics(env); err != nil {
 		return err
 	}
 	f, err := execRun(ctx, env, &o)
@@ -76,13 +77,12 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 			fmt.Fprintf(env.Stderr, "shard %s: %d of %d samples\n", o.Shard, len(samples), len(ds.Samples))
 		}
 	}
-	var ms []metrics.Metric
-	if names := o.metricNames(); len(names) > 0 {
-		if ms, err = eval.Resolve(names); err != nil {
-			return nil, withCode(ExitUsage, fmt.Errorf("--metrics: %w", err))
-		}
-	} else {
-		ms = metrics.DefaultSuite(func(f metrics.Field) bool { return ds.Fields[f] })
+	ms, err := o.selectMetrics(ds)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkUserColumns(ds, ms); err != nil {
+		return nil, err
 	}
 
 	if o.DryRun {
@@ -105,7 +105,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	}
 	runErr, start := jr.err, jr.start
 	judged := len(jr.runs[len(jr.runs)-1].Samples)
-	f := resultsFile(env, o, provenance(env, o, ds, all, jr.info), inputs, jr)
+	prov := provenance(env, o, ds, all, jr.info)
+	prov.UserMetrics = definitionsOf(ms)
+	f := resultsFile(env, o, prov, inputs, jr)
 	if runErr != nil {
 		switch {
 		case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
@@ -229,6 +231,7 @@ func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat i
 			return nil, err
 		}
 		out.info = withClaims(inf, o)
+		out.info.UserMetrics = judge.UserMetricsHash(definitionsOf(ms))
 		if repeats > 1 && !o.Quiet {
 			fmt.Fprintf(env.Stderr, "repeat %d of %d\n", r+1, repeats)
 		}
@@ -437,27 +440,9 @@ func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) 
 // no column of the dataset: a misspelt key would otherwise cost a whole
 // run and then compare nothing.
 func checkSegmentKeys(ds *dataset.Dataset, keys []string) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	have := map[string]bool{}
-	for i := range ds.Samples {
-		for k := range ds.Samples[i].Metadata {
-			have[k] = true
-		}
-	}
 	var problems []string
-	for _, k := range keys {
-		if have[k] {
-			continue
-		}
-		msg := fmt.Sprintf("segment key %q is not a column of %s", k, ds.Path)
-		if s := suggest.Closest(k, slices.Sorted(maps.Keys(have))); s != "" {
-			msg += fmt.Sprintf(": did you mean %q?", s)
-		} else if len(have) == 0 {
-			msg += " (it has no columns besides the fields)"
-		}
-		problems = append(problems, msg)
+	for _, msg := range missingColumns(ds, keys) {
+		problems = append(problems, "segment key "+msg)
 	}
 	if len(problems) > 0 {
 		return usageErr("%s; segment keys (--segment-by, action input segment-by, thresholds segments) name dataset columns kept as metadata, case as written", strings.Join(problems, "; "))

@@ -208,8 +208,12 @@ func (cmp *comparison) testMetrics() {
 // each side's all-sample view.
 func (cmp *comparison) describeMetric(m string) MetricResult {
 	dir := metrics.HigherIsBetter
-	if cm, ok := metrics.Lookup(m); ok {
+	if cm, ok := cmp.head.Metric(m); ok {
 		dir = cm.Direction
+	} else if cmp.base != nil {
+		if cm, ok := cmp.base.Metric(m); ok {
+			dir = cm.Direction
+		}
 	}
 	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !cmp.th.Gated(m))
 	if cmp.hs.present[m] {

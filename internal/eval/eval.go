@@ -156,17 +156,22 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 }
 
 // Resolve turns metric names (or aliases) into catalogue entries, in the
-// given order without duplicates.
-func Resolve(names []string) ([]metrics.Metric, error) {
+// given order without duplicates. user are the run's user-defined metrics,
+// which names may also give.
+func Resolve(names []string, user ...metrics.Metric) ([]metrics.Metric, error) {
 	var out []metrics.Metric
 	seen := map[string]bool{}
 	for _, n := range names {
-		m, ok := metrics.Lookup(n)
+		m, ok := lookup(n, user)
 		if !ok {
-			if s := suggest.Closest(n, metrics.Names()); s != "" {
+			known := metrics.Names()
+			for _, u := range user {
+				known = append(known, u.Name)
+			}
+			if s := suggest.Closest(n, known); s != "" {
 				return nil, fmt.Errorf("unknown metric %q: did you mean %q?", n, s)
 			}
-			return nil, fmt.Errorf("unknown metric %q; known metrics: %s", n, strings.Join(metrics.Names(), ", "))
+			return nil, fmt.Errorf("unknown metric %q; known metrics: %s", n, strings.Join(known, ", "))
 		}
 		if seen[m.Name] {
 			continue
@@ -175,6 +180,18 @@ func Resolve(names []string) ([]metrics.Metric, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+func lookup(name string, user []metrics.Metric) (metrics.Metric, bool) {
+	if m, ok := metrics.Lookup(name); ok {
+		return m, true
+	}
+	for _, u := range user {
+		if u.Name == strings.TrimSpace(name) {
+			return u, true
+		}
+	}
+	return metrics.Metric{}, false
 }
 
 type sampleEval struct {
