@@ -109,5 +109,3 @@ func TestThresholdsUserMetricUnits(t *testing.T) {
 		t.Error("a user metric accepted without its definition")
 	}
 }
-
-
