@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/raggate/raggate/internal/ghtest"
 	"github.com/raggate/raggate/internal/judge/openaitest"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/internal/usermetric"
@@ -272,5 +273,77 @@ func TestMetricsExampleParses(t *testing.T) {
 	}
 	if len(defs) < 3 {
 		t.Fatalf("%d definitions, want the three kinds", len(defs))
+	}
+}
+
+// A change under review is measured with the metrics file of its base
+// commit, read through the API; the checkout's copy (here broken, and
+// defining another metric) is never read.
+func TestActionReadsMetricsFileAtBase(t *testing.T) {
+	const repo = "acme/support-rag"
+	gh := ghtest.NewServer(t, ghtest.Enterprise())
+	gh.AddRepo(repo, "main")
+	gh.UseIntegrationToken(ghtest.ActionsBot)
+	gh.PutFile(repo, "main", "metrics.yaml", []byte(userMetricsFile))
+	base := gh.BranchHead(repo, "main")
+	head := gh.AddCommit(repo, "queued", base)
+
+	ws := t.TempDir()
+	userDataset(t, ws)
+	writeFile(t, filepath.Join(ws, "metrics.yaml"), "version: 1\nmetrics:\n  faster: {kind: numeric, votes: 2}\n")
+	payload := map[string]any{
+		"action":      "checks_requested",
+		"repository":  map[string]any{"full_name": repo, "default_branch": "main"},
+		"merge_group": map[string]any{"head_sha": head, "head_ref": "refs/heads/gh-readonly-queue/main/pr-1", "base_sha": base, "base_ref": "refs/heads/main"},
+	}
+	env := actionEnv(t, gh, "merge_group", payload, map[string]string{"dataset": "golden.jsonl", "judge": "offline", "metrics-file": "metrics.yaml", "github-token": "t"})
+	env["GITHUB_WORKSPACE"] = ws
+	r := gate(t, env, "action")
+	if r.code != 0 {
+		t.Fatalf("exit %d: the checkout's metrics file was read?\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	f, err := results.Read(filepath.Join(ws, "raggate-results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.UserMetrics) != 3 || f.UserMetrics[2].Name != "latency" || f.Summary["latency"].N != 4 {
+		t.Errorf("user metrics %+v, latency %+v; want the base commit's", f.UserMetrics, f.Summary["latency"])
+	}
+}
+
+// gate check end to end with a numeric metric: a responses file whose
+// latencies are 30% higher fails the gate; the same latencies pass.
+func TestCheckNumericLatencyGate(t *testing.T) {
+	dir := t.TempDir()
+	var golden, same, slow strings.Builder
+	for i := range 30 {
+		lat := 500 + 37*i%400
+		fmt.Fprintf(&golden, `{"id":"q-%d","user_input":"question %d"}`+"\n", i, i)
+		fmt.Fprintf(&same, `{"id":"q-%d","response":"answer %d","latency_ms":%d}`+"\n", i, i, lat)
+		fmt.Fprintf(&slow, `{"id":"q-%d","response":"answer %d","latency_ms":%d}`+"\n", i, i, lat*13/10+i%3)
+	}
+	ds := writeFile(t, filepath.Join(dir, "golden.jsonl"), golden.String())
+	sameP := writeFile(t, filepath.Join(dir, "same.jsonl"), same.String())
+	slowP := writeFile(t, filepath.Join(dir, "slow.jsonl"), slow.String())
+	mf := writeFile(t, filepath.Join(dir, "metrics.yaml"), userMetricsFile)
+	th := writeFile(t, filepath.Join(dir, "t.yaml"), "version: 1\nmetrics:\n  latency: {tolerance: 0.0953}\n")
+	check := func(responses, out string, baseline ...string) runResult {
+		args := []string{"check", "--quiet", "--judge", "offline", "--dataset", ds, "--responses", responses, "--metrics-file", mf,
+			"--metrics", "latency", "--thresholds", th, "--out", filepath.Join(dir, out)}
+		if len(baseline) > 0 {
+			args = append(args, "--baseline", baseline[0])
+		}
+		return gate(t, nil, args...)
+	}
+	if r := check(sameP, "base.json"); r.code != 0 {
+		t.Fatalf("base: exit %d\n%s", r.code, r.stderr)
+	}
+	base := filepath.Join(dir, "base.json")
+	if r := check(sameP, "same.json", base); r.code != 0 {
+		t.Errorf("unchanged latencies: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r := check(slowP, "slow.json", base)
+	if r.code != 1 || !strings.Contains(r.stdout, "latency regressed") {
+		t.Errorf("30%% slower: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
