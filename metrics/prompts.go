@@ -400,14 +400,7 @@ func verifyPairPrompt() Prompt {
 
 // UserPrompts returns the prompt templates of the steps of user-defined
 // metrics, in the order of UserSteps. Every call returns fresh values.
-func UserPrompts() []Prompt {
-	out := make([]Prompt, 0, len(UserSteps))
-	for _, s := range UserSteps {
-		p, _ := newPrompt(s)
-		out = append(out, p)
-	}
-	return out
-}
+func UserPrompts() []Prompt { return promptsOf(UserSteps) }
 
 // PromptFor returns the prompt template of a chat step; ok is false for the
 // embed step and unknown steps. Every call returns a fresh value.
@@ -417,9 +410,12 @@ func PromptFor(s Step) (p Prompt, ok bool) {
 
 // Prompts returns the prompt templates of every chat step, in the order of
 // Steps. Every call returns fresh values.
-func Prompts() []Prompt {
-	out := make([]Prompt, 0, len(Steps))
-	for _, s := range Steps {
+func Prompts() []Prompt { return promptsOf(Steps) }
+
+// promptsOf returns fresh prompt templates of steps, in order.
+func promptsOf(steps []Step) []Prompt {
+	out := make([]Prompt, 0, len(steps))
+	for _, s := range steps {
 		p, _ := newPrompt(s)
 		out = append(out, p)
 	}

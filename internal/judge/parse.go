@@ -635,11 +635,7 @@ func outputsOf(step metrics.Step, a Answer) []any {
 			return []any{a.Useful}
 		}
 	case metrics.StepQuestion:
-		outs := make([]any, len(a.Questions))
-		for i, q := range a.Questions {
-			outs[i] = q
-		}
-		return outs
+		return anys(a.Questions)
 	case metrics.StepClaims:
 		if a.Claims != nil {
 			return []any{metrics.ClaimsOutput{Claims: nonNil(a.Claims.Claims)}}
@@ -649,11 +645,7 @@ func outputsOf(step metrics.Step, a Answer) []any {
 			return []any{metrics.AttributeOutput{Sentences: nonNil(a.Attribute.Sentences)}}
 		}
 	case metrics.StepCritic:
-		outs := make([]any, len(a.Critic))
-		for i, c := range a.Critic {
-			outs[i] = c
-		}
-		return outs
+		return anys(a.Critic)
 	case metrics.StepRubric:
 		if a.Rubric != nil {
 			return []any{a.Rubric}
@@ -675,4 +667,13 @@ func nonNil[T any](xs []T) []T {
 		return []T{}
 	}
 	return xs
+}
+
+// anys returns the elements of xs as []any.
+func anys[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
 }
