@@ -347,3 +347,35 @@ func TestCheckNumericLatencyGate(t *testing.T) {
 		t.Errorf("30%% slower: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// Shards of a run with user-defined metrics merge into one file that keeps
+// the definitions and the raw values.
+func TestUserMetricsShardsMerge(t *testing.T) {
+	dir := t.TempDir()
+	ds := userDataset(t, dir)
+	mf := writeFile(t, filepath.Join(dir, "metrics.yaml"), userMetricsFile)
+	var shards []string
+	for i := 1; i <= 2; i++ {
+		out := filepath.Join(dir, fmt.Sprintf("s%d.json", i))
+		if r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--dataset", ds, "--metrics-file", mf, "--metrics", "latency", "--shard", fmt.Sprintf("%d/2", i), "--out", out); r.code != 0 {
+			t.Fatalf("shard %d: exit %d\n%s", i, r.code, r.stderr)
+		}
+		shards = append(shards, out)
+	}
+	out := filepath.Join(dir, "merged.json")
+	if r := gate(t, nil, append([]string{"merge", "--out", out}, shards...)...); r.code != 0 {
+		t.Fatalf("merge: exit %d\n%s", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Samples) != 4 || len(f.UserMetrics) != 1 || f.UserMetrics[0].Name != "latency" || f.Judge.UserMetrics == "" {
+		t.Fatalf("merged: %d samples, user metrics %+v, judge %+v", len(f.Samples), f.UserMetrics, f.Judge)
+	}
+	for _, s := range f.Samples {
+		if s.Raw["latency"].Value() < 90 {
+			t.Errorf("%s: raw latency %v", s.ID, s.Raw["latency"])
+		}
+	}
+}
