@@ -37,6 +37,9 @@ type Metric struct {
 	// Range is the interval every defined score lies in; the zero value
 	// means [0, 1]. Cosine-based metrics reach down to -1.
 	Range [2]float64
+	// User is the definition of a user-defined metric (nil for the
+	// built-in ones); see Definition.Metric.
+	User *Definition
 }
 
 // ScoreRange returns the lowest and the highest score the metric can give.

@@ -294,6 +294,10 @@ func newPrompt(s Step) (Prompt, bool) {
 		return attributePrompt(), true
 	case StepVerifyPair:
 		return verifyPairPrompt(), true
+	case StepCritic:
+		return criticPrompt(), true
+	case StepRubric:
+		return rubricPrompt(), true
 	}
 	return Prompt{}, false
 }
@@ -394,6 +398,10 @@ func verifyPairPrompt() Prompt {
 	}
 }
 
+// UserPrompts returns the prompt templates of the steps of user-defined
+// metrics, in the order of UserSteps. Every call returns fresh values.
+func UserPrompts() []Prompt { return promptsOf(UserSteps) }
+
 // PromptFor returns the prompt template of a chat step; ok is false for the
 // embed step and unknown steps. Every call returns a fresh value.
 func PromptFor(s Step) (p Prompt, ok bool) {
@@ -402,9 +410,12 @@ func PromptFor(s Step) (p Prompt, ok bool) {
 
 // Prompts returns the prompt templates of every chat step, in the order of
 // Steps. Every call returns fresh values.
-func Prompts() []Prompt {
-	out := make([]Prompt, 0, len(Steps))
-	for _, s := range Steps {
+func Prompts() []Prompt { return promptsOf(Steps) }
+
+// promptsOf returns fresh prompt templates of steps, in order.
+func promptsOf(steps []Step) []Prompt {
+	out := make([]Prompt, 0, len(steps))
+	for _, s := range steps {
 		p, _ := newPrompt(s)
 		out = append(out, p)
 	}

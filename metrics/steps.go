@@ -26,12 +26,51 @@ const (
 	// and of the response) against one piece of evidence in one call
 	// (noise sensitivity).
 	StepVerifyPair Step = "verify_pair"
+	// StepCritic asks a user-defined yes/no criterion of a sample (the
+	// critic kind of user-defined metrics).
+	StepCritic Step = "critic"
+	// StepRubric asks for the level of a user-defined rubric that fits a
+	// sample (the rubric kind of user-defined metrics).
+	StepRubric Step = "rubric"
 	// StepEmbed turns texts into vectors.
 	StepEmbed Step = "embed"
 )
 
 // Steps lists the chat steps (every step but embed) in a fixed order.
 var Steps = []Step{StepStatements, StepVerify, StepUseful, StepQuestion, StepClaims, StepAttribute, StepVerifyPair}
+
+// UserSteps lists the chat steps of user-defined metrics. They are kept
+// apart from Steps so that the built-in prompts' hash (and with it the
+// judge fingerprint of a run without user-defined metrics) does not change
+// with them.
+var UserSteps = []Step{StepCritic, StepRubric}
+
+// CriticInput is the input of the critic step: the criterion and the
+// sample's fields and columns the metric reads, both data.
+type CriticInput struct {
+	Criterion string         `json:"criterion"`
+	Sample    map[string]any `json:"sample"`
+}
+
+// CriticOutput is one answer of the critic step.
+type CriticOutput struct {
+	Reason  string `json:"reason"`
+	Verdict int    `json:"verdict"`
+}
+
+// RubricInput is the input of the rubric step: what is scored, the levels
+// of the scale and the sample's fields and columns the metric reads.
+type RubricInput struct {
+	Criterion string         `json:"criterion"`
+	Levels    []RubricLevel  `json:"levels"`
+	Sample    map[string]any `json:"sample"`
+}
+
+// RubricOutput is the answer of the rubric step: one of the input levels.
+type RubricOutput struct {
+	Reason string `json:"reason"`
+	Score  int    `json:"score"`
+}
 
 // StatementsInput is the input of the statements step.
 type StatementsInput struct {

@@ -171,6 +171,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	o.Fields = in.List("fields")
 	o.Metrics = strings.Join(in.List("metrics"), ",")
 	o.Thresholds = in.Get("thresholds")
+	o.MetricsFile = in.Get("metrics-file")
 	o.SegmentBy = in.List("segment-by")
 	judgeInputs(in, &o)
 	var err error
@@ -381,7 +382,7 @@ func (a *actionRun) thresholds(ctx context.Context) (compare.Thresholds, error) 
 	if sha == "" {
 		// Not a change under review (push, dispatch): the checkout is
 		// the trusted branch itself.
-		return loadThresholds(a.env, a.o.Thresholds)
+		return loadThresholds(a.env, a.o.Thresholds, a.o.userMetrics()...)
 	}
 	return a.thresholdsAt(ctx, sha)
 }
@@ -402,7 +403,7 @@ func (a *actionRun) thresholdsAt(ctx context.Context, sha string) (compare.Thres
 	if err != nil {
 		return compare.Thresholds{}, fmt.Errorf("thresholds at the base commit: %w", err)
 	}
-	th, err := compare.ParseThresholds(path+"@"+short(sha), text)
+	th, err := compare.ParseThresholdsFor(path+"@"+short(sha), text, a.o.userMetrics())
 	if err != nil {
 		return th, withCode(ExitUsage, err)
 	}
@@ -467,6 +468,9 @@ func (a *actionRun) addsBaselineFile() bool {
 // comment, summarise, set outputs.
 func (a *actionRun) check(ctx context.Context) error {
 	if skipped, err := a.skipWithoutKey(); skipped || err != nil {
+		return err
+	}
+	if err := a.userMetrics(ctx); err != nil {
 		return err
 	}
 	th, err := a.thresholds(ctx)
@@ -633,6 +637,9 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if key.Branch == "" || key.SHA == "" {
 		return usageErr("mode: baseline needs a branch and a commit (GITHUB_REF refs/heads/..., GITHUB_SHA); got ref %q", a.gh.Ref)
 	}
+	if err := a.userMetrics(ctx); err != nil {
+		return err
+	}
 	f, err := execRun(ctx, a.env, &a.o)
 	if err != nil {
 		return err
@@ -733,6 +740,9 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	// Thresholds: as they are at the PR's base, through the API; never from
 	// files next to the artifact.
 	th := compare.DefaultThresholds()
+	// The user-defined metrics the results were judged with (the check
+	// run read them at the base commit): the thresholds may name them.
+	a.o.userDefs = head.UserMetrics
 	if a.o.Thresholds != "" {
 		if th, err = a.thresholdsAt(ctx, pr.GetBase().GetSHA()); err != nil {
 			return err

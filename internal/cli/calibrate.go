@@ -32,6 +32,9 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.validate(env, "calibrate"); err != nil {
 		return err
 	}
+	if err := o.loadUserMetrics(env); err != nil {
+		return err
+	}
 	f, err := execRun(ctx, env, &o)
 	if err != nil || f == nil {
 		return err

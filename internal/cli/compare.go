@@ -13,6 +13,7 @@ import (
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
 )
 
 func (o *Options) bindCompare(fs *flag.FlagSet) {
@@ -46,10 +47,6 @@ func compareCmd(_ context.Context, env Env, args []string) error {
 	if err := o.validate(env, "compare"); err != nil {
 		return err
 	}
-	th, err := loadThresholds(env, o.Thresholds)
-	if err != nil {
-		return err
-	}
 	head, err := results.Read(env.abs(o.Head))
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("--head: %w", err))
@@ -59,6 +56,12 @@ func compareCmd(_ context.Context, env Env, args []string) error {
 		if base, err = results.Read(env.abs(o.Base)); err != nil {
 			return withCode(ExitUsage, fmt.Errorf("--base: %w", err))
 		}
+	}
+	// The thresholds may name the user-defined metrics the results files
+	// were judged with.
+	th, err := loadThresholds(env, o.Thresholds, filesMetrics(head, base)...)
+	if err != nil {
+		return err
 	}
 	rep := compareRedacted(env, base, head, th.WithSegments(o.SegmentBy...))
 	if err := emitReport(env, rep, o.Format, o.Out, report.Options{}); err != nil {
@@ -83,7 +86,10 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.validate(env, "check"); err != nil {
 		return err
 	}
-	th, err := loadThresholds(env, o.Thresholds)
+	if err := o.loadUserMetrics(env); err != nil {
+		return err
+	}
+	th, err := loadThresholds(env, o.Thresholds, o.userMetrics()...)
 	if err != nil {
 		return err
 	}
@@ -157,11 +163,13 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store) (*results.F
 	return f, src.String(), nil
 }
 
-func loadThresholds(env Env, path string) (compare.Thresholds, error) {
+// loadThresholds reads a thresholds file that may name the user-defined
+// metrics user.
+func loadThresholds(env Env, path string, user ...metrics.Metric) (compare.Thresholds, error) {
 	if path == "" {
 		return compare.DefaultThresholds(), nil
 	}
-	th, err := compare.LoadThresholds(env.abs(path))
+	th, err := compare.LoadThresholdsFor(env.abs(path), user)
 	if err != nil {
 		return th, withCode(ExitUsage, err)
 	}
@@ -213,4 +221,23 @@ func verdictErr(rep *compare.Report) error {
 		return nil
 	}
 	return errFailed
+}
+
+// filesMetrics returns the user-defined metrics of results files (nil
+// files skipped), each name once, the first file's definition first.
+func filesMetrics(files ...*results.File) []metrics.Metric {
+	var out []metrics.Metric
+	seen := map[string]bool{}
+	for _, f := range files {
+		if f == nil {
+			continue
+		}
+		for i := range f.UserMetrics {
+			if d := &f.UserMetrics[i]; !seen[d.Name] {
+				seen[d.Name] = true
+				out = append(out, d.Metric())
+			}
+		}
+	}
+	return out
 }

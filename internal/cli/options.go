@@ -20,6 +20,10 @@ type Options struct {
 	Responses string
 	Fields    []string // canonical=name-in-file
 	Metrics   string   // comma-separated; empty = default suite
+	// MetricsFile defines user-defined metrics (package usermetric);
+	// userDefs are its definitions once read.
+	MetricsFile string
+	userDefs    []metrics.Definition
 	// StrictFields makes extra dataset columns errors instead of metadata.
 	StrictFields bool
 	Limits       Limits // dataset size limits
@@ -108,7 +112,8 @@ func (o *Options) bindDataset(fs *flag.FlagSet) {
 	fs.StringVar(&o.Responses, "responses", o.Responses, "optional `file` of pipeline outputs (response, contexts) joined to the dataset by id or user_input")
 	fs.Var((*listFlag)(&o.Fields), "field", "map a field to the name used in the file, `canonical=name` (repeatable), e.g. --field response=answer")
 	fs.BoolVar(&o.StrictFields, "strict-fields", o.StrictFields, "reject dataset columns that are not fields, instead of keeping them as metadata")
-	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "comma-separated `metrics` to compute (default: the default suite the data allows)")
+	fs.StringVar(&o.Metrics, "metrics", o.Metrics, "comma-separated `metrics` to compute (default: the default suite the data allows, and every user-defined metric)")
+	fs.StringVar(&o.MetricsFile, "metrics-file", o.MetricsFile, "user-defined metrics `file` (YAML; see metrics.example.yaml): critic, rubric and numeric metrics")
 	o.bindLimits(fs)
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"github.com/raggate/raggate/internal/judge/openaicompat"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
-	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -33,6 +31,9 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	if err := o.validate(env, "run"); err != nil {
+		return err
+	}
+	if err := o.loadUserMetrics(env); err != nil {
 		return err
 	}
 	f, err := execRun(ctx, env, &o)
@@ -78,6 +79,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkUserColumns(ds, ms); err != nil {
+		return nil, err
+	}
 
 	if o.DryRun {
 		return nil, dryRun(env, o, samples, ms)
@@ -99,7 +103,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	}
 	runErr, start := jr.err, jr.start
 	judged := len(jr.runs[len(jr.runs)-1].Samples)
-	f := resultsFile(env, o, provenance(env, o, ds, all, jr.info), inputs, jr)
+	prov := provenance(env, o, ds, all, jr.info)
+	prov.UserMetrics = definitionsOf(ms)
+	f := resultsFile(env, o, prov, inputs, jr)
 	if runErr != nil {
 		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(samples))
 	}
@@ -153,20 +159,22 @@ func markIncomplete(ctx, runCtx context.Context, o *Options, f *results.File, ru
 
 var errTimeBudget = errors.New("time budget reached")
 
-// suite returns the metrics to compute: those of --metrics, else the
-// default suite the dataset allows (the offline judge's without the
-// metrics it cannot score reliably). A metric named that the offline
-// judge declines is kept, undefined, with a note.
+// suite returns the metrics to compute: those of --metrics (built-in or
+// user-defined), else the default suite the dataset allows (the offline
+// judge's without the metrics it cannot score reliably) and every
+// user-defined metric. A metric named that the offline judge declines is
+// kept, undefined, with a note.
 func (o *Options) suite(env Env, ds *dataset.Dataset) ([]metrics.Metric, error) {
 	has := func(f metrics.Field) bool { return ds.Fields[f] }
+	user := o.userMetrics()
 	names := o.metricNames()
 	if len(names) == 0 {
 		if o.offlineJudge(env) {
-			return offline.DefaultSuite(has), nil
+			return append(offline.DefaultSuite(has), user...), nil
 		}
-		return metrics.DefaultSuite(has), nil
+		return append(metrics.DefaultSuite(has), user...), nil
 	}
-	ms, err := eval.Resolve(names)
+	ms, err := eval.Resolve(names, user...)
 	if err != nil {
 		return nil, withCode(ExitUsage, fmt.Errorf("--metrics: %w", err))
 	}
@@ -305,6 +313,7 @@ func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat i
 			return nil, err
 		}
 		out.info = withClaims(inf, o)
+		out.info.UserMetrics = judge.UserMetricsHash(definitionsOf(ms))
 		if repeats > 1 && !o.Quiet {
 			fmt.Fprintf(env.Stderr, "repeat %d of %d\n", r+1, repeats)
 		}
@@ -520,27 +529,9 @@ func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) 
 // no column of the dataset: a misspelt key would otherwise cost a whole
 // run and then compare nothing.
 func checkSegmentKeys(ds *dataset.Dataset, keys []string) error {
-	if len(keys) == 0 {
-		return nil
-	}
-	have := map[string]bool{}
-	for i := range ds.Samples {
-		for k := range ds.Samples[i].Metadata {
-			have[k] = true
-		}
-	}
 	var problems []string
-	for _, k := range keys {
-		if have[k] {
-			continue
-		}
-		msg := fmt.Sprintf("segment key %q is not a column of %s", k, ds.Path)
-		if s := suggest.Closest(k, slices.Sorted(maps.Keys(have))); s != "" {
-			msg += fmt.Sprintf(": did you mean %q?", s)
-		} else if len(have) == 0 {
-			msg += " (it has no columns besides the fields)"
-		}
-		problems = append(problems, msg)
+	for _, msg := range missingColumns(ds, keys) {
+		problems = append(problems, "segment key "+msg)
 	}
 	if len(problems) > 0 {
 		return usageErr("%s; segment keys (--segment-by, action input segment-by, thresholds segments) name dataset columns kept as metadata, case as written", strings.Join(problems, "; "))

@@ -181,7 +181,9 @@ func (o *Options) datasetProblems() []problem {
 			ps = append(ps, badText("field", kv, "canonical=name-in-file, e.g. response=answer"))
 		}
 	}
-	if names := o.metricNames(); len(names) > 0 {
+	// With a metrics file, names may be user-defined: they are resolved
+	// once it is read (still before any judge call).
+	if names := o.metricNames(); len(names) > 0 && o.MetricsFile == "" {
 		if _, err := eval.Resolve(names); err != nil {
 			ps = append(ps, wrapped("metrics", err))
 		}
@@ -301,6 +303,7 @@ func (o *Options) ioPaths(cmd string) (in, out []namedPath) {
 		add(&in, "dataset", o.Dataset)
 		add(&in, "responses", o.Responses)
 		add(&in, "prices", o.Prices)
+		add(&in, "metrics-file", o.MetricsFile)
 		add(&out, "out", o.Out)
 	case "compare":
 		add(&in, "head", o.Head)

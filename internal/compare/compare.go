@@ -2,6 +2,7 @@ package compare
 
 import (
 	"math"
+	"slices"
 	"sort"
 
 	"github.com/raggate/raggate/internal/results"
@@ -207,11 +208,18 @@ func (cmp *comparison) testMetrics() {
 // describeMetric is metric m's result before the paired test: its rule and
 // each side's all-sample view.
 func (cmp *comparison) describeMetric(m string) MetricResult {
-	dir := metrics.HigherIsBetter
-	if cm, ok := metrics.Lookup(m); ok {
-		dir = cm.Direction
+	dir, user := metrics.HigherIsBetter, false
+	if cm, ok := cmp.head.Metric(m); ok {
+		dir, user = cm.Direction, cm.User != nil
+	} else if cmp.base != nil {
+		if cm, ok := cmp.base.Metric(m); ok {
+			dir, user = cm.Direction, cm.User != nil
+		}
 	}
-	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !cmp.th.Gated(m))
+	// A user-defined metric was defined to be gated on: it is in the gated
+	// family unless report_only lists it.
+	gated := cmp.th.Gated(m) || user && !slices.Contains(cmp.th.ReportOnly, m)
+	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !gated)
 	if cmp.hs.present[m] {
 		xs := cmp.hs.defined(m)
 		mr.HeadN, mr.HeadUndefined = len(xs), len(cmp.head.Samples)-len(xs)

@@ -1,20 +1,16 @@
 package compare
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"os"
-	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/raggate/raggate/internal/suggest"
+	"github.com/raggate/raggate/internal/yamlcheck"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -276,12 +272,7 @@ func (t Thresholds) resolvedDefaults() Defaults {
 }
 
 // Problem is one thing wrong with a thresholds file.
-type Problem struct {
-	// Line and Column are 1-based; 0 when unknown.
-	Line   int    `json:"line"`
-	Column int    `json:"column"`
-	Msg    string `json:"message"`
-}
+type Problem = yamlcheck.Problem
 
 // ThresholdsError reports every problem found in a thresholds file. It is
 // a usage / config error: the CLI maps it to exit code 2.
@@ -299,19 +290,7 @@ func (e *ThresholdsError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("thresholds %s: %v", e.File, e.Err)
 	}
-	var b strings.Builder
-	for i, p := range e.Problems {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(e.File)
-		if p.Line > 0 {
-			fmt.Fprintf(&b, ":%d:%d", p.Line, p.Column)
-		}
-		b.WriteString(": ")
-		b.WriteString(p.Msg)
-	}
-	return b.String()
+	return yamlcheck.Format(e.File, e.Problems)
 }
 
 // Unwrap returns the read error, if any.
@@ -322,12 +301,16 @@ func (e *ThresholdsError) Is(target error) bool { return target == ErrThresholds
 
 // LoadThresholds reads and parses a thresholds file. Every error is a
 // *ThresholdsError.
-func LoadThresholds(path string) (Thresholds, error) {
+func LoadThresholds(path string) (Thresholds, error) { return LoadThresholdsFor(path, nil) }
+
+// LoadThresholdsFor is LoadThresholds with user-defined metrics (see
+// ParseThresholdsFor).
+func LoadThresholdsFor(path string, user []metrics.Metric) (Thresholds, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Thresholds{}, &ThresholdsError{File: path, Err: fmt.Errorf("%w (copy thresholds.example.yaml to start one)", err)}
 	}
-	return ParseThresholds(path, data)
+	return ParseThresholdsFor(path, data, user)
 }
 
 var (
@@ -340,49 +323,36 @@ var (
 // Parsing is strict: unknown keys and metric names, values out of range and
 // a wrong version are all reported, each with its line and column, in one
 // *ThresholdsError.
-func ParseThresholds(name string, data []byte) (th Thresholds, err error) {
-	p := &thParser{}
-	defer func() {
-		if r := recover(); r != nil {
-			th = Thresholds{}
-			err = &ThresholdsError{File: name, Problems: []Problem{{Msg: fmt.Sprintf("invalid YAML: %v", r)}}}
-		}
-	}()
-	th = DefaultThresholds()
+func ParseThresholds(name string, data []byte) (Thresholds, error) {
+	return ParseThresholdsFor(name, data, nil)
+}
+
+// ParseThresholdsFor is ParseThresholds for a run that also has the
+// user-defined metrics user (package usermetric): the file may name them
+// like built-in metrics. A numeric metric's floors and tolerance are in
+// its own units, so they are not bound to [0, 1].
+func ParseThresholdsFor(name string, data []byte, user []metrics.Metric) (Thresholds, error) {
+	p := &thParser{user: map[string]metrics.Metric{}}
+	for _, m := range user {
+		p.user[m.Name] = m
+	}
+	th := DefaultThresholds()
 	th.Source = name
 	th.Version = 0
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if yerr := dec.Decode(&doc); yerr != nil && yerr != io.EOF {
-		return Thresholds{}, &ThresholdsError{File: name, Problems: []Problem{yamlProblem(yerr)}}
-	}
-	// A second document ("---") would be silently ignored: refuse it.
-	var extra yaml.Node
-	if yerr := dec.Decode(&extra); yerr == nil {
-		p.add(&extra, "a second YAML document; the thresholds file holds one (remove the \"---\" line)")
-		return Thresholds{}, p.err(name)
-	} else if yerr != io.EOF {
-		return Thresholds{}, &ThresholdsError{File: name, Problems: []Problem{yamlProblem(yerr)}}
-	}
-	if doc.Kind == 0 || len(doc.Content) == 0 || isNull(doc.Content[0]) {
-		p.add(nil, "the thresholds file is empty; it needs at least \"version: 1\"")
-		return Thresholds{}, p.err(name)
-	}
-	root := deref(doc.Content[0])
-	if root.Kind != yaml.MappingNode {
-		p.add(root, "expected a mapping with keys %s, got %s", strings.Join(topKeys, ", "), describe(root))
+	root := p.Document(data, "the thresholds file", topKeys)
+	if root == nil {
 		return Thresholds{}, p.err(name)
 	}
 	var sawVersion bool
 	var gateNodes, reportNodes map[string]*yaml.Node
 	metricNodes := map[string]*yaml.Node{}
-	p.mapping(root, "at top level", topKeys, func(key string, k, v *yaml.Node) {
+	p.Mapping(root, "at top level", topKeys, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "version":
 			sawVersion = true
-			n, ok := p.integer(v, "version")
+			n, ok := p.Integer(v, "version")
 			if ok && n != ThresholdsVersion {
-				p.add(v, "version: %s is not supported; this gate reads version %d", v.Value, ThresholdsVersion)
+				p.Add(v, "version: %s is not supported; this gate reads version %d", v.Value, ThresholdsVersion)
 			}
 			th.Version = ThresholdsVersion
 		case "defaults":
@@ -399,99 +369,83 @@ func ParseThresholds(name string, data []byte) (th Thresholds, err error) {
 	})
 	p.checkFamily(reportNodes, gateNodes, metricNodes)
 	if !sawVersion {
-		p.add(root, "missing \"version: 1\"")
+		p.Add(root, "missing \"version: 1\"")
 	}
-	if len(p.problems) > 0 {
+	if len(p.Problems) > 0 {
 		return Thresholds{}, p.err(name)
 	}
 	return th, nil
 }
 
 type thParser struct {
-	problems []Problem
+	yamlcheck.Parser
+	// user holds the user-defined metrics the file may name, by name.
+	user map[string]metrics.Metric
 }
 
-func (p *thParser) add(n *yaml.Node, format string, args ...any) {
-	pr := Problem{Msg: fmt.Sprintf(format, args...)}
-	if n != nil {
-		pr.Line, pr.Column = n.Line, n.Column
+// lookup finds a built-in metric (name or alias) or a user-defined one.
+func (p *thParser) lookup(name string) (metrics.Metric, bool) {
+	if m, ok := metrics.Lookup(name); ok {
+		return m, true
 	}
-	p.problems = append(p.problems, pr)
+	m, ok := p.user[name]
+	return m, ok
+}
+
+// names lists the metrics the file may name.
+func (p *thParser) names() []string {
+	out := metrics.Names()
+	for n := range p.user {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func (p *thParser) err(name string) error {
-	sort.SliceStable(p.problems, func(i, j int) bool {
-		a, b := p.problems[i], p.problems[j]
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Column < b.Column
-	})
-	return &ThresholdsError{File: name, Problems: p.problems}
+	return &ThresholdsError{File: name, Problems: p.Sorted()}
 }
 
-// mapping walks a mapping node, reporting non-scalar, unknown and duplicate
-// keys; where is "at top level" or "in defaults" and so on. valid == nil
-// accepts any key (the caller checks it).
-func (p *thParser) mapping(n *yaml.Node, where string, valid []string, f func(key string, k, v *yaml.Node)) {
-	seen := map[string]*yaml.Node{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := deref(n.Content[i]), deref(n.Content[i+1])
-		if k.Kind != yaml.ScalarNode || isNull(k) {
-			p.add(k, "keys %s must be plain names, got %s", where, describe(k))
-			continue
-		}
-		key := k.Value
-		if valid != nil && !contains(valid, key) {
-			p.add(k, "unknown key %q %s; %s", key, where, suggestion(key, valid, "valid keys"))
-			continue
-		}
-		if prev, dup := seen[key]; dup && valid != nil {
-			p.add(k, "duplicate key %q %s (first at line %d)", key, where, prev.Line)
-			continue
-		}
-		seen[key] = k
-		f(key, k, v)
-	}
-}
+// closest is the "did you mean" of the thresholds' messages.
+func closest(s string, candidates []string) string { return yamlcheck.Closest(s, candidates) }
 
 func (p *thParser) defaults(n *yaml.Node, d *Defaults) {
-	if !p.isMapping(n, "defaults", "{tolerance: 0.02, alpha: 0.05}") {
+	if !p.IsMapping(n, "defaults", "{tolerance: 0.02, alpha: 0.05}") {
 		return
 	}
-	p.mapping(n, "in defaults", defaultsKeys, func(key string, k, v *yaml.Node) {
+	p.Mapping(n, "in defaults", defaultsKeys, func(key string, k, v *yaml.Node) {
 		field := "defaults." + key
 		switch key {
 		case "tolerance":
-			if x, ok := p.number(v, field); ok && p.checkTolerance(v, field, x) {
+			if x, ok := p.Number(v, field); ok && p.checkTolerance(v, field, x) {
 				d.Tolerance = x
 			}
 		case "alpha":
-			if x, ok := p.number(v, field); ok && p.checkAlpha(v, field, x) {
+			if x, ok := p.Number(v, field); ok && p.checkAlpha(v, field, x) {
 				d.Alpha = x
 			}
 		case "correction":
-			if s, ok := p.enum(v, field, "holm", "none"); ok {
+			if s, ok := p.Enum(v, field, "holm", "none"); ok {
 				d.Correction = Correction(s)
 			}
 		case "min_samples":
-			if x, ok := p.integer(v, field); ok {
+			if x, ok := p.Integer(v, field); ok {
 				if x < 1 {
-					p.add(v, "%s: %s must be at least 1", field, v.Value)
+					p.Add(v, "%s: %s must be at least 1", field, v.Value)
 				} else {
 					d.MinSamples = x
 				}
 			}
 		case "on_missing_baseline":
-			if s, ok := p.enum(v, field, "pass", "fail"); ok {
+			if s, ok := p.Enum(v, field, "pass", "fail"); ok {
 				d.OnMissingBaseline = Action(s)
 			}
 		case "on_judge_change":
-			if s, ok := p.enum(v, field, "fail", "warn"); ok {
+			if s, ok := p.Enum(v, field, "fail", "warn"); ok {
 				d.OnJudgeChange = Action(s)
 			}
 		case "segment_level":
-			if s, ok := p.enum(v, field, "fail", "warn"); ok && s == "warn" {
+			if s, ok := p.Enum(v, field, "fail", "warn"); ok && s == "warn" {
 				d.SegmentLevel = LevelWarn // "" is fail, the default
 			}
 		}
@@ -502,27 +456,27 @@ func (p *thParser) defaults(n *yaml.Node, d *Defaults) {
 // returns the canonical names and, for each, the node that named it.
 func (p *thParser) metricList(n *yaml.Node, key string) ([]string, map[string]*yaml.Node) {
 	nodes := map[string]*yaml.Node{}
-	if isNull(n) {
+	if yamlcheck.IsNull(n) {
 		return nil, nodes
 	}
 	if n.Kind != yaml.SequenceNode {
-		p.add(n, "%s: expected a list of metric names, such as [faithfulness, context_recall], got %s", key, describe(n))
+		p.Add(n, "%s: expected a list of metric names, such as [faithfulness, context_recall], got %s", key, yamlcheck.Describe(n))
 		return nil, nodes
 	}
 	out := []string{}
 	for _, item := range n.Content {
-		item = deref(item)
-		if item.Kind != yaml.ScalarNode || isNull(item) {
-			p.add(item, "%s: expected a metric name, got %s", key, describe(item))
+		item = yamlcheck.Deref(item)
+		if item.Kind != yaml.ScalarNode || yamlcheck.IsNull(item) {
+			p.Add(item, "%s: expected a metric name, got %s", key, yamlcheck.Describe(item))
 			continue
 		}
-		m, ok := metrics.Lookup(item.Value)
+		m, ok := p.lookup(item.Value)
 		if !ok {
-			p.add(item, "unknown metric %q in %s; %s", item.Value, key, suggestion(item.Value, metrics.Names(), "known metrics"))
+			p.Add(item, "unknown metric %q in %s; %s", item.Value, key, yamlcheck.Suggestion(item.Value, p.names(), "known metrics"))
 			continue
 		}
 		if prev, dup := nodes[m.Name]; dup {
-			p.add(item, "duplicate metric %q in %s, first at line %d", item.Value, key, prev.Line)
+			p.Add(item, "duplicate metric %q in %s, first at line %d", item.Value, key, prev.Line)
 			continue
 		}
 		nodes[m.Name] = item
@@ -534,30 +488,30 @@ func (p *thParser) metricList(n *yaml.Node, key string) ([]string, map[string]*y
 // segmentList parses segments:, a list of metadata keys (dataset column
 // names as written: case and inner spaces kept).
 func (p *thParser) segmentList(n *yaml.Node) []string {
-	if isNull(n) {
+	if yamlcheck.IsNull(n) {
 		return nil
 	}
 	if n.Kind != yaml.SequenceNode {
-		p.add(n, "segments: expected a list of dataset column names, such as [topic, language], got %s", describe(n))
+		p.Add(n, "segments: expected a list of dataset column names, such as [topic, language], got %s", yamlcheck.Describe(n))
 		return nil
 	}
 	var out []string
 	seen := map[string]*yaml.Node{}
 	for _, item := range n.Content {
-		item = deref(item)
-		if item.Kind != yaml.ScalarNode || isNull(item) || strings.TrimSpace(item.Value) == "" {
-			p.add(item, "segments: expected a dataset column name, got %s", describe(item))
+		item = yamlcheck.Deref(item)
+		if item.Kind != yaml.ScalarNode || yamlcheck.IsNull(item) || strings.TrimSpace(item.Value) == "" {
+			p.Add(item, "segments: expected a dataset column name, got %s", yamlcheck.Describe(item))
 			continue
 		}
 		if prev, dup := seen[item.Value]; dup {
-			p.add(item, "duplicate segment key %q in segments, first at line %d", item.Value, prev.Line)
+			p.Add(item, "duplicate segment key %q in segments, first at line %d", item.Value, prev.Line)
 			continue
 		}
 		seen[item.Value] = item
 		out = append(out, item.Value)
 	}
 	if len(out) > MaxSegmentKeys {
-		p.add(n, "segments: %d keys, at most %d (each key multiplies the tests in the family)", len(out), MaxSegmentKeys)
+		p.Add(n, "segments: %d keys, at most %d (each key multiplies the tests in the family)", len(out), MaxSegmentKeys)
 	}
 	return out
 }
@@ -567,40 +521,22 @@ func (p *thParser) segmentList(n *yaml.Node) []string {
 func (p *thParser) checkFamily(reportOnly, gate, rules map[string]*yaml.Node) {
 	for m, n := range reportOnly {
 		if g, ok := gate[m]; ok {
-			p.add(n, "%s is both in report_only and in gate (line %d); keep it in one", m, g.Line)
+			p.Add(n, "%s is both in report_only and in gate (line %d); keep it in one", m, g.Line)
 		}
 		if r, ok := rules[m]; ok {
-			p.add(n, "%s is in report_only but has a rule under metrics (line %d), and a report-only metric never fails the gate; remove one (or use level: warn)", m, r.Line)
+			p.Add(n, "%s is in report_only but has a rule under metrics (line %d), and a report-only metric never fails the gate; remove one (or use level: warn)", m, r.Line)
 		}
 	}
-}
-
-// isMapping reports whether n is a mapping to read: false for null, and
-// for anything else than a mapping, which is a problem ("field: expected a
-// mapping such as example, got ..."). example starts with "{" or is the
-// rest of the sentence.
-func (p *thParser) isMapping(n *yaml.Node, field, example string) bool {
-	if isNull(n) {
-		return false
-	}
-	if n.Kind != yaml.MappingNode {
-		if strings.HasPrefix(example, "{") {
-			example = "such as " + example
-		}
-		p.add(n, "%s: expected a mapping %s, got %s", field, example, describe(n))
-		return false
-	}
-	return true
 }
 
 func (p *thParser) metrics(n *yaml.Node, out map[string]MetricConfig, seen map[string]*yaml.Node) {
-	if !p.isMapping(n, "metrics", "of metric names to rules, such as {faithfulness: {min: 0.85}}") {
+	if !p.IsMapping(n, "metrics", "of metric names to rules, such as {faithfulness: {min: 0.85}}") {
 		return
 	}
-	p.mapping(n, "in metrics", nil, func(key string, k, v *yaml.Node) {
-		m, ok := metrics.Lookup(key)
+	p.Mapping(n, "in metrics", nil, func(key string, k, v *yaml.Node) {
+		m, ok := p.lookup(key)
 		if !ok {
-			p.add(k, "unknown metric %q in metrics; %s", key, suggestion(key, metrics.Names(), "known metrics"))
+			p.Add(k, "unknown metric %q in metrics; %s", key, yamlcheck.Suggestion(key, p.names(), "known metrics"))
 			return
 		}
 		if prev, dup := seen[m.Name]; dup {
@@ -608,7 +544,7 @@ func (p *thParser) metrics(n *yaml.Node, out map[string]MetricConfig, seen map[s
 			if prev.Value != key {
 				same = fmt.Sprintf(" (%q is the same metric)", prev.Value)
 			}
-			p.add(k, "duplicate metric %q in metrics%s, first at line %d", key, same, prev.Line)
+			p.Add(k, "duplicate metric %q in metrics%s, first at line %d", key, same, prev.Line)
 			return
 		}
 		seen[m.Name] = k
@@ -621,25 +557,28 @@ func (p *thParser) metrics(n *yaml.Node, out map[string]MetricConfig, seen map[s
 func (p *thParser) metric(name string, n *yaml.Node) (MetricConfig, bool) {
 	var mc MetricConfig
 	prefix := "metrics." + name
-	if isNull(n) {
+	if yamlcheck.IsNull(n) {
 		return mc, true
 	}
 	if n.Kind != yaml.MappingNode {
-		p.add(n, "%s: expected a mapping such as {min: 0.8, tolerance: 0.03}, got %s", prefix, describe(n))
+		p.Add(n, "%s: expected a mapping such as {min: 0.8, tolerance: 0.03}, got %s", prefix, yamlcheck.Describe(n))
 		return mc, false
 	}
-	before := len(p.problems)
+	before := len(p.Problems)
 	var minNode, maxNode *yaml.Node
-	p.mapping(n, "in "+prefix, metricKeys, func(key string, k, v *yaml.Node) {
+	// A numeric user metric is in its own units: any floor, any tolerance.
+	_, hi := p.user[name].ScoreRange()
+	ownUnits := math.IsInf(hi, 1)
+	p.Mapping(n, "in "+prefix, metricKeys, func(key string, k, v *yaml.Node) {
 		field := prefix + "." + key
 		switch key {
 		case "min", "max":
-			x, ok := p.number(v, field)
+			x, ok := p.Number(v, field)
 			if !ok {
 				return
 			}
-			if x < 0 || x > 1 {
-				p.add(v, "%s: %s is outside [0, 1]", field, v.Value)
+			if !ownUnits && (x < 0 || x > 1) {
+				p.Add(v, "%s: %s is outside [0, 1]", field, v.Value)
 				return
 			}
 			if key == "min" {
@@ -648,28 +587,31 @@ func (p *thParser) metric(name string, n *yaml.Node) (MetricConfig, bool) {
 				mc.Max, maxNode = &x, v
 			}
 		case "tolerance":
-			if x, ok := p.number(v, field); ok && p.checkTolerance(v, field, x) {
+			x, ok := p.Number(v, field)
+			if ok && ownUnits && x < 0 {
+				p.Add(v, "%s: %s is negative; a tolerance is the smallest change that matters, in the metric's own units", field, v.Value)
+			} else if ok && (ownUnits || p.checkTolerance(v, field, x)) {
 				mc.Tolerance = &x
 			}
 		case "alpha":
-			if x, ok := p.number(v, field); ok && p.checkAlpha(v, field, x) {
+			if x, ok := p.Number(v, field); ok && p.checkAlpha(v, field, x) {
 				mc.Alpha = &x
 			}
 		case "level":
-			if s, ok := p.enum(v, field, "fail", "warn"); ok {
+			if s, ok := p.Enum(v, field, "fail", "warn"); ok {
 				mc.Level = Level(s)
 			}
 		}
 	})
 	if mc.Min != nil && mc.Max != nil && *mc.Min > *mc.Max {
-		p.add(maxNode, "%s: min %s is greater than max %s", prefix, minNode.Value, maxNode.Value)
+		p.Add(maxNode, "%s: min %s is greater than max %s", prefix, minNode.Value, maxNode.Value)
 	}
-	return mc, len(p.problems) == before
+	return mc, len(p.Problems) == before
 }
 
 func (p *thParser) checkTolerance(v *yaml.Node, field string, x float64) bool {
 	if x < 0 || x > 1 {
-		p.add(v, "%s: %s is outside [0, 1]", field, v.Value)
+		p.Add(v, "%s: %s is outside [0, 1]", field, v.Value)
 		return false
 	}
 	return true
@@ -677,144 +619,8 @@ func (p *thParser) checkTolerance(v *yaml.Node, field string, x float64) bool {
 
 func (p *thParser) checkAlpha(v *yaml.Node, field string, x float64) bool {
 	if x <= 0 || x >= 1 {
-		p.add(v, "%s: %s is outside (0, 1); 0.05 is the usual choice", field, v.Value)
+		p.Add(v, "%s: %s is outside (0, 1); 0.05 is the usual choice", field, v.Value)
 		return false
 	}
 	return true
-}
-
-func (p *thParser) number(v *yaml.Node, field string) (float64, bool) {
-	if v.Kind != yaml.ScalarNode || isNull(v) {
-		p.add(v, "%s: expected a number, got %s", field, describe(v))
-		return 0, false
-	}
-	tag := v.ShortTag()
-	if tag != "!!int" && tag != "!!float" {
-		p.add(v, "%s: %s is not a number", field, shown(v))
-		return 0, false
-	}
-	var x float64
-	if err := v.Decode(&x); err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
-		p.add(v, "%s: %s is not a finite number", field, shown(v))
-		return 0, false
-	}
-	return x, true
-}
-
-func (p *thParser) integer(v *yaml.Node, field string) (int, bool) {
-	if v.Kind != yaml.ScalarNode || isNull(v) {
-		p.add(v, "%s: expected an integer, got %s", field, describe(v))
-		return 0, false
-	}
-	if v.ShortTag() != "!!int" {
-		p.add(v, "%s: %s is not an integer", field, shown(v))
-		return 0, false
-	}
-	var x int
-	if err := v.Decode(&x); err != nil {
-		p.add(v, "%s: %s is out of range", field, v.Value)
-		return 0, false
-	}
-	return x, true
-}
-
-func (p *thParser) enum(v *yaml.Node, field string, allowed ...string) (string, bool) {
-	if v.Kind != yaml.ScalarNode || isNull(v) {
-		p.add(v, "%s: expected one of %s, got %s", field, strings.Join(allowed, " | "), describe(v))
-		return "", false
-	}
-	if !contains(allowed, v.Value) {
-		msg := fmt.Sprintf("%s: %q is not one of %s", field, v.Value, strings.Join(allowed, " | "))
-		if s := closest(v.Value, allowed); s != "" {
-			msg += fmt.Sprintf("; did you mean %q?", s)
-		}
-		p.add(v, "%s", msg)
-		return "", false
-	}
-	return v.Value, true
-}
-
-// deref follows YAML aliases (*anchor) to the node they name.
-func deref(n *yaml.Node) *yaml.Node {
-	for i := 0; n != nil && n.Kind == yaml.AliasNode && n.Alias != nil && i < 100; i++ {
-		n = n.Alias
-	}
-	return n
-}
-
-func isNull(n *yaml.Node) bool {
-	return n == nil || n.Kind == 0 || (n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null")
-}
-
-func describe(n *yaml.Node) string {
-	switch {
-	case isNull(n):
-		return "nothing"
-	case n.Kind == yaml.MappingNode:
-		return "a mapping"
-	case n.Kind == yaml.SequenceNode:
-		return "a list"
-	case n.Kind == yaml.ScalarNode:
-		return shown(n)
-	}
-	return "an alias"
-}
-
-// shown is a scalar as written: numbers bare, strings quoted.
-func shown(v *yaml.Node) string {
-	if v.ShortTag() == "!!str" {
-		return strconv.Quote(v.Value)
-	}
-	return v.Value
-}
-
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-func yamlProblem(err error) Problem {
-	msg := err.Error()
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return Problem{Line: line, Column: 1, Msg: "invalid YAML: " + m[2]}
-	}
-	return Problem{Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// suggestion returns `did you mean "x"?` for a close candidate, else the
-// list of candidates introduced by what.
-func suggestion(s string, candidates []string, what string) string {
-	if c := closest(s, candidates); c != "" {
-		return fmt.Sprintf("did you mean %q?", c)
-	}
-	return what + ": " + strings.Join(candidates, ", ")
-}
-
-// closest returns the candidate nearest to s by edit distance (case-
-// insensitive), or "" when none is close enough to be a likely typo.
-func closest(s string, candidates []string) string {
-	if c := suggest.Closest(s, candidates); c != "" {
-		return c
-	}
-	ls := strings.ToLower(strings.TrimSpace(s))
-	// A unique candidate containing s ("recall" -> "context_recall") or
-	// contained in it.
-	found := ""
-	for _, c := range candidates {
-		lc := strings.ToLower(c)
-		if len(ls) >= 4 && (strings.Contains(lc, ls) || strings.Contains(ls, lc)) {
-			if found != "" {
-				return ""
-			}
-			found = c
-		}
-	}
-	return found
 }

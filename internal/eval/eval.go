@@ -57,6 +57,9 @@ type SampleResult struct {
 	UndefinedKind map[string]results.UndefinedKind
 	// Reasons explains scores below 1 where the judge said why.
 	Reasons map[string]string
+	// Raw holds the raw values of user-defined metrics: a rubric's level,
+	// a numeric metric's value before its transform.
+	Raw map[string]float64
 }
 
 // Result is the outcome of a run.
@@ -172,17 +175,22 @@ func collect(names []string, out []*SampleResult) *Result {
 }
 
 // Resolve turns metric names (or aliases) into catalogue entries, in the
-// given order without duplicates.
-func Resolve(names []string) ([]metrics.Metric, error) {
+// given order without duplicates. user are the run's user-defined metrics,
+// which names may also give.
+func Resolve(names []string, user ...metrics.Metric) ([]metrics.Metric, error) {
 	var out []metrics.Metric
 	seen := map[string]bool{}
 	for _, n := range names {
-		m, ok := metrics.Lookup(n)
+		m, ok := lookup(n, user)
 		if !ok {
-			if s := suggest.Closest(n, metrics.Names()); s != "" {
+			known := metrics.Names()
+			for _, u := range user {
+				known = append(known, u.Name)
+			}
+			if s := suggest.Closest(n, known); s != "" {
 				return nil, fmt.Errorf("unknown metric %q: did you mean %q?", n, s)
 			}
-			return nil, fmt.Errorf("unknown metric %q; known metrics: %s", n, strings.Join(metrics.Names(), ", "))
+			return nil, fmt.Errorf("unknown metric %q; known metrics: %s", n, strings.Join(known, ", "))
 		}
 		if seen[m.Name] {
 			continue
@@ -191,6 +199,18 @@ func Resolve(names []string) ([]metrics.Metric, error) {
 		out = append(out, m)
 	}
 	return out, nil
+}
+
+func lookup(name string, user []metrics.Metric) (metrics.Metric, bool) {
+	if m, ok := metrics.Lookup(name); ok {
+		return m, true
+	}
+	for _, u := range user {
+		if u.Name == strings.TrimSpace(name) {
+			return u, true
+		}
+	}
+	return metrics.Metric{}, false
 }
 
 type sampleEval struct {
@@ -206,6 +226,7 @@ type score struct {
 	v      float64
 	reason string // why undefined, or why low
 	kind   results.UndefinedKind
+	raw    *float64 // a user-defined metric's raw value (rubric level, numeric value)
 }
 
 func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
@@ -240,6 +261,10 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 					debug.PrintStack()
 				}
 			}()
+			if m.User != nil {
+				scores[i], errs[i] = e.user(m.User)
+				return
+			}
 			v, reason, err := e.compute(m)
 			switch {
 			case err == nil:
@@ -269,6 +294,12 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 	for i, m := range ms {
 		sc := scores[i]
 		r.Scores[m.Name] = sc.v
+		if sc.raw != nil {
+			if r.Raw == nil {
+				r.Raw = map[string]float64{}
+			}
+			r.Raw[m.Name] = *sc.raw
+		}
 		switch {
 		case isNaN(sc.v):
 			if sc.reason == "" {

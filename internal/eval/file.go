@@ -52,9 +52,12 @@ type Provenance struct {
 	Version string          // the tool's version
 	Dataset results.Dataset // path, hash, samples in the whole dataset, responses file
 	Judge   judge.Info
-	Repeats int          // 0 means 1
-	Shard   string       // "i/n" or ""
-	Git     *results.Git // nil outside CI
+	// UserMetrics are the run's user-defined metrics (Judge.UserMetrics
+	// should be their judge.UserMetricsHash).
+	UserMetrics []metrics.Definition
+	Repeats     int          // 0 means 1
+	Shard       string       // "i/n" or ""
+	Git         *results.Git // nil outside CI
 	// CreatedAt is the time of the run; zero means now.
 	CreatedAt time.Time
 }
@@ -102,10 +105,12 @@ func newHeader(p Provenance, metricNames []string) *results.File {
 		Dataset:   p.Dataset,
 		Judge: results.Judge{
 			Provider: p.Judge.Provider, Model: p.Judge.Model, EmbeddingModel: p.Judge.EmbeddingModel,
-			Temperature: p.Judge.Temperature, Prompts: p.Judge.Prompts, Fingerprint: Fingerprint(p.Judge),
+			Temperature: p.Judge.Temperature, Prompts: p.Judge.Prompts, UserMetrics: p.Judge.UserMetrics,
+			Fingerprint: Fingerprint(p.Judge),
 		},
-		Config: results.Config{Metrics: metricNames, Repeats: max(1, p.Repeats)},
-		Shard:  p.Shard,
+		UserMetrics: p.UserMetrics,
+		Config:      results.Config{Metrics: metricNames, Repeats: max(1, p.Repeats)},
+		Shard:       p.Shard,
 	}
 }
 
@@ -143,6 +148,12 @@ func combine(s *SampleResult, perRun []map[string]*SampleResult) results.Sample 
 	}
 	if len(s.Reasons) > 0 {
 		rs.Reasons = s.Reasons
+	}
+	for k, v := range s.Raw {
+		if rs.Raw == nil {
+			rs.Raw = make(map[string]results.Score, len(s.Raw))
+		}
+		rs.Raw[k] = results.Score(v)
 	}
 	return rs
 }

@@ -28,6 +28,11 @@ type Request struct {
 	Metric string
 }
 
+// MultiAnswer reports whether a step is answered with Request.Count()
+// answers (one call with n choices where the server supports it): the
+// question step and the critic step's votes.
+func MultiAnswer(s metrics.Step) bool { return s == metrics.StepQuestion || s == metrics.StepCritic }
+
 // Count returns the number of answers wanted (at least 1).
 func (r Request) Count() int {
 	if r.N < 1 {
@@ -67,6 +72,9 @@ type Answer struct {
 	Claims     *metrics.ClaimsOutput
 	Attribute  *metrics.AttributeOutput
 	VerifyPair *metrics.VerifyPairOutput
+	// Critic holds Request.Count() answers (votes) of the critic step.
+	Critic []metrics.CriticOutput
+	Rubric *metrics.RubricOutput
 	// Usage is what answering cost (zero for the offline judge).
 	Usage Usage
 }
@@ -94,6 +102,9 @@ type Info struct {
 	EmbeddingModel string  `json:"embedding_model,omitempty"`
 	Temperature    float64 `json:"temperature"`
 	Prompts        string  `json:"prompts"`
+	// UserMetrics is UserMetricsHash of the run's user-defined metrics
+	// ("" without any).
+	UserMetrics string `json:"user_metrics,omitempty"`
 }
 
 // Describer is implemented by judges that can describe themselves.
@@ -122,6 +133,12 @@ func (u Usage) Add(v Usage) Usage {
 		EmbeddingCalls:   u.EmbeddingCalls + v.EmbeddingCalls,
 	}
 }
+
+// ErrNeedsLLM is wrapped by the *Undefined error of a judge that cannot
+// answer a step at all (the offline judge asked a critic or rubric step):
+// the score is undefined for a reason that is the configuration's, not a
+// failure of the judge.
+var ErrNeedsLLM = errors.New("needs an LLM judge")
 
 // Undefined is the error of a step that could not be answered for this
 // sample (invalid output after a re-ask, refusal, input too long): the
@@ -185,6 +202,11 @@ func (a Answer) Clone() Answer {
 		a.Useful = &u
 	}
 	a.Questions = slices.Clone(a.Questions)
+	a.Critic = slices.Clone(a.Critic)
+	if a.Rubric != nil {
+		r := *a.Rubric
+		a.Rubric = &r
+	}
 	if a.Claims != nil {
 		c := *a.Claims
 		c.Claims = slices.Clone(c.Claims)

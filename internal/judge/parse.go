@@ -243,6 +243,13 @@ func decode(req Request, raw []byte) (Answer, error) {
 		a.Attribute, err = decodeAttribute(obj)
 	case metrics.StepVerifyPair:
 		a.VerifyPair, err = decodeVerifyPair(obj)
+	case metrics.StepCritic:
+		var c *metrics.UsefulOutput
+		if c, err = decodeUseful(obj); err == nil {
+			a.Critic = []metrics.CriticOutput{{Reason: c.Reason, Verdict: c.Verdict}}
+		}
+	case metrics.StepRubric:
+		a.Rubric, err = decodeRubric(obj, req.Input)
 	}
 	if err != nil {
 		return Answer{}, invalid(req.Step, "%v", err)
@@ -384,6 +391,36 @@ func decodeUseful(obj map[string]json.RawMessage) (*metrics.UsefulOutput, error)
 		return nil, err
 	}
 	return &out, nil
+}
+
+// decodeRubric reads a rubric answer; its score must be one of the input's
+// levels.
+func decodeRubric(obj map[string]json.RawMessage, input any) (*metrics.RubricOutput, error) {
+	var (
+		out metrics.RubricOutput
+		err error
+	)
+	if out.Reason, err = strField(obj, "reason", ""); err != nil {
+		return nil, err
+	}
+	raw, err := member(obj, "score", "")
+	if err != nil {
+		return nil, err
+	}
+	var x float64
+	if json.Unmarshal(raw, &x) != nil || x != float64(int(x)) {
+		return nil, fmt.Errorf(`"score" is %s, want an integer`, kind(raw))
+	}
+	out.Score = int(x)
+	in, _ := InputAs[metrics.RubricInput](input)
+	scores := make([]string, len(in.Levels))
+	for i, l := range in.Levels {
+		if l.Score == out.Score {
+			return &out, nil
+		}
+		scores[i] = strconv.Itoa(l.Score)
+	}
+	return nil, fmt.Errorf(`"score" is %d, which is not a level; want one of %s`, out.Score, strings.Join(scores, ", "))
 }
 
 func decodeQuestion(obj map[string]json.RawMessage) (*metrics.QuestionOutput, error) {
@@ -561,6 +598,9 @@ func Validate(req Request, a Answer) error {
 	if req.Step == metrics.StepQuestion && len(a.Questions) != req.Count() {
 		return invalid(req.Step, "%d questions, want %d", len(a.Questions), req.Count())
 	}
+	if req.Step == metrics.StepCritic && len(a.Critic) != req.Count() {
+		return invalid(req.Step, "%d votes, want %d", len(a.Critic), req.Count())
+	}
 	outs := outputsOf(req.Step, a)
 	if len(outs) == 0 {
 		return invalid(req.Step, "the answer has no %s output", req.Step)
@@ -595,11 +635,7 @@ func outputsOf(step metrics.Step, a Answer) []any {
 			return []any{a.Useful}
 		}
 	case metrics.StepQuestion:
-		outs := make([]any, len(a.Questions))
-		for i, q := range a.Questions {
-			outs[i] = q
-		}
-		return outs
+		return anys(a.Questions)
 	case metrics.StepClaims:
 		if a.Claims != nil {
 			return []any{metrics.ClaimsOutput{Claims: nonNil(a.Claims.Claims)}}
@@ -607,6 +643,12 @@ func outputsOf(step metrics.Step, a Answer) []any {
 	case metrics.StepAttribute:
 		if a.Attribute != nil {
 			return []any{metrics.AttributeOutput{Sentences: nonNil(a.Attribute.Sentences)}}
+		}
+	case metrics.StepCritic:
+		return anys(a.Critic)
+	case metrics.StepRubric:
+		if a.Rubric != nil {
+			return []any{a.Rubric}
 		}
 	case metrics.StepVerifyPair:
 		if a.VerifyPair != nil {
@@ -625,4 +667,13 @@ func nonNil[T any](xs []T) []T {
 		return []T{}
 	}
 	return xs
+}
+
+// anys returns the elements of xs as []any.
+func anys[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
 }

@@ -148,6 +148,16 @@ func checkInput(step metrics.Step, input any) error {
 		_, ok = InputAs[metrics.AttributeInput](input)
 	case metrics.StepVerifyPair:
 		_, ok = InputAs[metrics.VerifyPairInput](input)
+	case metrics.StepCritic:
+		var in metrics.CriticInput
+		if in, ok = InputAs[metrics.CriticInput](input); ok && in.Criterion == "" {
+			return fmt.Errorf("critic step: empty criterion")
+		}
+	case metrics.StepRubric:
+		var in metrics.RubricInput
+		if in, ok = InputAs[metrics.RubricInput](input); ok && len(in.Levels) < 2 {
+			return fmt.Errorf("rubric step: %d levels, want at least 2", len(in.Levels))
+		}
 	default:
 		return fmt.Errorf("%q is not a chat step", step)
 	}
@@ -189,6 +199,10 @@ func zeroInput(step metrics.Step) any {
 		return metrics.AttributeInput{}
 	case metrics.StepVerifyPair:
 		return metrics.VerifyPairInput{ReferenceStatements: []string{}, ResponseStatements: []string{}}
+	case metrics.StepCritic:
+		return metrics.CriticInput{Criterion: "criterion", Sample: map[string]any{}}
+	case metrics.StepRubric:
+		return metrics.RubricInput{Criterion: "criterion", Levels: []metrics.RubricLevel{{Score: 0}, {Score: 1}}, Sample: map[string]any{}}
 	}
 	return nil
 }
@@ -235,4 +249,20 @@ func hashTemplates(ps []metrics.Prompt, temperature float64) string {
 		field(string(r.Schema))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+// UserMetricsHash identifies the user-defined metrics of a run: the prompt
+// templates of their steps and their definitions (criteria, rubrics,
+// votes, columns, transforms, directions). It goes into the judge
+// fingerprint (Info.UserMetrics), so that results with a changed
+// definition are reported as judged differently, never compared as if
+// alike; "" when there are none, which leaves the fingerprint of a run
+// without user-defined metrics as it was.
+func UserMetricsHash(defs []metrics.Definition) string {
+	if len(defs) == 0 {
+		return ""
+	}
+	b, _ := json.Marshal(defs)
+	h := sha256.Sum256([]byte(hashPrompts(metrics.UserPrompts()) + "\x00" + string(b)))
+	return hex.EncodeToString(h[:])[:16]
 }

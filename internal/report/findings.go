@@ -232,6 +232,10 @@ func judgeChanged(r *compare.Report, f compare.Finding) string {
 	}
 	s := fmt.Sprintf("judge changed: base was judged by %s, head by %s; score differences may come from the judge rather than from the change (re-create the baseline with this judge)",
 		judgeDesc(base), judgeDesc(r.Head.Judge))
+	if base.UserMetrics != r.Head.Judge.UserMetrics {
+		// A changed definition is a changed yardstick, not a regression.
+		s += "; the user-defined metrics (metrics file) differ between the two"
+	}
 	if f.Level == compare.LevelFail {
 		s += " (on_judge_change: fail)"
 	}

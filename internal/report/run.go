@@ -19,7 +19,8 @@ func RunTable(w io.Writer, f *results.File) error {
 	for n := range f.Summary {
 		names = append(names, n)
 	}
-	sort.Slice(names, func(a, b int) bool { return metrics.Order(names[a]) < metrics.Order(names[b]) })
+	sort.Strings(names) // user-defined metrics, after the catalogue, by name
+	sort.SliceStable(names, func(a, b int) bool { return metrics.Order(names[a]) < metrics.Order(names[b]) })
 
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignLeft}}))
@@ -27,7 +28,7 @@ func RunTable(w io.Writer, f *results.File) error {
 	for _, n := range names {
 		s := f.Summary[n]
 		dir := "higher"
-		if m, ok := metrics.Lookup(n); ok {
+		if m, ok := f.Metric(n); ok {
 			dir = m.Direction.String()
 		}
 		if err := t.Append(n, fmtScore(s.Mean), fmt.Sprint(s.N), fmt.Sprint(s.Undefined), fmtScore(s.P10), fmtScore(s.P50), fmtScore(s.P90), dir); err != nil {

@@ -13,7 +13,6 @@ import (
 	"strconv"
 
 	"github.com/raggate/raggate/internal/atomicfile"
-	"github.com/raggate/raggate/metrics"
 )
 
 // MarshalJSON writes NaN as null.
@@ -97,7 +96,7 @@ func checkFile(f *File) error {
 			return fmt.Errorf("%w: duplicate sample id %q", ErrInvalid, s.ID)
 		}
 		seen[s.ID] = true
-		if err := checkScores(&f.Samples[i]); err != nil {
+		if err := checkScores(f, &f.Samples[i]); err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
 	}
@@ -105,16 +104,17 @@ func checkFile(f *File) error {
 }
 
 // checkScores checks that every score and run of a sample is null or in
-// its metric's range ([0, 1] for metrics outside the catalogue).
-func checkScores(s *Sample) error {
+// its metric's range ([0, 1] for metrics outside the catalogue and the
+// file's user-defined metrics; any finite number for numeric ones).
+func checkScores(f *File, s *Sample) error {
 	for _, m := range sortedKeys(s.Scores) {
-		if err := checkScore(s.ID, m, s.Scores[m], ""); err != nil {
+		if err := checkScore(f, s.ID, m, s.Scores[m], ""); err != nil {
 			return err
 		}
 	}
 	for _, m := range sortedKeys(s.Runs) {
 		for j, v := range s.Runs[m] {
-			if err := checkScore(s.ID, m, v, fmt.Sprintf(" (run %d)", j+1)); err != nil {
+			if err := checkScore(f, s.ID, m, v, fmt.Sprintf(" (run %d)", j+1)); err != nil {
 				return err
 			}
 		}
@@ -122,12 +122,12 @@ func checkScores(s *Sample) error {
 	return nil
 }
 
-func checkScore(id, m string, v Score, run string) error {
+func checkScore(f *File, id, m string, v Score, run string) error {
 	if v.IsNaN() {
 		return nil
 	}
 	lo, hi := 0.0, 1.0
-	if cm, ok := metrics.Lookup(m); ok {
+	if cm, ok := f.Metric(m); ok {
 		lo, hi = cm.ScoreRange()
 	}
 	if x := v.Value(); x < lo-rangeSlack || x > hi+rangeSlack {

@@ -6,6 +6,8 @@ package results
 
 import (
 	"math"
+
+	"github.com/raggate/raggate/metrics"
 	"strings"
 	"time"
 )
@@ -32,6 +34,24 @@ type File struct {
 	Incomplete string `json:"incomplete,omitempty"`
 	// Shard is set on the results of one shard of a sharded run ("2/8").
 	Shard string `json:"shard,omitempty"`
+	// UserMetrics are the definitions of the run's user-defined metrics
+	// (the metrics file), so that a comparison knows their direction and
+	// range. Added within v1: omitted when there are none.
+	UserMetrics []metrics.Definition `json:"user_metrics,omitempty"`
+}
+
+// Metric returns the catalogue entry of a metric of the file: a built-in
+// metric, or one of its user-defined metrics.
+func (f *File) Metric(name string) (metrics.Metric, bool) {
+	if m, ok := metrics.Lookup(name); ok {
+		return m, true
+	}
+	for i := range f.UserMetrics {
+		if f.UserMetrics[i].Name == name {
+			return f.UserMetrics[i].Metric(), true
+		}
+	}
+	return metrics.Metric{}, false
 }
 
 // Tool names the program that wrote the file.
@@ -71,7 +91,10 @@ type Judge struct {
 	EmbeddingModel string  `json:"embedding_model,omitempty"`
 	Temperature    float64 `json:"temperature"`
 	Prompts        string  `json:"prompts"`
-	Fingerprint    string  `json:"fingerprint"`
+	// UserMetrics is the hash of the user-defined metrics' definitions
+	// and prompts, part of the fingerprint; omitted when there are none.
+	UserMetrics string `json:"user_metrics,omitempty"`
+	Fingerprint string `json:"fingerprint"`
 }
 
 // Config records how the run was configured.
@@ -125,6 +148,10 @@ type Sample struct {
 	// source, ...); omitted when there are none. Added within v1: readers
 	// that do not know it ignore it.
 	Metadata map[string]string `json:"metadata,omitempty"`
+	// Raw holds the raw values of user-defined metrics where they differ
+	// from the score: a rubric's level, a numeric metric's value before
+	// its transform (of the first run, with repeats).
+	Raw map[string]Score `json:"raw,omitempty"`
 }
 
 // UndefinedKind says why a score is undefined.

@@ -183,6 +183,10 @@ func (j *Judge) Ask(ctx context.Context, req judge.Request) (judge.Answer, error
 		return judge.Answer{Questions: qs}, nil
 	case metrics.StepClaims, metrics.StepAttribute, metrics.StepVerifyPair:
 		return j.askMore(ctx, req, o)
+	case metrics.StepCritic, metrics.StepRubric:
+		// A lexical heuristic cannot apply a criterion written in words:
+		// the score is undefined, honestly, rather than guessed.
+		return judge.Answer{}, &judge.Undefined{Reason: judge.ErrNeedsLLM.Error(), Err: judge.ErrNeedsLLM}
 	case metrics.StepEmbed:
 		return judge.Answer{}, &judge.Fatal{Err: fmt.Errorf("offline judge: step %q is answered by Embed, not Ask", req.Step)}
 	default:

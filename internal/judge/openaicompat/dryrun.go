@@ -1,9 +1,11 @@
 package openaicompat
 
 import (
+	"encoding/json"
 	"strings"
 
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/usermetric"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -58,6 +60,10 @@ func EstimateCalls(samples []metrics.Sample, ms []metrics.Metric, strictness int
 		p := plan{s: s, strictness: strictness, est: &est, asked: map[string]bool{}, emb: embTexts}
 		for _, m := range ms {
 			if !sampleHas(s, m) {
+				continue
+			}
+			if m.User != nil {
+				p.user(m.User)
 				continue
 			}
 			p.metric(m.Name)
@@ -146,8 +152,25 @@ func (p *plan) askKind(kind string, req judge.Request, replyTokens int) {
 	p.est.CompletionTokens += replyTokens
 }
 
+// user counts the call of a critic (one call for its votes, n = votes,
+// where the server supports n) or a rubric metric; numeric metrics ask
+// nothing, nor do samples that lack what the metric reads.
+func (p *plan) user(d *metrics.Definition) {
+	if !d.Kind.LLM() {
+		return
+	}
+	req, err := usermetric.Request(d, p.s)
+	if err != nil {
+		return
+	}
+	p.ask(req, req.Count()*30)
+}
+
 func keyOf(in any) []string {
 	switch v := in.(type) {
+	case metrics.CriticInput, metrics.RubricInput:
+		b, _ := json.Marshal(v)
+		return []string{string(b)}
 	case metrics.StatementsInput:
 		return []string{v.Question, v.Text}
 	case metrics.VerifyInput:

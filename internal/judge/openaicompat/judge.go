@@ -45,7 +45,6 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/raggate/raggate/internal/judge"
-	"github.com/raggate/raggate/metrics"
 )
 
 // Providers reported in judge.Info: ProviderAzure for Azure OpenAI,
@@ -550,7 +549,7 @@ func (j *Judge) Ask(ctx context.Context, req judge.Request) (judge.Answer, error
 
 // assemble parses the contents (one per choice) into one answer.
 func assemble(req judge.Request, contents []string) (judge.Answer, error) {
-	if req.Step != metrics.StepQuestion {
+	if !judge.MultiAnswer(req.Step) {
 		if len(contents) != 1 {
 			return judge.Answer{}, fmt.Errorf("%s step: %d answers, want 1", req.Step, len(contents))
 		}
@@ -563,6 +562,7 @@ func assemble(req judge.Request, contents []string) (judge.Answer, error) {
 			return judge.Answer{}, err
 		}
 		out.Questions = append(out.Questions, a.Questions...)
+		out.Critic = append(out.Critic, a.Critic...)
 	}
 	return out, nil
 }
@@ -672,6 +672,7 @@ func (j *Judge) ask(ctx context.Context, req judge.Request, r judge.Rendered) ([
 	out := answers[0]
 	for _, a := range answers[1:want] {
 		out.Questions = append(out.Questions, a.Questions...)
+		out.Critic = append(out.Critic, a.Critic...)
 	}
 	return good[:want], out, usage, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"math"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -41,6 +42,10 @@ func findInput(messages []message) (map[string]json.RawMessage, bool) {
 func stepOf(in map[string]json.RawMessage) string {
 	has := func(k string) bool { _, ok := in[k]; return ok }
 	switch {
+	case has("criterion") && has("levels"):
+		return "rubric"
+	case has("criterion"):
+		return "critic"
 	case has("reference_statements"):
 		return "verify_pair"
 	case has("statements") && has("evidence"):
@@ -92,6 +97,10 @@ func answer(step string, in map[string]json.RawMessage) string {
 		return mustJSON(map[string]any{"sentences": out})
 	case "useful":
 		return mustJSON(map[string]any{"reason": "The context helps to arrive at the answer.", "verdict": 1})
+	case "critic":
+		return criticAnswer(in, 0)
+	case "rubric":
+		return rubricAnswer(in)
 	case "question":
 		r := str(in, "response")
 		nonc := 0
@@ -218,4 +227,49 @@ func mustJSON(v any) string {
 		panic(err)
 	}
 	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// sampleOf returns the sample object of a critic or rubric input.
+func sampleOf(in map[string]json.RawMessage) map[string]any {
+	var s map[string]any
+	_ = json.Unmarshal(in["sample"], &s)
+	return s
+}
+
+// criticAnswer is the fake's vote i on a criterion: taken from the
+// sample's fake_votes column ("1,0,1") when it has one, else 1 when the
+// response contains the criterion's first double-quoted phrase (or the
+// criterion has none).
+func criticAnswer(in map[string]json.RawMessage, i int) string {
+	s := sampleOf(in)
+	if votes, ok := s["fake_votes"].(string); ok {
+		vs := strings.Split(votes, ",")
+		v := strings.TrimSpace(vs[i%len(vs)])
+		return mustJSON(map[string]any{"reason": "vote " + v + " from fake_votes.", "verdict": map[string]int{"1": 1}[v]})
+	}
+	v, reason := 1, "The response meets the criterion."
+	if parts := strings.Split(str(in, "criterion"), `"`); len(parts) >= 3 {
+		resp, _ := s["response"].(string)
+		if !strings.Contains(strings.ToLower(resp), strings.ToLower(parts[1])) {
+			v, reason = 0, "The response does not contain "+strconv.Quote(parts[1])+"."
+		}
+	}
+	return mustJSON(map[string]any{"reason": reason, "verdict": v})
+}
+
+// rubricAnswer is the fake's level: the sample's fake_level column when it
+// has one, else the highest level.
+func rubricAnswer(in map[string]json.RawMessage) string {
+	var levels []struct {
+		Score int `json:"score"`
+	}
+	_ = json.Unmarshal(in["levels"], &levels)
+	level := 0
+	for _, l := range levels {
+		level = max(level, l.Score)
+	}
+	if s, ok := sampleOf(in)["fake_level"].(string); ok {
+		level, _ = strconv.Atoi(s)
+	}
+	return mustJSON(map[string]any{"reason": "The level that fits.", "score": level})
 }

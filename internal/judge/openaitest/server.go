@@ -469,7 +469,18 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request, rec *Request, cfg 
 	for _, m := range req.Messages {
 		promptChars += len(m.Content)
 	}
-	choices, completion := chatChoices(&req, cfg, content, f)
+	var vary func(i int) string
+	if found && step == "critic" && f.Content == nil {
+		// Each vote is its own choice: the sample's fake_votes column
+		// (such as "1,0,1") gives vote i, counted across fill-in calls
+		// by their seed offset from 42.
+		offset := 0
+		if req.Seed != nil && *req.Seed >= 42 {
+			offset = *req.Seed - 42
+		}
+		vary = func(i int) string { return criticAnswer(in, i+offset) }
+	}
+	choices, completion := chatChoices(&req, cfg, content, f, vary)
 	model := req.Model
 	if rec.Deployment != "" && model == "" {
 		model = rec.Deployment
@@ -551,7 +562,7 @@ func rejectChat(w http.ResponseWriter, req *chatRequest, cfg config) (code int, 
 
 // chatChoices builds the choices of a chat answer with the given content,
 // shaped by the fault f, and counts their completion tokens.
-func chatChoices(req *chatRequest, cfg config, content string, f *Fault) (choices []map[string]any, completion int) {
+func chatChoices(req *chatRequest, cfg config, content string, f *Fault, vary func(i int) string) (choices []map[string]any, completion int) {
 	count := 1
 	if req.N != nil && *req.N > 1 && !cfg.ignoreN {
 		count = *req.N
@@ -561,6 +572,9 @@ func chatChoices(req *chatRequest, cfg config, content string, f *Fault) (choice
 		return choices, 0
 	}
 	for i := range count {
+		if vary != nil {
+			content = vary(i)
+		}
 		msg := map[string]any{"role": "assistant", "content": content, "refusal": nil}
 		finish := "stop"
 		switch {
