@@ -57,6 +57,7 @@ func commands() []command {
 		{"calibrate", "A/A run: judge the same data k times, report judge noise, suggest tolerances", calibrateCmd},
 		{"merge", "combine the results of sharded runs (gate run --shard i/n) into one file", mergeCmd},
 		{"baseline", "get or put a stored baseline (file, git ref, or baseline branch via the GitHub API)", baselineCmd},
+		{"history", "print the trend of a branch's stored baselines, per metric (text, markdown, json, csv)", historyCmd},
 		{"action", "GitHub Action entrypoint: inputs from INPUT_* (see action.yml)", actionCmd},
 		{"version", "print the version", versionCmd},
 		{"help", "show help for a command", nil},
