@@ -180,7 +180,7 @@ type DirStore struct {
 func (s *DirStore) History(ctx context.Context, key Key, n int) ([]Entry, error) {
 	des, err := os.ReadDir(s.Dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: the directory %s does not exist", ErrMissingPath, s.Dir)
+		return nil, fmt.Errorf("no results directory %s: give the directory holding the results files: %w", s.Dir, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the results directory: %w", err)

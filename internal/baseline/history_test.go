@@ -145,7 +145,7 @@ func TestDirStoreHistory(t *testing.T) {
 	if _, err := st.History(context.Background(), baseline.Key{}, 3); err == nil {
 		t.Error("a broken results file was skipped silently")
 	}
-	if _, err := (&baseline.DirStore{Dir: filepath.Join(dir, "nope")}).History(context.Background(), baseline.Key{}, 3); !errors.Is(err, baseline.ErrMissingPath) {
+	if _, err := (&baseline.DirStore{Dir: filepath.Join(dir, "nope")}).History(context.Background(), baseline.Key{}, 3); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing dir: %v", err)
 	}
 }
