@@ -36,11 +36,7 @@ func historyCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return baselineErr("read the history", err)
 	}
-	files := make([]report.HistoryFile, len(entries))
-	for i, e := range entries {
-		files[i] = report.HistoryFile{SHA: e.SHA, Date: e.Date, File: e.File}
-	}
-	out, err := renderHistory(report.NewHistory(b.branch, files), format)
+	out, err := renderHistory(historyOf(b.branch, entries), format)
 	if err != nil {
 		return err
 	}
