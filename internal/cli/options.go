@@ -61,7 +61,7 @@ type Options struct {
 	// History is a directory of earlier results files whose trend the
 	// report shows (compare, check).
 	History string
-	Report string // where compare/check write the report
+	Report  string // where compare/check write the report
 
 	// Comparison.
 	Base        string

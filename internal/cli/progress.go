@@ -108,7 +108,7 @@ func (p *progress) figures(done, total int, now time.Time) string {
 		rate := float64(done) / el.Seconds()
 		fmt.Fprintf(&b, ", %.1f samples/s", rate)
 		if done < total {
-			fmt.Fprintf(&b, ", done in %s", (time.Duration(float64(total-done)/rate*float64(time.Second))).Round(time.Second))
+			fmt.Fprintf(&b, ", done in %s", (time.Duration(float64(total-done) / rate * float64(time.Second))).Round(time.Second))
 		}
 	}
 	b.WriteString(p.judgeFigures(done == total))

@@ -266,7 +266,9 @@ func progressOf(env Env, o *Options, memo *judge.Memoized, info judge.Info) prog
 	}
 	fig := progressFigures{usage: func() judge.Usage { u, _ := memo.Usage(); return u }}
 	if table, err := prices(env, o); err == nil {
-		fig.cost = func(u judge.Usage) float64 { return openaicompat.EstimateCost(info.Model, info.EmbeddingModel, u, table) }
+		fig.cost = func(u judge.Usage) float64 {
+			return openaicompat.EstimateCost(info.Model, info.EmbeddingModel, u, table)
+		}
 	}
 	return fig
 }

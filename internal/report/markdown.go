@@ -114,10 +114,10 @@ type profile struct {
 	optional    bool // regressed samples, notes, usage, judge and dataset
 	diagnosis   bool
 	chart       bool // the Mermaid trend charts
-	rowCap      int // table rows (0: all)
-	segRows     int // significant segment changes shown (0: all)
-	sentences   int // failure / warning sentences (0: all)
-	textRunes   int // failure / warning / note sentences are cut to this
+	rowCap      int  // table rows (0: all)
+	segRows     int  // significant segment changes shown (0: all)
+	sentences   int  // failure / warning sentences (0: all)
+	textRunes   int  // failure / warning / note sentences are cut to this
 	cut         bool
 }
 
