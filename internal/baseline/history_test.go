@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,18 +20,6 @@ func means(es []baseline.Entry) []float64 {
 		out[i] = mean(e.File)
 	}
 	return out
-}
-
-func sameFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // The branch store walks the branch's commits page by page (the fake pages
@@ -50,7 +39,7 @@ func TestBranchStoreHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []float64{0.5, 0.6, 0.7, 0.8}; !sameFloats(means(got), want) {
+	if want := []float64{0.5, 0.6, 0.7, 0.8}; !slices.Equal(means(got), want) {
 		t.Errorf("means %v, want %v (oldest first)", means(got), want)
 	}
 	if got[0].SHA != main[3] || got[3].SHA != main[229] {
@@ -68,14 +57,14 @@ func TestBranchStoreHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []float64{0.7, 0.8}; !sameFloats(means(got), want) {
+	if want := []float64{0.7, 0.8}; !slices.Equal(means(got), want) {
 		t.Errorf("last 2: %v, want %v", means(got), want)
 	}
 	got, err = st.History(ctx, baseline.Key{Branch: "main", SHA: main[200]}, 30)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []float64{0.5, 0.6, 0.7}; !sameFloats(means(got), want) {
+	if want := []float64{0.5, 0.6, 0.7}; !slices.Equal(means(got), want) {
 		t.Errorf("from commit 200: %v, want %v", means(got), want)
 	}
 }
@@ -97,14 +86,14 @@ func TestGitStoreHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The file was committed at the second commit and changed at the third.
-	if want := []float64{0.7, 0.9}; !sameFloats(means(got), want) {
+	if want := []float64{0.7, 0.9}; !slices.Equal(means(got), want) {
 		t.Errorf("means %v, want %v", means(got), want)
 	}
 	if got[0].SHA != shas[1] || got[1].SHA != shas[2] || got[1].Date.IsZero() {
 		t.Errorf("entries %+v, want commits %s, %s with dates", got, shas[1], shas[2])
 	}
 	got, err = st.History(context.Background(), baseline.Key{Branch: "main"}, 1)
-	if err != nil || !sameFloats(means(got), []float64{0.9}) {
+	if err != nil || !slices.Equal(means(got), []float64{0.9}) {
 		t.Errorf("last 1: %v, %v", got, err)
 	}
 	_, err = (&baseline.GitStore{Dir: dir, Path: "eval/baselin.json", Ref: "main"}).History(context.Background(), baseline.Key{Branch: "main"}, 30)
@@ -136,7 +125,7 @@ func TestDirStoreHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []float64{0.2, 0.3, 0.4}; !sameFloats(means(got), want) {
+	if want := []float64{0.2, 0.3, 0.4}; !slices.Equal(means(got), want) {
 		t.Errorf("means %v, want %v (newest 3, oldest first)", means(got), want)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "broken.json"), []byte("{"), 0o644); err != nil {

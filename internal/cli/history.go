@@ -9,7 +9,6 @@ import (
 
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/report"
-	"github.com/raggate/raggate/internal/results"
 )
 
 // historyCmd prints the trend of a branch's stored baselines: `gate
@@ -40,11 +39,7 @@ func historyCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if b.out == "" {
-		_, err = env.Stdout.Write(out)
-		return err
-	}
-	return results.WriteFileAtomic(env.abs(b.out), out, 0o644)
+	return writeOut(env, b.out, out)
 }
 
 func validateHistory(env Env, b *baselineFlags, last int, format string) error {
