@@ -27,6 +27,7 @@ import (
 type actionSettings struct {
 	mode             string // check | baseline | comment
 	comment          bool
+	trend            bool
 	failOnRegression bool
 	skipWithoutKey   bool
 	gate             string
@@ -184,6 +185,8 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	o.Report = orDefault(in.Get("report"), "raggate-report.md")
 	o.Quiet = false
 	st.comment, err = in.Bool("comment", true)
+	bad(err)
+	st.trend, err = in.Bool("trend", true)
 	bad(err)
 	st.failOnRegression, err = in.Bool("fail-on-regression", true)
 	bad(err)
@@ -495,13 +498,29 @@ func (a *actionRun) check(ctx context.Context) error {
 		return err
 	}
 	rep := compareRedacted(a.env, base, head, th)
-	return a.publish(ctx, rep, source, a.gh.HeadSHA())
+	return a.publish(ctx, rep, source, a.gh.HeadSHA(), a.readTrend(ctx, store, a.baselineKey(), base != nil))
+}
+
+// readTrend reads the base branch's stored baselines for the report's
+// trend (input trend), from a store that keeps history (branch, git).
+// It is best effort: a failure is a warning and the report goes without.
+func (a *actionRun) readTrend(ctx context.Context, store baseline.Store, key baseline.Key, hasBase bool) *report.History {
+	h, ok := store.(baseline.Historian)
+	if !a.st.trend || !hasBase || !ok {
+		return nil
+	}
+	entries, err := h.History(ctx, key, baseline.DefaultHistory)
+	if err != nil {
+		a.act.Warning(fmt.Sprintf("no trend in the report: %v", err), ghaction.Annotation{Title: a.st.gate})
+		return nil
+	}
+	return historyOf(key.Branch, entries)
 }
 
 // publish writes the report file, the job summary, the sticky comment and
 // the outputs, and returns the gate's verdict as an error (nil = pass).
-func (a *actionRun) publish(ctx context.Context, rep *compare.Report, source, headSHA string) error {
-	opts := report.Options{Gate: a.st.gate, HeadSHA: headSHA, BaselineSource: source, RunURL: a.gh.RunURL()}
+func (a *actionRun) publish(ctx context.Context, rep *compare.Report, source, headSHA string, trend *report.History) error {
+	opts := report.Options{Gate: a.st.gate, HeadSHA: headSHA, BaselineSource: source, RunURL: a.gh.RunURL(), Trend: trend}
 	md := report.Markdown(rep, opts)
 	if a.o.Report != "" {
 		if err := results.WriteFileAtomic(a.env.abs(a.o.Report), []byte(md), 0o644); err != nil {
@@ -758,7 +777,8 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 		return err
 	}
 	rep := compareRedacted(a.env, base, head, th.WithSegments(a.o.SegmentBy...))
-	opts := report.Options{Gate: a.st.gate, HeadSHA: wr.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL()}
+	opts := report.Options{Gate: a.st.gate, HeadSHA: wr.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL(),
+		Trend: a.readTrend(ctx, store, key, base != nil)}
 	md := report.Markdown(rep, opts)
 	if err := a.act.AddSummary(report.Summary(rep, opts)); err != nil {
 		a.act.Warning("could not write the job summary: "+err.Error(), ghaction.Annotation{})

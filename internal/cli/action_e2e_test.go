@@ -268,7 +268,9 @@ func TestActionEndToEnd(t *testing.T) {
 		t.Fatalf("%d comments after the first PR run, want 1", len(comments))
 	}
 	first := comments[0]
-	for _, want := range []string{"<!-- raggate:gate=raggate -->", "<!-- raggate:head=" + head1 + " -->", "| Metric |", short(base)} {
+	// The trend of main's stored baselines (one so far), the head last.
+	for _, want := range []string{"<!-- raggate:gate=raggate -->", "<!-- raggate:head=" + head1 + " -->", "| Metric |", short(base),
+		"| Trend |", "```mermaid\nxychart-beta\n  title \"faithfulness\"\n  x-axis [\"" + base[:7] + "\", \"head\"]"} {
 		if !strings.Contains(first.Body, want) {
 			t.Errorf("comment lacks %q:\n%s", want, first.Body)
 		}
@@ -307,7 +309,7 @@ func TestActionEndToEnd(t *testing.T) {
 	head2 := gh.AddCommit(repo, "shorter prompt", head1)
 	setPR(pr, head2, base)
 	pr["action"] = "synchronize"
-	worse := map[string]string{"responses": "degraded.jsonl"}
+	worse := map[string]string{"responses": "degraded.jsonl", "trend": "false"}
 	for k, v := range inputs {
 		worse[k] = v
 	}
@@ -319,7 +321,8 @@ func TestActionEndToEnd(t *testing.T) {
 	if len(comments) != 1 || comments[0].ID != first.ID {
 		t.Fatalf("comments after the second run: %d (ids %v), want the first one updated", len(comments), ids(comments))
 	}
-	if body := comments[0].Body; !strings.Contains(body, "<!-- raggate:head="+head2+" -->") || !strings.Contains(body, "faithfulness") || !strings.Contains(body, "❌") {
+	if body := comments[0].Body; !strings.Contains(body, "<!-- raggate:head="+head2+" -->") || !strings.Contains(body, "faithfulness") || !strings.Contains(body, "❌") ||
+		strings.Contains(body, "mermaid") || strings.Contains(body, "| Trend |") {
 		t.Errorf("updated comment:\n%s", body)
 	}
 	if res.outputs["passed"] != "false" || res.outputs["verdict"] != "fail" || !strings.Contains(res.outputs["regressions"], "faithfulness") {

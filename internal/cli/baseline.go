@@ -83,11 +83,17 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if b.out == "" {
-		_, err = env.Stdout.Write(data)
+	return writeOut(env, b.out, data)
+}
+
+// writeOut writes data to the file path atomically, or to stdout when path
+// is empty.
+func writeOut(env Env, path string, data []byte) error {
+	if path == "" {
+		_, err := env.Stdout.Write(data)
 		return err
 	}
-	return results.WriteFileAtomic(env.abs(b.out), data, 0o644)
+	return results.WriteFileAtomic(env.abs(path), data, 0o644)
 }
 
 // validate checks the flags before any store is opened: put needs

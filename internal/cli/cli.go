@@ -54,6 +54,7 @@ func commands() []command {
 		{"agree", "measure how well the judge agrees with human labels kept in the dataset", agreeCmd},
 		{"merge", "combine the results of sharded runs (gate run --shard i/n) into one file", mergeCmd},
 		{"baseline", "get or put a stored baseline (file, git ref, or baseline branch via the GitHub API)", baselineCmd},
+		{"history", "print the trend of a branch's stored baselines, per metric (text, markdown, json, csv)", historyCmd},
 		{"action", "GitHub Action entrypoint: inputs from INPUT_* (see action.yml)", actionCmd},
 		{"version", "print the version", versionCmd},
 		{"help", "show help for a command", nil},

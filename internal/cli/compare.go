@@ -19,6 +19,7 @@ import (
 func (o *Options) bindCompare(fs *flag.FlagSet) {
 	fs.StringVar(&o.Thresholds, "thresholds", o.Thresholds, "thresholds `file` (YAML; see thresholds.example.yaml); default: built-in defaults, no floors")
 	fs.StringVar(&o.Format, "format", o.Format, "report `format` on stdout: text, markdown or json")
+	fs.StringVar(&o.History, "history", "", "a `directory` of earlier results files (say, the base branch's stored baselines): the report adds their trend, the newest 30 judged like the head, with the head's means last")
 	fs.Var((*keysFlag)(&o.SegmentBy), "segment-by", "also compare per value of this metadata `key` (a dataset column, case kept; repeatable or comma-separated), added to the thresholds' segments")
 }
 
@@ -33,7 +34,7 @@ func (l *keysFlag) Set(v string) error {
 	return nil
 }
 
-func compareCmd(_ context.Context, env Env, args []string) error {
+func compareCmd(ctx context.Context, env Env, args []string) error {
 	o := defaultOptions()
 	o.Out = ""
 	fs := newFlagSet("compare", env, "--base BASE.json --head HEAD.json [--thresholds T] [--segment-by KEY] [--format markdown|text|json] [--out F]")
@@ -63,8 +64,12 @@ func compareCmd(_ context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	trend, err := readTrend(ctx, env, o.History)
+	if err != nil {
+		return err
+	}
 	rep := compareRedacted(env, base, head, th.WithSegments(o.SegmentBy...))
-	if err := emitReport(env, rep, o.Format, o.Out, report.Options{}); err != nil {
+	if err := emitReport(env, rep, o.Format, o.Out, report.Options{Trend: trend}); err != nil {
 		return err
 	}
 	return verdictErr(rep)
@@ -107,6 +112,10 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	trend, err := readTrend(ctx, env, o.History)
+	if err != nil {
+		return err
+	}
 	reread := base != nil
 	base = nil
 	head, err := execRun(ctx, env, &o)
@@ -119,7 +128,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 		}
 	}
 	rep := compareRedacted(env, base, head, th)
-	opts := report.Options{BaselineSource: src}
+	opts := report.Options{BaselineSource: src, Trend: trend}
 	if err := emitReport(env, rep, o.Format, "", opts); err != nil {
 		return err
 	}
@@ -203,7 +212,7 @@ func emitReport(env Env, rep *compare.Report, format, path string, opts report.O
 		}
 		w.Write(b)
 	default:
-		if err := report.Console(w, rep); err != nil {
+		if err := report.ConsoleWith(w, rep, opts); err != nil {
 			return err
 		}
 	}
@@ -240,4 +249,26 @@ func filesMetrics(files ...*results.File) []metrics.Metric {
 		}
 	}
 	return out
+}
+
+// readTrend reads the trend of --history (a directory of results files);
+// nil without one.
+func readTrend(ctx context.Context, env Env, dir string) (*report.History, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	entries, err := (&baseline.DirStore{Dir: env.abs(dir)}).History(ctx, baseline.Key{}, baseline.DefaultHistory)
+	if err != nil {
+		return nil, baselineErr("--history", err)
+	}
+	return historyOf(dir, entries), nil
+}
+
+// historyOf computes the history of stored baselines.
+func historyOf(branch string, entries []baseline.Entry) *report.History {
+	files := make([]report.HistoryFile, len(entries))
+	for i, e := range entries {
+		files[i] = report.HistoryFile{SHA: e.SHA, Date: e.Date, File: e.File}
+	}
+	return report.NewHistory(branch, files)
 }

@@ -63,7 +63,10 @@ type Options struct {
 	Quiet  bool
 	Shard  string // i/n: judge only this shard of the dataset
 	Format string // markdown | text | json (compare, check)
-	Report string // where compare/check write the report
+	// History is a directory of earlier results files whose trend the
+	// report shows (compare, check).
+	History string
+	Report  string // where compare/check write the report
 
 	// Comparison.
 	Base        string

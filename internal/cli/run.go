@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
@@ -323,7 +322,7 @@ func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat i
 			Decline:     declineOf(inf),
 			Concurrency: max(4, 2*o.Concurrency),
 			Strictness:  o.Strictness,
-			Progress:    newProgress(env.Stderr, o.Quiet),
+			Progress:    newProgress(env.Stderr, o.Quiet, progressOf(env, o, memo, out.info)),
 			// Validated as low or high.
 			ClaimsAtomicity: metrics.Level(o.ClaimsAtomicity),
 			ClaimsCoverage:  metrics.Level(o.ClaimsCoverage),
@@ -352,6 +351,21 @@ func declineOf(info judge.Info) func(string) string {
 		return offline.Declines
 	}
 	return nil
+}
+
+// progressOf is what the progress of a run tells about its judge: the
+// LLM judge's calls and tokens so far, and their estimated cost.
+func progressOf(env Env, o *Options, memo *judge.Memoized, info judge.Info) progressFigures {
+	if info.Provider == offline.Provider {
+		return progressFigures{}
+	}
+	fig := progressFigures{usage: func() judge.Usage { u, _ := memo.Usage(); return u }}
+	if table, err := prices(env, o); err == nil {
+		fig.cost = func(u judge.Usage) float64 {
+			return openaicompat.EstimateCost(info.Model, info.EmbeddingModel, u, table)
+		}
+	}
+	return fig
 }
 
 // newJudge builds the judge the options ask for; repeat > 0 makes an LLM
@@ -472,21 +486,6 @@ func provenance(env Env, o *Options, ds *dataset.Dataset, total int, info judge.
 		p.Git = &results.Git{SHA: sha, Ref: env.getenv("GITHUB_REF")}
 	}
 	return p
-}
-
-// newProgress returns a progress callback printing to w about every 10%.
-func newProgress(w io.Writer, quiet bool) func(done, total int) {
-	if quiet {
-		return nil
-	}
-	last := time.Time{}
-	return func(done, total int) {
-		step := max(1, total/10)
-		if done == total || done%step == 0 || time.Since(last) > 5*time.Second {
-			last = time.Now()
-			fmt.Fprintf(w, "judged %d/%d samples\n", done, total)
-		}
-	}
 }
 
 // dryRun prints what a run would cost without calling the judge.

@@ -263,6 +263,7 @@ var (
 	durationRE = regexp.MustCompile(`\b(in|after|took) \d+(\.\d+)?(ns|µs|us|ms|s|m\d+(\.\d+)?s|h\d+m\d+(\.\d+)?s)\b`)
 	dateRE     = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?`)
 	commitRE   = regexp.MustCompile(`\bcommit [0-9a-f]{7,40}\b`)
+	rateRE     = regexp.MustCompile(`\b\d+(\.\d+)? samples/s\b`)
 )
 
 // normalise replaces the temporary directory, the repository root,
@@ -277,6 +278,7 @@ func (sh *transcriptShell) normalise(s string) string {
 	s = durationRE.ReplaceAllString(s, "$1 <duration>")
 	s = dateRE.ReplaceAllString(s, "<time>")
 	s = commitRE.ReplaceAllString(s, "commit <hash>")
+	s = rateRE.ReplaceAllString(s, "<rate> samples/s")
 	s = strings.ReplaceAll(s, "(raggate "+version()+")", "(raggate <version>)")
 	s = strings.ReplaceAll(s, "gate "+version()+"\n", "gate <version>\n")
 	s = strings.ReplaceAll(s, `"version": "`+version()+`"`, `"version": "<version>"`)

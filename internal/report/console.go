@@ -19,6 +19,12 @@ import (
 // ASCII apart from the table borders; untrusted text is stripped of control
 // characters (no escape sequences reach the terminal).
 func Console(w io.Writer, r *compare.Report) error {
+	return ConsoleWith(w, r, Options{})
+}
+
+// ConsoleWith is Console with options: with opts.Trend the table gets a
+// trend column (a sparkline of the stored baselines' means and the head's).
+func ConsoleWith(w io.Writer, r *compare.Report, opts Options) error {
 	if r == nil {
 		r = &compare.Report{Passed: true, Verdict: compare.VerdictPass}
 	}
@@ -33,7 +39,7 @@ func Console(w io.Writer, r *compare.Report) error {
 
 	if len(r.Metrics) == 0 {
 		buf.WriteString("No metrics were scored.\n")
-	} else if err := consoleTable(&buf, r); err != nil {
+	} else if err := consoleTable(&buf, r, opts); err != nil {
 		return err
 	}
 	lower := false
@@ -83,7 +89,7 @@ func Console(w io.Writer, r *compare.Report) error {
 	return err
 }
 
-func consoleTable(w io.Writer, r *compare.Report) error {
+func consoleTable(w io.Writer, r *compare.Report, opts Options) error {
 	label := func(m compare.MetricResult) string {
 		s := plain(m.Metric, 60)
 		if lowerIsBetter(m) {
@@ -102,12 +108,22 @@ func consoleTable(w io.Writer, r *compare.Report) error {
 		}
 		return t.Render()
 	}
+	trend := trendCell(r, opts, r.Metrics[0]) != ""
+	align := []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignCenter, tw.AlignRight, tw.AlignLeft}
+	header := []any{"metric", "base", "head", "delta", "95% CI", "p", "verdict"}
+	if trend {
+		align, header = append(align, tw.AlignLeft), append(header, "trend")
+	}
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off),
-		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignRight, tw.AlignCenter, tw.AlignRight, tw.AlignLeft}}))
-	t.Header("metric", "base", "head", "delta", "95% CI", "p", "verdict")
+		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}))
+	t.Header(header...)
 	for _, m := range r.Metrics {
-		if err := t.Append(label(m), tableBase(m), tableHead(m), fmtDelta(m.RawDelta),
-			fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), tableP(m), verdictCell(m).console()); err != nil {
+		row := []any{label(m), tableBase(m), tableHead(m), fmtDelta(m.RawDelta),
+			fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), tableP(m), verdictCell(m).console()}
+		if trend {
+			row = append(row, trendCell(r, opts, m))
+		}
+		if err := t.Append(row...); err != nil {
 			return err
 		}
 	}

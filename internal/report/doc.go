@@ -10,6 +10,9 @@
 //   - Console: the comparison as a terminal table (tablewriter).
 //   - JSON: the comparison as indented JSON (raggate.compare/v1).
 //   - RunTable: the per-metric table of one results file (`gate run`).
+//   - History, HistoryText, HistoryMarkdown, HistoryJSON, HistoryCSV: the
+//     per-metric trend of a branch's stored baselines (`gate history`);
+//     with Options.Trend the reports above add it (trend.go).
 //
 // # Findings
 //
@@ -41,8 +44,8 @@
 //
 // A comment may not exceed 65,536 characters and a job summary 1 MiB.
 // Markdown and Summary count bytes (never fewer than characters) and drop
-// detail in steps until the text fits Options.Limit: fewer regressed
-// samples and shorter reasons; no distributions; no lists of new and
+// detail in steps until the text fits Options.Limit: the trend charts
+// (Options.Trend) first; fewer regressed samples and shorter reasons; no distributions; no lists of new and
 // removed samples; no other details; at most 40 table rows. Whenever
 // something was left out the text says so. As a last resort the text is cut
 // at a line boundary, still with the notice.

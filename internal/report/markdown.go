@@ -44,6 +44,11 @@ type Options struct {
 	// Limit is the largest output, in bytes: default MaxCommentBytes for
 	// Markdown, MaxSummaryBytes for Summary.
 	Limit int
+	// Trend, when set, is the base branch's history: the table gets a trend
+	// column (a sparkline of the stored means and the head's) and a section
+	// charts the gated metrics in Mermaid. The charts are the first detail
+	// dropped to fit the limit.
+	Trend *History
 }
 
 // The size notices, said whenever a detail had to go.
@@ -108,22 +113,24 @@ type profile struct {
 	dists       bool // distributions, sensitivity, judge noise
 	optional    bool // regressed samples, notes, usage, judge and dataset
 	diagnosis   bool
-	rowCap      int // table rows (0: all)
-	segRows     int // significant segment changes shown (0: all)
-	sentences   int // failure / warning sentences (0: all)
-	textRunes   int // failure / warning / note sentences are cut to this
+	chart       bool // the Mermaid trend charts
+	rowCap      int  // table rows (0: all)
+	segRows     int  // significant segment changes shown (0: all)
+	sentences   int  // failure / warning sentences (0: all)
+	textRunes   int  // failure / warning / note sentences are cut to this
 	cut         bool
 }
 
 // ladder returns the renderings to try, most detailed first.
 func ladder(comment bool) []profile {
 	p := profile{comment: comment, samples: 10, reasonRunes: 200, listCap: 20,
-		lists: true, dists: true, optional: true, diagnosis: true, textRunes: 400, segRows: 20}
+		lists: true, dists: true, optional: true, diagnosis: true, chart: true, textRunes: 400, segRows: 20}
 	if !comment {
 		p.samples, p.reasonRunes, p.listCap, p.textRunes, p.segRows = 1000, 1000, 1000, 2000, 1000
 	}
 	steps := []profile{p}
-	p.cut = true
+	p.cut, p.chart = true, false
+	steps = append(steps, p)
 	p.samples, p.reasonRunes, p.segRows = 3, 100, 10
 	steps = append(steps, p)
 	p.dists = false
@@ -222,7 +229,7 @@ func render(r *compare.Report, opts Options, p profile) string {
 		}
 		b.WriteString(what + " Store one with `gate baseline put` on the base branch (the action does it on pushes to the default branch).\n\n")
 	}
-	writeTable(&b, r, p)
+	writeTable(&b, r, opts, p)
 	writeSentences(&b, "Failures", sentences(r, compare.LevelFail, nil), p)
 	writeSentences(&b, "Warnings", sentences(r, compare.LevelWarn, nil), p)
 	writeCounts(&b, r)
@@ -234,6 +241,9 @@ func render(r *compare.Report, opts Options, p profile) string {
 			notice = strings.TrimSuffix(notice, "; see the job summary.") + "; see the job summary of the [workflow run](" + u + ")."
 		}
 		w("_%s_\n\n", notice)
+	}
+	if p.chart {
+		writeTrend(&b, r, opts, !p.comment)
 	}
 	writeSegments(&b, r, p)
 	if p.diagnosis {
@@ -328,7 +338,7 @@ func rows(r *compare.Report, limit int) (shown []compare.MetricResult, hidden in
 	return shown, len(r.Metrics) - n
 }
 
-func writeTable(b *strings.Builder, r *compare.Report, p profile) {
+func writeTable(b *strings.Builder, r *compare.Report, opts Options, p profile) {
 	shown, hidden := rows(r, p.rowCap)
 	if len(r.Metrics) == 0 {
 		b.WriteString("No metrics were scored.\n\n")
@@ -345,13 +355,22 @@ func writeTable(b *strings.Builder, r *compare.Report, p profile) {
 		b.WriteString("\n<sub>✅ meets its floor · ❌ breaches its floor · ↓ lower is better. Head: mean over the head samples; n: samples with a defined score.</sub>\n\n")
 		return
 	}
-	b.WriteString("| Metric | Base | Head | Δ | 95% CI | p | Verdict |\n|:---|---:|---:|---:|:---:|---:|:---|\n")
+	trend := len(trendCell(r, opts, r.Metrics[0])) > 0
+	head, sep, empty := "| Metric | Base | Head | Δ | 95% CI | p | Verdict |", "|:---|---:|---:|---:|:---:|---:|:---|", " | | | | | |"
+	if trend {
+		head, sep, empty = head+" Trend |", sep+":---|", empty+" |"
+	}
+	b.WriteString(head + "\n" + sep + "\n")
 	for _, m := range shown {
-		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |\n", metricLabel(m), tableBase(m), tableHead(m),
+		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |", metricLabel(m), tableBase(m), tableHead(m),
 			fmtDelta(m.RawDelta), fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), tableP(m), verdictCell(m).markdown())
+		if trend {
+			b.WriteString(" " + trendCell(r, opts, m) + " |")
+		}
+		b.WriteString("\n")
 	}
 	if hidden > 0 {
-		fmt.Fprintf(b, "| … %s not shown | | | | | | |\n", plural(hidden, "more metric", "more metrics"))
+		fmt.Fprintf(b, "| … %s not shown |%s\n", plural(hidden, "more metric", "more metrics"), empty)
 	}
 	def := r.Settings.Defaults
 	adj := ", Holm-adjusted"
@@ -361,6 +380,9 @@ func writeTable(b *strings.Builder, r *compare.Report, p profile) {
 	extra := ""
 	for _, e := range legendExtras(r) {
 		extra += "<br>" + e
+	}
+	if trend {
+		extra += "<br>Trend: the means of the stored baselines of " + escapeSnippet(opts.Trend.Branch, 100) + " judged like the head, oldest first, then the head's"
 	}
 	fmt.Fprintf(b, "\n<sub>✅ improvement · ~ no significant change · ❌ fails the gate · ⚠️ warning or not tested · ↓ lower is better<br>"+
 		"Base, Head: means over the samples scored on both sides · Δ = Head - Base, with its 95%% paired bootstrap interval · "+

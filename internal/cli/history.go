@@ -1,0 +1,95 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+
+	"fmt"
+	"strings"
+
+	"github.com/raggate/raggate/internal/baseline"
+	"github.com/raggate/raggate/internal/report"
+)
+
+// historyCmd prints the trend of a branch's stored baselines: `gate
+// history`.
+func historyCmd(ctx context.Context, env Env, args []string) error {
+	var b baselineFlags
+	var last int
+	var format string
+	fs := newFlagSet("history", env, "[--store branch|git|file] [--branch main] [--last 30] [--format text|markdown|json|csv]")
+	b.bind(fs, false)
+	fs.IntVar(&last, "last", baseline.DefaultHistory, "how many stored baselines to read, newest `n`")
+	fs.StringVar(&format, "format", "text", "output `format`: text, markdown, json or csv")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := validateHistory(env, &b, last, format); err != nil {
+		return err
+	}
+	h, err := openHistorian(env, &b)
+	if err != nil {
+		return err
+	}
+	entries, err := h.History(ctx, baseline.Key{Branch: b.branch, SHA: b.sha, Name: b.name}, last)
+	if err != nil {
+		return baselineErr("read the history", err)
+	}
+	out, err := renderHistory(historyOf(b.branch, entries), format)
+	if err != nil {
+		return err
+	}
+	return writeOut(env, b.out, out)
+}
+
+func validateHistory(env Env, b *baselineFlags, last int, format string) error {
+	var problems []string
+	if last < 1 || last > 1000 {
+		problems = append(problems, fmt.Sprintf("--last %d: want 1 to 1000", last))
+	}
+	switch format {
+	case "text", "markdown", "json", "csv":
+	default:
+		problems = append(problems, fmt.Sprintf("--format %q: want text, markdown, json or csv", format))
+	}
+	if len(problems) > 0 {
+		return usageErr("%s", strings.Join(problems, "; "))
+	}
+	return b.validate(env, false)
+}
+
+// openHistorian opens the store of b for reading history: the file store
+// reads a directory of results files.
+func openHistorian(env Env, b *baselineFlags) (baseline.Historian, error) {
+	if b.store == "file" {
+		if b.path == "" {
+			return nil, usageErr("--store file needs --path (a directory of results files)")
+		}
+		return &baseline.DirStore{Dir: env.abs(b.path)}, nil
+	}
+	st, err := b.open(env)
+	if err != nil {
+		return nil, err
+	}
+	h, ok := st.(baseline.Historian)
+	if !ok {
+		return nil, usageErr("--store %s keeps no history", b.store)
+	}
+	return h, nil
+}
+
+func renderHistory(h *report.History, format string) ([]byte, error) {
+	var buf bytes.Buffer
+	var err error
+	switch format {
+	case "markdown":
+		err = report.HistoryMarkdown(&buf, h)
+	case "json":
+		return report.HistoryJSON(h)
+	case "csv":
+		err = report.HistoryCSV(&buf, h)
+	default:
+		err = report.HistoryText(&buf, h)
+	}
+	return buf.Bytes(), err
+}
