@@ -145,6 +145,9 @@ func agreeScores(ctx context.Context, env Env, o *Options, a agreeOptions, spec 
 	if err := o.validate(env, "run"); err != nil {
 		return nil, "", err
 	}
+	if err := o.loadUserMetrics(env); err != nil {
+		return nil, "", err
+	}
 	o.checkDataset = func(ds *dataset.Dataset) error {
 		rows := make([]agree.Row, len(ds.Samples))
 		for i, s := range ds.Samples {
@@ -193,11 +196,32 @@ func rowsOf(f *results.File) []agree.Row {
 func metricsOf(f *results.File) []agree.Metric {
 	var ms []agree.Metric
 	for _, name := range f.Config.Metrics {
-		m, _ := metrics.Lookup(name)
+		m, _ := f.Metric(name)
 		lo, hi := m.ScoreRange()
+		if m.User != nil && m.User.Kind == metrics.KindNumeric {
+			lo, hi = observedRange(f, name) // a number in its own units
+		}
 		ms = append(ms, agree.Metric{Name: name, LowerIsBetter: m.Direction == metrics.LowerIsBetter, Lo: lo, Hi: hi})
 	}
 	return ms
+}
+
+// observedRange returns the lowest and highest defined score of metric m
+// in f (0, 0 when there is none).
+func observedRange(f *results.File, m string) (lo, hi float64) {
+	first := true
+	for i := range f.Samples {
+		v, ok := f.Samples[i].Scores[m]
+		if !ok || v.IsNaN() {
+			continue
+		}
+		x := v.Value()
+		if first {
+			lo, hi, first = x, x, false
+		}
+		lo, hi = min(lo, x), max(hi, x)
+	}
+	return lo, hi
 }
 
 func judgeName(j results.Judge) string {

@@ -210,3 +210,27 @@ func TestOfflineJudgeDeclinesNamedMetric(t *testing.T) {
 		t.Errorf("sample %+v", s)
 	}
 }
+
+// TestAgreeUserMetric measures a user-defined numeric metric defined in a
+// metrics file (gate agree loads it like gate run) and honours its
+// direction: the grade column read as a lower-is-better cost ranks every
+// good answer below every bad one.
+func TestAgreeUserMetric(t *testing.T) {
+	dir := t.TempDir()
+	mf := filepath.Join(dir, "metrics.yaml")
+	os.WriteFile(mf, []byte("version: 1\nmetrics:\n  slowness:\n    kind: numeric\n    reads: [grade]\n    direction: lower\n    description: grade read as a cost\n"), 0o644)
+	r := gate(t, nil, "agree", "--dataset", labelled, "--judge", "offline", "--metrics-file", mf, "--metrics", "slowness",
+		"--label", "human", "--positive", "Yes", "--out", filepath.Join(dir, "r.json"), "--format", "json")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	rep := decodeAgree(t, r.stdout)
+	if len(rep.Metrics) != 1 || rep.Metrics[0].Metric != "slowness" || rep.Metrics[0].Binary == nil {
+		t.Fatalf("report %+v", rep)
+	}
+	// Grade 5 (good) is the higher cost here, so a lower-is-better metric
+	// ranks every good answer below every bad one: AUC 0.
+	if auc := rep.Metrics[0].Binary.AUC.Value; auc == nil || *auc != 0 {
+		t.Errorf("AUC of a lower-is-better metric that ranks backwards = %v, want 0", auc)
+	}
+}
