@@ -116,7 +116,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", judged, len(ms), time.Since(start).Round(time.Millisecond))
 	}
 	if runErr == nil {
-		if msg := scoredByJudge(f, o.offlineJudge(env)).TooManyUndefined(o.MaxUndefined); msg != "" {
+		if msg := scoredByJudge(f, jr.info).TooManyUndefined(o.MaxUndefined); msg != "" {
 			runErr = withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
 		}
 	}
@@ -187,15 +187,16 @@ func (o *Options) suite(env Env, ds *dataset.Dataset) ([]metrics.Metric, error) 
 	return ms, nil
 }
 
-// scoredByJudge returns f without the metrics the offline judge declines
-// (when it judged): their undefined scores are by design, not a judge
-// failure for --max-undefined.
-func scoredByJudge(f *results.File, offlineJudge bool) *results.File {
-	if !offlineJudge {
+// scoredByJudge returns f without the metrics its judge declines (see
+// declineOf): their undefined scores are by design, not a judge failure
+// for --max-undefined.
+func scoredByJudge(f *results.File, info judge.Info) *results.File {
+	declines := declineOf(info)
+	if declines == nil {
 		return f
 	}
 	g := *f
-	g.Config.Metrics = slices.DeleteFunc(slices.Clone(f.Config.Metrics), func(m string) bool { return offline.Declines(m) != "" })
+	g.Config.Metrics = slices.DeleteFunc(slices.Clone(f.Config.Metrics), func(m string) bool { return declines(m) != "" })
 	return &g
 }
 
