@@ -490,6 +490,7 @@ func (a *actionRun) check(ctx context.Context) error {
 	}
 	th = th.WithSegments(a.o.SegmentBy...)
 	a.o.segmentKeys = th.Segments
+	defer a.o.closeTexts()
 	head, err := execRun(ctx, a.env, &a.o)
 	if err != nil {
 		return err
@@ -659,6 +660,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if err := a.userMetrics(ctx); err != nil {
 		return err
 	}
+	defer a.o.closeTexts()
 	f, err := execRun(ctx, a.env, &a.o)
 	if err != nil {
 		return err
@@ -724,7 +726,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if wr == nil {
 		return usageErr("mode: comment runs in a workflow_run workflow (the privileged half of the fork-safe pattern); this is a %q event", a.gh.EventName)
 	}
-	head, err := results.Read(a.env.abs(a.o.Out))
+	head, err := results.ReadWith(a.env.abs(a.o.Out), results.ScoresOnly)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("input results: %w", err))
 	}

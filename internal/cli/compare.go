@@ -48,13 +48,13 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.validate(env, "compare"); err != nil {
 		return err
 	}
-	head, err := results.Read(env.abs(o.Head))
+	head, err := results.ReadWith(env.abs(o.Head), results.ScoresOnly)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("--head: %w", err))
 	}
 	var base *results.File
 	if o.Base != "" {
-		if base, err = results.Read(env.abs(o.Base)); err != nil {
+		if base, err = results.ReadWith(env.abs(o.Base), results.ScoresOnly); err != nil {
 			return withCode(ExitUsage, fmt.Errorf("--base: %w", err))
 		}
 	}
@@ -118,6 +118,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	}
 	reread := base != nil
 	base = nil
+	defer o.closeTexts()
 	head, err := execRun(ctx, env, &o)
 	if err != nil || head == nil { // head is nil after --dry-run
 		return err

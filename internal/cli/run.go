@@ -35,6 +35,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.loadUserMetrics(env); err != nil {
 		return err
 	}
+	defer o.closeTexts()
 	f, err := execRun(ctx, env, &o)
 	if f != nil {
 		if terr := report.RunTable(env.Stdout, f); terr != nil {
@@ -92,6 +93,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	// From here the run holds the texts of the samples not judged yet only:
 	// the results need the input hashes, computed now, not the texts.
 	inputs := eval.InputsOf(samples)
+	if err := o.openTexts(); err != nil {
+		return nil, err
+	}
 	all := len(ds.Samples)
 	ds.Samples = nil
 	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
@@ -109,6 +113,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(samples))
 	}
 	redactResults(env.red, f)
+	if o.texts != nil {
+		f.SetTextSource(redactedTexts(env.red, o.texts))
+	}
 	if err := results.Write(env.abs(o.Out), f); err != nil {
 		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
 	}
@@ -121,6 +128,20 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		}
 	}
 	return f, runErr
+}
+
+// openTexts opens the file that holds the samples' texts while the run
+// lasts, when they are recorded.
+func (o *Options) openTexts() error {
+	if !o.RecordTexts || o.texts != nil {
+		return nil
+	}
+	sp, err := results.NewSpill("")
+	if err != nil {
+		return withCode(ExitOperational, err)
+	}
+	o.texts = sp
+	return nil
 }
 
 // shardSamples returns the samples of the shard --shard names, or all.
@@ -330,6 +351,9 @@ func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat i
 		}
 		if r == repeats-1 {
 			opts.Release = func(i int) { samples[i] = metrics.Sample{ID: samples[i].ID} }
+			if o.texts != nil {
+				opts.Texts = o.texts.Put
+			}
 		}
 		res, err := eval.Run(ctx, memo, samples, opts)
 		if res == nil {

@@ -106,6 +106,24 @@ func redactResults(r *redact.Redactor, f *results.File) {
 	}
 }
 
+// redactedTexts is src with the secrets of the texts removed.
+func redactedTexts(r *redact.Redactor, src *results.Spill) results.TextSource {
+	return func(id string) (results.Texts, bool, error) {
+		t, ok, err := src.Get(id)
+		if !ok || err != nil {
+			return t, ok, err
+		}
+		t.Response = r.String(t.Response)
+		r.Strings(t.Contexts)
+		for _, items := range t.Evidence {
+			for i := range items {
+				items[i].Text, items[i].Reason = r.String(items[i].Text), r.String(items[i].Reason)
+			}
+		}
+		return t, true, nil
+	}
+}
+
 // compareRedacted compares base and head with their secrets removed, so
 // that no report, summary, comment or output built from the comparison
 // quotes one. The findings come worded (report.Fill), for the annotations

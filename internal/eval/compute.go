@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -162,6 +163,11 @@ func (e *sampleEval) contextRecall(metric string) (float64, string, error) {
 		return nan, "no sentences in reference", nil
 	}
 	var bad []string
+	ev := make([]results.Evidence, len(a.Attribute.Sentences))
+	for i, v := range a.Attribute.Sentences {
+		ev[i] = results.Evidence{Text: v.Sentence, Verdict: v.Attributed, Reason: v.Reason}
+	}
+	e.note(metric, ev)
 	for _, v := range a.Attribute.Sentences {
 		if v.Attributed != 1 {
 			bad = append(bad, withReason(v.Sentence, v.Reason))
@@ -219,11 +225,14 @@ func (e *sampleEval) usefulness(metric, answer string) ([]bool, string, error) {
 		return nil, "", err
 	}
 	var notes []string
+	ev := make([]results.Evidence, len(v))
 	for i, ok := range v {
+		ev[i] = results.Evidence{Context: i + 1, Verdict: verdictOf(ok), Reason: reasons[i]}
 		if !ok {
 			notes = append(notes, fmt.Sprintf("context %d not useful", i+1))
 		}
 	}
+	e.note(metric, ev)
 	return v, strings.Join(notes, "; "), nil
 }
 
@@ -241,6 +250,7 @@ func (e *sampleEval) supported(metric, text, evidence, what string) (float64, st
 	if err != nil {
 		return nan, "", err
 	}
+	e.note(metric, evidenceOf(vs, ""))
 	return metrics.Fraction(bools(vs)), unsupported(vs), nil
 }
 
@@ -274,6 +284,7 @@ func (e *sampleEval) factualVerdicts(metric string) (resp, ref []bool, reason st
 	if err := firstError([]error{errResp, errRf}); err != nil {
 		return nil, nil, "", err
 	}
+	e.note(metric, append(evidenceOf(respV, "response"), evidenceOf(refV, "reference")...))
 	return bools(respV), bools(refV), unsupported(respV), nil
 }
 
@@ -310,6 +321,7 @@ func (e *sampleEval) noiseSensitivity(metric string, mode metrics.NoiseMode) (fl
 	if err != nil {
 		return nan, "", err
 	}
+	e.note(metric, evidenceOf(respByRefV, ""))
 	return metrics.NoiseSensitivity(mode, refBy, respBy, bools(respByRefV)), unsupported(respByRefV), nil
 }
 
@@ -444,6 +456,23 @@ func bools(vs []metrics.StatementVerdict) []bool {
 		out[i] = v.Verdict == 1
 	}
 	return out
+}
+
+// evidenceOf turns statement verdicts into evidence, from the given side
+// ("" where the metric judges one side).
+func evidenceOf(vs []metrics.StatementVerdict, from string) []results.Evidence {
+	out := make([]results.Evidence, len(vs))
+	for i, v := range vs {
+		out[i] = results.Evidence{Text: v.Statement, From: from, Verdict: v.Verdict, Reason: v.Reason}
+	}
+	return out
+}
+
+func verdictOf(ok bool) int {
+	if ok {
+		return 1
+	}
+	return 0
 }
 
 // unsupported summarises the statements judged unsupported.

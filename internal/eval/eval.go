@@ -42,6 +42,11 @@ type Options struct {
 	// without asking the judge (a judge that cannot score it reliably), or
 	// "" to compute it.
 	Decline func(metric string) string
+	// Texts, when set, is called with each judged sample's texts: the
+	// response and retrieved contexts it was judged on and the judge's
+	// evidence per metric (bounded, see results.BoundEvidence), possibly
+	// concurrently. Without it no evidence is collected.
+	Texts func(id string, t results.Texts)
 }
 
 // SampleResult holds one sample's scores.
@@ -115,7 +120,13 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			defer release()
 			defer pf.done(i)
 			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline}
+			if opts.Texts != nil {
+				se.evidence = map[string][]results.Evidence{}
+			}
 			r, err := se.run(ms)
+			if err == nil && opts.Texts != nil {
+				opts.Texts(samples[i].ID, se.texts())
+			}
 			if opts.Release != nil {
 				opts.Release(i)
 			}
@@ -220,6 +231,29 @@ type sampleEval struct {
 	strictness int
 	claims     levels
 	decline    func(metric string) string
+
+	mu       sync.Mutex
+	evidence map[string][]results.Evidence // nil: not collected
+}
+
+// note records what the judge decided for metric (when evidence is
+// collected).
+func (e *sampleEval) note(metric string, items []results.Evidence) {
+	if e.evidence == nil || len(items) == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.evidence[metric] = results.BoundEvidence(items)
+}
+
+// texts returns the sample's texts and the evidence noted.
+func (e *sampleEval) texts() results.Texts {
+	t := results.Texts{Response: e.s.Response, Contexts: e.s.RetrievedContexts}
+	if len(e.evidence) > 0 {
+		t.Evidence = e.evidence
+	}
+	return t
 }
 
 type score struct {
