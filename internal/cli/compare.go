@@ -11,6 +11,7 @@ import (
 
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/htmlreport"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
@@ -18,7 +19,8 @@ import (
 
 func (o *Options) bindCompare(fs *flag.FlagSet) {
 	fs.StringVar(&o.Thresholds, "thresholds", o.Thresholds, "thresholds `file` (YAML; see thresholds.example.yaml); default: built-in defaults, no floors")
-	fs.StringVar(&o.Format, "format", o.Format, "report `format` on stdout: text, markdown or json")
+	fs.StringVar(&o.Format, "format", o.Format, "report `format` on stdout: text, markdown, json or html (one self-contained page)")
+	fs.IntVar(&o.HTMLSamples, "html-samples", o.HTMLSamples, "the HTML report lists this many `samples`, the worst (it says how many it leaves out)")
 	fs.StringVar(&o.History, "history", "", "a `directory` of earlier results files (say, the base branch's stored baselines): the report adds their trend, the newest 30 judged like the head, with the head's means last")
 	fs.Var((*keysFlag)(&o.SegmentBy), "segment-by", "also compare per value of this metadata `key` (a dataset column, case kept; repeatable or comma-separated), added to the thresholds' segments")
 }
@@ -69,6 +71,18 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	rep := compareRedacted(env, base, head, th.WithSegments(o.SegmentBy...))
+	if o.Format == "html" {
+		sides := htmlSides{base: base, head: head, headPath: env.abs(o.Head)}
+		if o.Base != "" {
+			sides.reread = func(_ context.Context, keep func(string) bool) (*results.File, error) {
+				return results.ReadWith(env.abs(o.Base), results.ReadOptions{Texts: keep})
+			}
+		}
+		if err := writeHTML(ctx, env, rep, sides, &o, o.Out, htmlreport.Options{}); err != nil {
+			return err
+		}
+		return verdictErr(rep)
+	}
 	if err := emitReport(env, rep, o.Format, o.Out, report.Options{Trend: trend}); err != nil {
 		return err
 	}
@@ -130,11 +144,19 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	}
 	rep := compareRedacted(env, base, head, th)
 	opts := report.Options{BaselineSource: src, Trend: trend}
-	if err := emitReport(env, rep, o.Format, "", opts); err != nil {
+	sides := htmlSides{base: base, head: head, headPath: env.abs(o.Out)}
+	if base != nil {
+		sides.reread = func(ctx context.Context, keep func(string) bool) (*results.File, error) {
+			f, _, err := getBaseline(ctx, env, withTexts(store, keep))
+			return f, err
+		}
+	}
+	hopts := htmlreport.Options{BaselineSource: src}
+	if err := emit(ctx, env, rep, sides, &o, o.Format, "", opts, hopts); err != nil {
 		return err
 	}
 	if o.Report != "" {
-		if err := emitReport(env, rep, formatFor(o.Report), o.Report, opts); err != nil {
+		if err := emit(ctx, env, rep, sides, &o, formatFor(o.Report), o.Report, opts, hopts); err != nil {
 			return err
 		}
 	}
@@ -192,6 +214,8 @@ func formatFor(path string) string {
 		return "markdown"
 	case ".json":
 		return "json"
+	case ".html", ".htm":
+		return "html"
 	}
 	return "text"
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/raggate/raggate/internal/htmlreport"
 	"flag"
 	"fmt"
 	"github.com/raggate/raggate/internal/results"
@@ -73,6 +74,8 @@ type Options struct {
 	// report shows (compare, check).
 	History string
 	Report  string // where compare/check write the report
+	// HTMLSamples is how many samples, the worst, an HTML report lists.
+	HTMLSamples int
 
 	// Comparison.
 	Base        string
@@ -114,6 +117,7 @@ func defaultOptions() Options {
 		Alpha:          0.05,
 		Limits:         defaultLimits(),
 		RecordTexts:    true,
+		HTMLSamples:    htmlreport.DefaultLimit,
 	}
 }
 

@@ -103,7 +103,23 @@ func redactResults(r *redact.Redactor, f *results.File) {
 	for i := range f.Samples {
 		r.Map(f.Samples[i].Undefined)
 		r.Map(f.Samples[i].Reasons)
+		if f.Samples[i].HasTexts() {
+			t := redactTexts(r, f.Samples[i].TextsOf())
+			f.Samples[i].SetTexts(t)
+		}
 	}
+}
+
+// redactTexts removes the secrets of a sample's texts.
+func redactTexts(r *redact.Redactor, t results.Texts) results.Texts {
+	t.Response = r.String(t.Response)
+	r.Strings(t.Contexts)
+	for _, items := range t.Evidence {
+		for i := range items {
+			items[i].Text, items[i].Reason = r.String(items[i].Text), r.String(items[i].Reason)
+		}
+	}
+	return t
 }
 
 // redactedTexts is src with the secrets of the texts removed.
@@ -113,14 +129,7 @@ func redactedTexts(r *redact.Redactor, src *results.Spill) results.TextSource {
 		if !ok || err != nil {
 			return t, ok, err
 		}
-		t.Response = r.String(t.Response)
-		r.Strings(t.Contexts)
-		for _, items := range t.Evidence {
-			for i := range items {
-				items[i].Text, items[i].Reason = r.String(items[i].Text), r.String(items[i].Reason)
-			}
-		}
-		return t, true, nil
+		return redactTexts(r, t), true, nil
 	}
 }
 

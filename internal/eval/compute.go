@@ -76,10 +76,12 @@ func (e *sampleEval) compute(m metrics.Metric) (float64, string, error) {
 		tp, fp, fn := metrics.FactualCounts(resp, ref, metrics.FactualF1)
 		return metrics.AnswerCorrectness(tp, fp, fn, sim, metrics.DefaultAnswerCorrectnessWeights, metrics.DefaultBeta), reason, nil
 	case metrics.IDContextPrecisionName:
+		e.noteIDs(m.Name)
 		return undefinedIfNaN(metrics.IDContextPrecision(s.RetrievedContextIDs, s.ReferenceContextIDs), "no retrieved context ids")
 	case metrics.IDContextRecallName:
 		return undefinedIfNaN(metrics.IDContextRecall(s.RetrievedContextIDs, s.ReferenceContextIDs), "no reference context ids")
 	case metrics.NonLLMContextPrecisionName:
+		e.noteSimilar(m.Name)
 		return undefinedIfNaN(metrics.NonLLMContextPrecision(s.RetrievedContexts, s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
 	case metrics.NonLLMContextRecallName:
 		return undefinedIfNaN(metrics.NonLLMContextRecall(s.RetrievedContexts, s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
@@ -456,6 +458,43 @@ func bools(vs []metrics.StatementVerdict) []bool {
 		out[i] = v.Verdict == 1
 	}
 	return out
+}
+
+// noteIDs records, for id context precision, whether each retrieved
+// context's id is a reference context id (when the ids match the
+// contexts one to one).
+func (e *sampleEval) noteIDs(metric string) {
+	ids := e.s.RetrievedContextIDs
+	if e.evidence == nil || len(ids) != len(e.s.RetrievedContexts) {
+		return
+	}
+	ref := map[string]bool{}
+	for _, id := range e.s.ReferenceContextIDs {
+		ref[id] = true
+	}
+	ev := make([]results.Evidence, len(ids))
+	for i, id := range ids {
+		ev[i] = results.Evidence{Context: i + 1, Verdict: verdictOf(ref[id]), Reason: "id " + id}
+	}
+	e.note(metric, ev)
+}
+
+// noteSimilar records, for non-LLM context precision, whether each
+// retrieved context is similar enough to a reference context.
+func (e *sampleEval) noteSimilar(metric string) {
+	if e.evidence == nil || len(e.s.ReferenceContexts) == 0 {
+		return
+	}
+	ev := make([]results.Evidence, len(e.s.RetrievedContexts))
+	for i, rc := range e.s.RetrievedContexts {
+		best := 0.0
+		for _, ref := range e.s.ReferenceContexts {
+			best = max(best, metrics.StringSimilarity(rc, ref, metrics.Levenshtein))
+		}
+		ok := best >= metrics.DefaultNonLLMThreshold
+		ev[i] = results.Evidence{Context: i + 1, Verdict: verdictOf(ok), Reason: fmt.Sprintf("similarity %.2f to the closest reference context", best)}
+	}
+	e.note(metric, ev)
 }
 
 // evidenceOf turns statement verdicts into evidence, from the given side
