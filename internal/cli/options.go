@@ -1,9 +1,9 @@
 package cli
 
 import (
-	"github.com/raggate/raggate/internal/htmlreport"
 	"flag"
 	"fmt"
+	"github.com/raggate/raggate/internal/htmlreport"
 	"github.com/raggate/raggate/internal/results"
 	"path/filepath"
 	"strings"

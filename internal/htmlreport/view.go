@@ -34,7 +34,7 @@ type page struct {
 	HasBase    bool
 	// BaseTexts is false when the base file records no texts (written
 	// before they were recorded, or with --record-texts=false).
-	BaseTexts bool
+	BaseTexts  bool
 	CSS        any
 	JS         any
 	ScriptHash string
