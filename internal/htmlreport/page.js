@@ -6,8 +6,10 @@
   var segment = document.getElementById("f-segment");
   var text = document.getElementById("f-text");
   var count = document.getElementById("f-count");
+  var metrics = Array.prototype.map.call(metric.options, function (o) { return o.value; }).filter(Boolean);
   var items = Array.prototype.map.call(list.querySelectorAll(".sample"), function (el, i) {
     var v = {};
+    metrics.forEach(function (m) { v[m] = "same"; });
     el.getAttribute("data-v").split(" ").forEach(function (kv) {
       var k = kv.lastIndexOf(":");
       if (k > 0) { v[kv.slice(0, k)] = kv.slice(k + 1); }
@@ -32,6 +34,13 @@
     return true;
   }
 
+  // key is a sample's delta of metric m (0 when unchanged, last when
+  // there is none).
+  function key(x, m) {
+    if (m in x.d) { return x.d[m]; }
+    return x.v[m] === "same" ? 0 : Infinity;
+  }
+
   // sortBy orders the samples by metric m's delta, worst first (the page's
   // order when m is empty).
   function sortBy(m) {
@@ -40,7 +49,7 @@
     var order = items.slice();
     if (m) {
       order.sort(function (a, b) {
-        var da = m in a.d ? a.d[m] : Infinity, db = m in b.d ? b.d[m] : Infinity;
+        var da = key(a, m), db = key(b, m);
         return da === db ? a.i - b.i : (da < db ? -1 : 1);
       });
     }

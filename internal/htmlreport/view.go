@@ -50,8 +50,8 @@ type sampleView struct {
 	ID, Question string
 	Meta         []string // "key=value"
 	Scores       []scoreView
-	Verdicts     string // "metric:verdict ..." for the filter
-	Deltas       string // JSON {metric: oriented delta} for sorting
+	Verdicts     string // "metric:verdict ..." for the filter, "same" left out
+	Deltas       string // JSON {metric: oriented delta / range} for sorting, zeros left out
 	Segs         string // JSON ["key=value", ...] for the filter
 	Rank         int
 	Paired       bool
@@ -158,9 +158,11 @@ func sampleOf(r ranked, rank int, ms []metricInfo) sampleView {
 	for _, m := range ms {
 		sv := scoreOf(m, r.base, h)
 		v.Scores = append(v.Scores, sv)
-		verdicts = append(verdicts, m.name+":"+sv.Class)
-		if _, d := verdict(m, r.base, h); !math.IsNaN(d) {
-			deltas[m.name] = d / m.scale
+		if sv.Class != vSame {
+			verdicts = append(verdicts, m.name+":"+sv.Class)
+		}
+		if _, d := verdict(m, r.base, h); !math.IsNaN(d) && d != 0 {
+			deltas[m.name] = math.Round(d/m.scale*1e4) / 1e4
 		} else if sv.Class == vLost {
 			deltas[m.name] = -2
 		}
