@@ -115,3 +115,36 @@ func TestHTMLReportWithBaseTexts(t *testing.T) {
 		t.Error("the page does not diff the base responses (kept through baseline put and get) against the head's")
 	}
 }
+
+// The action's report-html input writes the page in check mode, with the
+// base's responses read from the store.
+func TestActionWritesHTMLReport(t *testing.T) {
+	ws := workspace(t)
+	if r := gate(t, nil, "run", "--quiet", "--dataset", filepath.Join(ws, "eval", "golden.jsonl"), "--judge", "offline", "--no-cache", "--out", filepath.Join(ws, "eval", "base.json")); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	env := actionEnv(t, nil, "workflow_dispatch", dispatchPayload(), map[string]string{
+		"mode": "check", "dataset": "golden.jsonl", "responses": "degraded.jsonl", "judge": "offline", "working-directory": "eval",
+		"baseline-store": "file", "baseline-path": "base.json", "report-html": "raggate-report.html", "fail-on-regression": "false",
+	})
+	env["GITHUB_WORKSPACE"] = ws
+	b, err := os.ReadFile(repo + "/testdata/demo/responses-degraded.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "eval", "degraded.jsonl"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := gate(t, env, "action"); r.code != 0 {
+		t.Fatalf("action: exit %d\n%s", r.code, r.stderr)
+	}
+	page, err := os.ReadFile(filepath.Join(ws, "eval", "raggate-report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<title>raggate: fail</title>", "<del>", "The Kestrel K2 stores 20 kWh"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the action's HTML report lacks %q", want)
+		}
+	}
+}
