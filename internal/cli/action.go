@@ -186,6 +186,8 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	o.Out = orDefault(in.Get("results"), "raggate-results.json")
 	o.Report = orDefault(in.Get("report"), "raggate-report.md")
 	st.reportHTML = in.Get("report-html")
+	o.RecordTexts, err = in.Bool("record-texts", true)
+	bad(err)
 	o.Quiet = false
 	st.comment, err = in.Bool("comment", true)
 	bad(err)
