@@ -16,9 +16,9 @@ import (
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/ghaction"
-	"github.com/raggate/raggate/internal/htmlreport"
 	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/ghcomment"
+	"github.com/raggate/raggate/internal/htmlreport"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
