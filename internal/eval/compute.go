@@ -419,10 +419,13 @@ func (e *sampleEval) answerRelevancy(metric string) (float64, string, error) {
 	}
 	texts := []string{e.s.UserInput}
 	nonc := make([]bool, 0, len(a.Questions))
+	ev := make([]results.Evidence, 0, len(a.Questions))
 	for _, q := range a.Questions {
 		texts = append(texts, q.Question)
 		nonc = append(nonc, q.Noncommittal == 1)
+		ev = append(ev, results.Evidence{Text: q.Question, Verdict: 1 - q.Noncommittal, Reason: noncommittalReason(q.Noncommittal)})
 	}
+	e.note(metric, ev)
 	emb, err := e.j.Embed(e.ctx, texts)
 	if err != nil {
 		return nan, "", err
@@ -505,6 +508,15 @@ func evidenceOf(vs []metrics.StatementVerdict, from string) []results.Evidence {
 		out[i] = results.Evidence{Text: v.Statement, From: from, Verdict: v.Verdict, Reason: v.Reason}
 	}
 	return out
+}
+
+// noncommittalReason words answer relevancy's verdict on a generated
+// question.
+func noncommittalReason(noncommittal int) string {
+	if noncommittal == 1 {
+		return "the response is noncommittal"
+	}
+	return "question generated from the response"
 }
 
 func verdictOf(ok bool) int {

@@ -43,6 +43,8 @@ func TestRunRecordsTextsAndEvidence(t *testing.T) {
 		metrics.FaithfulnessName:     {{Text: respSt[0], Verdict: 1}, {Text: respSt[1], Verdict: 0}},
 		metrics.ContextPrecisionName: {{Context: 1, Verdict: 1}, {Context: 2, Verdict: 0}},
 		metrics.ContextRecallName:    {{Text: ref, Verdict: 1}},
+		// strictness 3: three questions generated (the fake's are equal)
+		metrics.AnswerRelevancyName: {{Text: "When did the bridge open?", Verdict: 1}, {Text: "When did the bridge open?", Verdict: 1}, {Text: "When did the bridge open?", Verdict: 1}},
 		metrics.FactualCorrectnessName: {
 			{Text: respCl[0], From: "response", Verdict: 1}, {Text: respCl[1], From: "response", Verdict: 0},
 			{Text: refCl[0], From: "reference", Verdict: 1},
