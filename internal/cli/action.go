@@ -424,6 +424,15 @@ func (a *actionRun) repoPath(p string) string {
 	return filepath.ToSlash(filepath.Clean(p))
 }
 
+// at names a branch's commit, "main@1a2b3c4", or the branch alone when the
+// commit is unknown.
+func at(branch, sha string) string {
+	if sha == "" {
+		return branch
+	}
+	return branch + "@" + short(sha)
+}
+
 func short(sha string) string {
 	if len(sha) > 7 {
 		return sha[:7]
@@ -670,7 +679,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if err := store.Put(ctx, key, f); err != nil {
 		return fmt.Errorf("store the baseline: %w", err)
 	}
-	msg := fmt.Sprintf("stored the baseline of %s@%s (%d samples)", key.Branch, short(key.SHA), len(f.Samples))
+	msg := fmt.Sprintf("stored the baseline of %s (%d samples)", at(key.Branch, key.SHA), len(f.Samples))
 	fmt.Fprintln(a.env.Stderr, msg)
 	_ = a.act.AddSummary("### 📦 " + a.st.gate + ": baseline stored\n\n" + msg + "\n")
 	a.out.set(map[string]string{"passed": "true", "verdict": "stored", "results-path": a.outPath(a.o.Out),
