@@ -25,6 +25,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
+	o.bindTarget(fs)
 	fs.StringVar(&o.Shard, "shard", o.Shard, "judge only shard `i/n` of the dataset (by a hash of the sample id); combine the shards with gate merge")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -51,6 +52,9 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 // The options have been validated (Options.validate).
 func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	env.protect(o.secretValues(env)...)
+	if err := o.buildTarget(env); err != nil {
+		return nil, err
+	}
 	mapping, err := o.fieldMapping()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -78,7 +82,10 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUserColumns(ds, ms); err != nil {
+	if err := checkUserColumns(ds, ms, o.targetColumns()...); err != nil {
+		return nil, err
+	}
+	if err := o.checkTargetFields(ds); err != nil {
 		return nil, err
 	}
 
@@ -89,14 +96,18 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
+	defer cancel()
+	all := len(ds.Samples)
+	ph, unanswered, err := answer(runCtx, env, o, samples)
+	if err != nil {
+		return nil, err
+	}
 	// From here the run holds the texts of the samples not judged yet only:
 	// the results need the input hashes, computed now, not the texts.
 	inputs := eval.InputsOf(samples)
-	all := len(ds.Samples)
 	ds.Samples = nil
-	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
-	defer cancel()
-	jr, err := judgeRepeats(runCtx, env, o, judges, samples, ms)
+	jr, err := judgeRepeats(runCtx, env, o, judges, samples, ms, unanswered)
 	if err != nil {
 		return nil, err
 	}
@@ -105,6 +116,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	prov := provenance(env, o, ds, all, jr.info)
 	prov.UserMetrics = definitionsOf(ms)
 	f := resultsFile(env, o, prov, inputs, jr)
+	attachTargetCalls(f, ph)
 	if runErr != nil {
 		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(samples))
 	}
@@ -118,6 +130,11 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if runErr == nil {
 		if msg := scoredByJudge(f, jr.info).TooManyUndefined(o.MaxUndefined); msg != "" {
 			runErr = withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
+		}
+	}
+	if runErr == nil {
+		if msg := tooManyTargetFailures(f, o.Target.MaxFailures); msg != "" {
+			runErr = withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (their scores are undefined, kind target; raise --max-target-failures to accept this)", msg, o.Out))
 		}
 	}
 	return f, runErr
@@ -304,7 +321,7 @@ type repeated struct {
 // judgeRepeats judges the samples o.Repeats times, stopping at the first
 // run that fails. The last run lets go of each sample's texts once it is
 // judged: the caller must not read them after.
-func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat int) (judge.Judge, judge.Info, error), samples []metrics.Sample, ms []metrics.Metric) (*repeated, error) {
+func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat int) (judge.Judge, judge.Info, error), samples []metrics.Sample, ms []metrics.Metric, unanswered map[string]string) (*repeated, error) {
 	out := &repeated{perMetric: map[string]judge.Usage{}, start: time.Now()}
 	repeats := max(1, o.Repeats)
 	for r := 0; r < repeats && out.err == nil; r++ {
@@ -321,6 +338,7 @@ func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat i
 		opts := eval.Options{
 			Metrics:     ms,
 			Decline:     declineOf(inf),
+			Unanswered:  unanswered,
 			Concurrency: max(4, 2*o.Concurrency),
 			Strictness:  o.Strictness,
 			Progress:    newProgress(env.Stderr, o.Quiet, progressOf(env, o, memo, out.info)),
