@@ -86,7 +86,7 @@ func (c *Command) acquire(ctx context.Context) (*proc, error) {
 			c.free = make(chan struct{}, 1)
 		}
 		if c.deaths >= maxDeaths {
-			err := permanent(0, "the target command %q exited %d times in a row without answering; last: %s", c.Line, c.deaths, c.last)
+			err := permanent(0, "gave up on the target command: %d processes in a row exited without answering; the last: %s", c.deaths, c.last)
 			c.mu.Unlock()
 			return nil, err
 		}
