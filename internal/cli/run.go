@@ -181,7 +181,7 @@ var errTimeBudget = errors.New("time budget reached")
 // user-defined metric. A metric named that the offline judge declines is
 // kept, undefined, with a note.
 func (o *Options) suite(env Env, ds *dataset.Dataset) ([]metrics.Metric, error) {
-	has := func(f metrics.Field) bool { return ds.Fields[f] }
+	has := func(f metrics.Field) bool { return ds.Fields[f] || o.targetProvides(f) }
 	user := o.userMetrics()
 	names := o.metricNames()
 	if len(names) == 0 {

@@ -195,6 +195,24 @@ func (o *Options) userDefinitions() []metrics.Definition {
 	return defs
 }
 
+// targetProvides reports whether the run's target fills field f, for the
+// choice of the default suite before any call: the response and the
+// retrieved contexts always (a target that returns no contexts leaves the
+// dataset's, or none), their ids when a path for them is configured.
+func (o *Options) targetProvides(f metrics.Field) bool {
+	b := o.Target.built
+	if b == nil {
+		return false
+	}
+	switch f {
+	case metrics.Response, metrics.RetrievedContexts:
+		return true
+	case metrics.RetrievedContextIDs:
+		return b.ContextIDsPath
+	}
+	return false
+}
+
 // targetColumns are the columns a target run adds to its samples: the
 // user-defined metrics may read them although the dataset lacks them.
 func (o *Options) targetColumns() []string {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -92,16 +93,17 @@ func targetStopped(ctx context.Context, o *Options, done, total int, saved strin
 // applyReply puts the target's answer into its sample.
 func applyReply(s *metrics.Sample, out *target.Outcome) {
 	r := &out.Reply
-	s.Response = r.Response
+	s.Present = maps.Clone(s.Present) // the loader's map may be shared
+	s.Set(metrics.Response, r.Response)
 	if r.Contexts != nil {
-		s.RetrievedContexts = r.Contexts
+		s.SetList(metrics.RetrievedContexts, r.Contexts)
 	}
 	if r.ContextIDs != nil {
-		s.RetrievedContextIDs = r.ContextIDs
+		s.SetList(metrics.RetrievedContextIDs, r.ContextIDs)
 	}
-	md := make(map[string]string, len(s.Metadata)+4)
-	for k, v := range s.Metadata {
-		md[k] = v
+	md := maps.Clone(s.Metadata)
+	if md == nil {
+		md = make(map[string]string, 4)
 	}
 	md[colLatency] = strconv.FormatFloat(ms(out.Latency), 'f', -1, 64)
 	if u := r.Usage; u != nil {

@@ -100,6 +100,9 @@ type Built struct {
 	Secrets []string
 	// Fields are the sample fields and columns the requests read.
 	Fields []string
+	// ContextIDsPath is true when the reply's context ids have a
+	// configured path.
+	ContextIDsPath bool
 }
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
@@ -137,6 +140,7 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 		return nil, fmt.Errorf("target: %s", strings.Join(problems, "; "))
 	}
 	b.Fields = append(body.Names(), Placeholders(c.URL)...)
+	b.ContextIDsPath = c.ContextIDs != ""
 	if c.URL != "" {
 		b.Target = &HTTP{URL: c.URL, Method: strings.ToUpper(c.Method), Header: header, Body: body, Paths: paths, Client: NewClient(b.Options.Concurrency)}
 	} else {

@@ -1,0 +1,311 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+const demo = repo + "/testdata/demo/golden.jsonl"
+
+// demoRow is what a pipeline answered for a demo question: the golden
+// file's response and retrieved contexts stand in for a real pipeline.
+type demoRow struct {
+	ID         string   `json:"id"`
+	UserInput  string   `json:"user_input"`
+	Response   string   `json:"response"`
+	Contexts   []string `json:"retrieved_contexts"`
+	ContextIDs []string `json:"retrieved_context_ids"`
+}
+
+func demoRows(t *testing.T) map[string]demoRow {
+	t.Helper()
+	f, err := os.Open(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows := map[string]demoRow{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var r demoRow
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			t.Fatal(err)
+		}
+		rows[r.UserInput] = r
+	}
+	return rows
+}
+
+// demoService is a RAG service over the demo: POST {"q": question} ->
+// {"answer", "docs": [{"text", "id"}], "usage"}, after delay. fail, when
+// set, may answer instead (returning true).
+func demoService(t *testing.T, delay time.Duration, fail func(w http.ResponseWriter, q string) bool) *httptest.Server {
+	t.Helper()
+	rows := demoRows(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Q string }
+		b, _ := io.ReadAll(r.Body)
+		if err := json.Unmarshal(b, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		time.Sleep(delay)
+		if fail != nil && fail(w, req.Q) {
+			return
+		}
+		row, ok := rows[req.Q]
+		if !ok {
+			http.Error(w, "unknown question", http.StatusNotFound)
+			return
+		}
+		type doc struct {
+			Text string `json:"text"`
+			ID   string `json:"id"`
+		}
+		docs := make([]doc, len(row.Contexts))
+		for i := range row.Contexts {
+			docs[i] = doc{row.Contexts[i], row.ContextIDs[i]}
+		}
+		_ = json.NewEncoder(w).Encode(map[string]any{"answer": row.Response, "docs": docs,
+			"usage": map[string]int{"prompt_tokens": 50 * len(docs), "completion_tokens": len(row.Response) / 4}})
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// targetArgs are the flags of a run against a demoService.
+func targetArgs(url string) []string {
+	return []string{"--target", url, "--target-body", `{"q": "{{user_input}}"}`, "--target-response-path", "answer",
+		"--target-contexts-path", "docs[*].text", "--target-context-ids-path", "docs[*].id", "--target-retries", "0", "--quiet"}
+}
+
+func readResults(t *testing.T, path string) *results.File {
+	t.Helper()
+	f, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+func TestRunTargetHTTP(t *testing.T) {
+	dir := t.TempDir()
+	srv := demoService(t, time.Millisecond, nil)
+	plain := filepath.Join(dir, "plain.json")
+	if r := gate(t, nil, "run", "--dataset", demo, "--judge", "offline", "--out", plain, "--quiet"); r.code != 0 {
+		t.Fatalf("plain run: exit %d\n%s", r.code, r.stderr)
+	}
+	out, saved := filepath.Join(dir, "target.json"), filepath.Join(dir, "answers.jsonl")
+	// The target answers with the golden file's responses and contexts,
+	// to a copy of the golden file without them: every judged score (and
+	// input hash) must equal the plain run's.
+	questions := withoutAnswers(t, dir)
+	args := append([]string{"run", "--dataset", questions, "--judge", "offline", "--out", out, "--save-responses", saved}, targetArgs(srv.URL)...)
+	if r := gate(t, nil, args...); r.code != 0 {
+		t.Fatalf("target run: exit %d\n%s", r.code, r.stderr)
+	}
+	p, f := readResults(t, plain), readResults(t, out)
+	assertSameScores(t, p, f)
+	for _, m := range []string{colLatency, colTokens} {
+		if s, ok := f.Summary[m]; !ok || s.N != 20 {
+			t.Errorf("target metric %s: summary %+v, want 20 scores", m, s)
+		}
+	}
+	for _, s := range f.Samples {
+		tc := s.Target
+		if tc == nil || tc.Status != results.TargetOK || tc.LatencyMS <= 0 || tc.TotalTokens == 0 || len(tc.ContextIDs) == 0 || tc.Attempts != 1 {
+			t.Fatalf("sample %s: target record %+v", s.ID, tc)
+		}
+		if raw := s.Raw[colTokens]; int(raw) != tc.TotalTokens {
+			t.Errorf("sample %s: target_tokens %v, want the reported %d", s.ID, raw, tc.TotalTokens)
+		}
+	}
+	// Re-judging the saved answers calls no target and scores the same.
+	again := filepath.Join(dir, "again.json")
+	if r := gate(t, nil, "run", "--dataset", questions, "--responses", saved, "--judge", "offline", "--out", again, "--quiet"); r.code != 0 {
+		t.Fatalf("re-judge: exit %d\n%s", r.code, r.stderr)
+	}
+	assertSameScores(t, p, readResults(t, again))
+}
+
+// assertSameScores checks that every metric of want scores the same in got.
+func assertSameScores(t *testing.T, want, got *results.File) {
+	t.Helper()
+	byID := map[string]results.Sample{}
+	for _, s := range got.Samples {
+		byID[s.ID] = s
+	}
+	for _, s := range want.Samples {
+		for m, v := range s.Scores {
+			g, ok := byID[s.ID].Scores[m]
+			if !ok || (v.IsNaN() != g.IsNaN()) || (!v.IsNaN() && v != g) {
+				t.Fatalf("sample %s %s: %v, want %v", s.ID, m, g, v)
+			}
+		}
+		if h := byID[s.ID].InputHash; h != s.InputHash {
+			t.Fatalf("sample %s: input hash %s, want %s", s.ID, h, s.InputHash)
+		}
+	}
+}
+
+// withoutAnswers writes the demo's questions without the pipeline's
+// outputs (response, retrieved contexts and their ids) and returns its path.
+func withoutAnswers(t *testing.T, dir string) string {
+	t.Helper()
+	data, err := os.ReadFile(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var row map[string]any
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatal(err)
+		}
+		delete(row, "response")
+		delete(row, "retrieved_contexts")
+		delete(row, "retrieved_context_ids")
+		j, _ := json.Marshal(row)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	path := filepath.Join(dir, "questions.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRunTargetFailuresAreGated(t *testing.T) {
+	dir := t.TempDir()
+	var calls atomic.Int32
+	srv := demoService(t, 0, func(w http.ResponseWriter, q string) bool {
+		calls.Add(1)
+		if strings.Contains(q, "warranty") {
+			http.Error(w, "upstream vector store down", http.StatusBadGateway)
+			return true
+		}
+		return false
+	})
+	out := filepath.Join(dir, "r.json")
+	args := append([]string{"run", "--dataset", demo, "--judge", "offline", "--out", out}, targetArgs(srv.URL)...)
+	r := gate(t, nil, args...)
+	if r.code != ExitOperational || !strings.Contains(r.stderr, "the target failed on") || !strings.Contains(r.stderr, "HTTP 502 Bad Gateway") {
+		t.Fatalf("exit %d, want 3 naming the failure\n%s", r.code, r.stderr)
+	}
+	f := readResults(t, out)
+	n, first := f.TargetFailures()
+	if n == 0 || !strings.Contains(r.stderr, "sample "+first.ID) {
+		t.Fatalf("%d failures recorded; stderr %s", n, r.stderr)
+	}
+	for m, v := range first.Scores {
+		if !v.IsNaN() || first.KindOf(m) != results.KindTarget || !strings.Contains(first.Undefined[m], "HTTP 502") {
+			t.Errorf("%s of a failed call: %v (%s, %q); want undefined, kind target", m, v, first.KindOf(m), first.Undefined[m])
+		}
+	}
+	if first.Target.Code != 502 {
+		t.Errorf("code = %d", first.Target.Code)
+	}
+	// Within --max-target-failures, the run passes.
+	share := fmt.Sprint(float64(n) / float64(len(f.Samples)))
+	if r := gate(t, nil, append(args, "--max-target-failures", share)...); r.code != 0 {
+		t.Fatalf("with --max-target-failures %s: exit %d\n%s", share, r.code, r.stderr)
+	}
+}
+
+func TestRunTargetMalformedReply(t *testing.T) {
+	srv := demoService(t, 0, nil)
+	out := filepath.Join(t.TempDir(), "r.json")
+	args := append([]string{"run", "--dataset", demo, "--judge", "offline", "--out", out}, targetArgs(srv.URL)...)
+	args = append(args, "--target-response-path", "data.answer")
+	r := gate(t, nil, args...)
+	if r.code != ExitOperational || !strings.Contains(r.stderr, `first: sample k2-001: response path "data.answer" matches nothing in the reply`) {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+func TestRunTargetUsageErrors(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "r.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--target", "http://127.0.0.1:1", "--responses", demo}, "--target and --responses"},
+		{[]string{"--target", "http://x", "--target-cmd", "y"}, "--target and --target-cmd"},
+		{[]string{"--save-responses", "a.jsonl"}, "--save-responses needs a target"},
+		{[]string{"--target", "http://x", "--target-concurrency", "0"}, "--target-concurrency 0: want 1 to 1000"},
+		{[]string{"--target", "http://x", "--max-target-failures", "2"}, "--max-target-failures 2"},
+		{[]string{"--target", "http://x", "--target-body", `{"q": "{{user_inptu}}"}`}, "{{user_inptu}} is neither a field nor a column"},
+		{[]string{"--target", "http://x", "--target-header", "Authorization=Bearer ${RAG_TOKEN}"}, "$RAG_TOKEN is not set"},
+		{[]string{"--target-config", "missing.yaml"}, "missing.yaml"},
+	} {
+		args := append([]string{"run", "--dataset", demo, "--judge", "offline", "--out", out, "--quiet"}, tc.args...)
+		r := gate(t, nil, args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, want 2 with %q\n%s", tc.args, r.code, tc.want, r.stderr)
+		}
+	}
+}
+
+func TestRunTargetCancelledSavesWhatFinished(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var calls atomic.Int32
+	srv := demoService(t, 20*time.Millisecond, func(w http.ResponseWriter, q string) bool {
+		if calls.Add(1) == 8 {
+			cancel()
+		}
+		return false
+	})
+	out, saved := filepath.Join(dir, "r.json"), filepath.Join(dir, "answers.jsonl")
+	args := append([]string{"run", "--dataset", demo, "--judge", "offline", "--out", out, "--save-responses", saved, "--target-concurrency", "2"}, targetArgs(srv.URL)...)
+	var stdout, stderr strings.Builder
+	code := Main(ctx, args, Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
+	if code != ExitCancelled || !strings.Contains(stderr.String(), "target calls finished, nothing judged") {
+		t.Fatalf("exit %d, want 130\n%s", code, stderr.String())
+	}
+	data, err := os.ReadFile(saved)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Count(string(data), "\n")
+	if lines < 5 || lines >= 20 {
+		t.Errorf("%d answers saved after cancelling at the 8th call", lines)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a results file was written for a run that judged nothing")
+	}
+}
+
+func TestRunTargetConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	srv := demoService(t, 0, nil)
+	cfg := filepath.Join(dir, "target.yaml")
+	yaml := fmt.Sprintf("target:\n  url: %s\n  headers: {X-Team: \"${TEAM}\"}\n  body: {q: \"{{user_input}}\"}\n  response: answer\n  contexts: docs[*].text\n  concurrency: 4\n", srv.URL)
+	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r.json")
+	r := gate(t, map[string]string{"TEAM": "search"}, "run", "--dataset", demo, "--judge", "offline", "--out", out, "--target-config", cfg, "--quiet")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if f := readResults(t, out); f.Samples[0].Target == nil || f.Samples[0].Target.Status != results.TargetOK {
+		t.Errorf("target record %+v", f.Samples[0].Target)
+	}
+}
