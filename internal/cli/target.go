@@ -61,9 +61,9 @@ func (o *Options) bindTarget(fs *flag.FlagSet) {
 	fs.StringVar(&t.Contexts, "target-contexts-path", t.Contexts, "`path` of the retrieved contexts in the reply, e.g. sources[*].text (default retrieved_contexts, if present)")
 	fs.StringVar(&t.ContextIDs, "target-context-ids-path", t.ContextIDs, "`path` of the retrieved context ids in the reply (default retrieved_context_ids, if present)")
 	fs.StringVar(&t.Usage, "target-usage-path", t.Usage, "`path` of the token usage in the reply (default usage, if present)")
-	fs.Var(&t.Concurrency, "target-concurrency", "target calls in flight (command: processes), 1 to 1000 (default 8)")
-	fs.Var(&t.Timeout, "target-timeout", "timeout of one target call, more than 0 and at most 1h (default 60s)")
-	fs.Var(&t.Retries, "target-retries", "retries of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
+	fs.Var(&t.Concurrency, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
+	fs.Var(&t.Timeout, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
+	fs.Var(&t.Retries, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
 	fs.StringVar(&t.SaveResponses, "save-responses", t.SaveResponses, "write the target's answers to this JSON Lines `file`, to re-judge with --responses")
 	fs.Float64Var(&t.MaxFailures, "max-target-failures", t.MaxFailures, "exit 3 when the target call fails for more than this `share` of the samples (0 to 1; default 0)")
 }

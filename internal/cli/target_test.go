@@ -309,3 +309,41 @@ func TestRunTargetConfigFile(t *testing.T) {
 		t.Errorf("target record %+v", f.Samples[0].Target)
 	}
 }
+
+func TestActionTargetInputs(t *testing.T) {
+	ws := t.TempDir()
+	questions := withoutAnswers(t, ws)
+	srv := demoService(t, 0, nil)
+	cfg := "response: answer\n  contexts: docs[*].text\n  context_ids: docs[*].id\n  body: {q: \"{{user_input}}\"}\n  headers: {Authorization: \"Bearer ${RAG_TOKEN}\"}\n"
+	if err := os.WriteFile(filepath.Join(ws, "target.yaml"), []byte("target:\n  "+cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := actionEnv(t, nil, "workflow_dispatch", map[string]any{"repository": map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}},
+		map[string]string{"dataset": filepath.Base(questions), "judge": "offline", "target": srv.URL, "target-config": "target.yaml",
+			"baseline-store": "file", "baseline-path": "baseline.json", "comment": "false", "mode": "check"})
+	env["GITHUB_WORKSPACE"] = ws
+	env["RAG_TOKEN"] = "tok-123456"
+	r := gate(t, env, "action")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	f := readResults(t, filepath.Join(ws, "raggate-results.json"))
+	if len(f.Samples) != 20 || f.Samples[0].Target == nil || f.Samples[0].Target.Status != results.TargetOK {
+		t.Fatalf("%d samples, first target record %+v", len(f.Samples), f.Samples[0].Target)
+	}
+	if _, ok := f.Summary[colLatency]; !ok {
+		t.Errorf("no %s metric in the action's results", colLatency)
+	}
+	masked := false
+	for _, line := range strings.Split(r.stdout+r.stderr, "\n") {
+		switch {
+		case line == "::add-mask::Bearer tok-123456":
+			masked = true
+		case strings.Contains(line, "tok-123456"):
+			t.Errorf("the expanded header value reached the log: %s", line)
+		}
+	}
+	if !masked {
+		t.Error("the expanded header value was not masked for the runner")
+	}
+}
