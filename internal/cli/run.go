@@ -55,6 +55,66 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err := o.buildTarget(env); err != nil {
 		return nil, err
 	}
+	in, err := loadRun(ctx, env, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.DryRun {
+		return nil, dryRun(env, o, in.samples, in.ms)
+	}
+	judges, err := newJudges(env, o, in.ms)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
+	defer cancel()
+	all := len(in.ds.Samples)
+	ph, unanswered, err := answer(runCtx, env, o, in)
+	if err != nil {
+		return nil, err
+	}
+	// From here the run holds the texts of the samples not judged yet only:
+	// the results need the input hashes, computed now, not the texts.
+	inputs := eval.InputsOf(in.samples)
+	in.ds.Samples = nil
+	jr, err := judgeRepeats(runCtx, env, o, judges, in.samples, in.ms, unanswered)
+	if err != nil {
+		return nil, err
+	}
+	runErr, start := jr.err, jr.start
+	judged := len(jr.runs[len(jr.runs)-1].Samples)
+	prov := provenance(env, o, in.ds, all, jr.info)
+	prov.UserMetrics = definitionsOf(in.ms)
+	f := resultsFile(env, o, prov, inputs, jr)
+	attachTargetCalls(f, ph)
+	if runErr != nil {
+		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(in.samples))
+	}
+	redactResults(env.red, f)
+	if err := results.Write(env.abs(o.Out), f); err != nil {
+		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
+	}
+	if !o.Quiet {
+		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", judged, len(in.ms), time.Since(start).Round(time.Millisecond))
+	}
+	if runErr == nil {
+		runErr = gateUnscored(o, f, jr.info)
+	}
+	return f, runErr
+}
+
+// runInputs are what a run judges: the dataset, the samples of its shard
+// and the metrics.
+type runInputs struct {
+	ds      *dataset.Dataset
+	samples []metrics.Sample
+	ms      []metrics.Metric
+}
+
+// loadRun loads the dataset and checks, before any call, everything that
+// can be checked: segment keys, the command's own checks, the metrics and
+// the columns they and the target's requests read.
+func loadRun(ctx context.Context, env Env, o *Options) (*runInputs, error) {
 	mapping, err := o.fieldMapping()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -88,56 +148,20 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err := o.checkTargetFields(ds); err != nil {
 		return nil, err
 	}
+	return &runInputs{ds: ds, samples: samples, ms: ms}, nil
+}
 
-	if o.DryRun {
-		return nil, dryRun(env, o, samples, ms)
+// gateUnscored is the error of a finished run with too many samples left
+// unscored: by the judge (--max-undefined) or by failed target calls
+// (--max-target-failures).
+func gateUnscored(o *Options, f *results.File, info judge.Info) error {
+	if msg := scoredByJudge(f, info).TooManyUndefined(o.MaxUndefined); msg != "" {
+		return withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
 	}
-	judges, err := newJudges(env, o, ms)
-	if err != nil {
-		return nil, err
+	if msg := tooManyTargetFailures(f, o.Target.MaxFailures); msg != "" {
+		return withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (their scores are undefined, kind target; raise --max-target-failures to accept this)", msg, o.Out))
 	}
-	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
-	defer cancel()
-	all := len(ds.Samples)
-	ph, unanswered, err := answer(runCtx, env, o, samples)
-	if err != nil {
-		return nil, err
-	}
-	// From here the run holds the texts of the samples not judged yet only:
-	// the results need the input hashes, computed now, not the texts.
-	inputs := eval.InputsOf(samples)
-	ds.Samples = nil
-	jr, err := judgeRepeats(runCtx, env, o, judges, samples, ms, unanswered)
-	if err != nil {
-		return nil, err
-	}
-	runErr, start := jr.err, jr.start
-	judged := len(jr.runs[len(jr.runs)-1].Samples)
-	prov := provenance(env, o, ds, all, jr.info)
-	prov.UserMetrics = definitionsOf(ms)
-	f := resultsFile(env, o, prov, inputs, jr)
-	attachTargetCalls(f, ph)
-	if runErr != nil {
-		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(samples))
-	}
-	redactResults(env.red, f)
-	if err := results.Write(env.abs(o.Out), f); err != nil {
-		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
-	}
-	if !o.Quiet {
-		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", judged, len(ms), time.Since(start).Round(time.Millisecond))
-	}
-	if runErr == nil {
-		if msg := scoredByJudge(f, jr.info).TooManyUndefined(o.MaxUndefined); msg != "" {
-			runErr = withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
-		}
-	}
-	if runErr == nil {
-		if msg := tooManyTargetFailures(f, o.Target.MaxFailures); msg != "" {
-			runErr = withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (their scores are undefined, kind target; raise --max-target-failures to accept this)", msg, o.Out))
-		}
-	}
-	return f, runErr
+	return nil
 }
 
 // shardSamples returns the samples of the shard --shard names, or all.

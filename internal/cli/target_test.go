@@ -347,3 +347,69 @@ func TestActionTargetInputs(t *testing.T) {
 		t.Error("the expanded header value was not masked for the runner")
 	}
 }
+
+// The test binary doubles as a command target: with $GATE_CLI_TARGET set
+// to the demo file, TestMain answers JSON Lines requests with the demo's
+// responses instead of running the tests.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("GATE_CLI_TARGET"); path != "" {
+		os.Exit(demoCommand(path))
+	}
+	os.Exit(m.Run())
+}
+
+func demoCommand(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	rows := map[string]demoRow{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var r demoRow
+		_ = json.Unmarshal([]byte(line), &r)
+		rows[r.ID] = r
+	}
+	in := bufio.NewScanner(os.Stdin)
+	for in.Scan() {
+		var req struct{ ID string }
+		if err := json.Unmarshal(in.Bytes(), &req); err != nil {
+			fmt.Fprintln(os.Stderr, "bad request:", err)
+			return 2
+		}
+		r := rows[req.ID]
+		b, _ := json.Marshal(map[string]any{"response": r.Response, "retrieved_contexts": r.Contexts, "retrieved_context_ids": r.ContextIDs, "usage": 120})
+		fmt.Println(string(b))
+	}
+	return 0
+}
+
+func TestRunTargetCommand(t *testing.T) {
+	dir := t.TempDir()
+	plain := filepath.Join(dir, "plain.json")
+	if r := gate(t, nil, "run", "--dataset", demo, "--judge", "offline", "--out", plain, "--quiet"); r.code != 0 {
+		t.Fatalf("plain run: exit %d\n%s", r.code, r.stderr)
+	}
+	abs, err := filepath.Abs(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("GATE_CLI_TARGET", abs)
+	questions := withoutAnswers(t, dir)
+	for _, perSample := range []bool{false, true} {
+		out := filepath.Join(dir, fmt.Sprintf("cmd-%v.json", perSample))
+		args := []string{"run", "--dataset", questions, "--judge", "offline", "--out", out, "--quiet",
+			"--target-cmd", fmt.Sprintf("%q -test.run=^$", os.Args[0]), "--target-concurrency", "3"}
+		if perSample {
+			args = append(args, "--target-per-sample")
+		}
+		if r := gate(t, nil, args...); r.code != 0 {
+			t.Fatalf("per-sample %v: exit %d\n%s", perSample, r.code, r.stderr)
+		}
+		f := readResults(t, out)
+		assertSameScores(t, readResults(t, plain), f)
+		if tc := f.Samples[0].Target; tc == nil || tc.TotalTokens != 120 {
+			t.Errorf("per-sample %v: target record %+v", perSample, tc)
+		}
+	}
+}

@@ -196,14 +196,23 @@ func tooManyTargetFailures(f *results.File, limit float64) string {
 
 // answer calls the run's target, if any, and returns its calls and the
 // samples it left unanswered; without a target, the samples a saved
-// responses file records as unanswered.
-func answer(ctx context.Context, env Env, o *Options, samples []metrics.Sample) (*targetPhase, map[string]string, error) {
+// responses file records as unanswered. With a target and the default
+// suite, the suite is chosen again for the fields the target filled: the
+// ids of retrieved contexts it returned add the id-based metrics (no judge
+// step, so nothing checked before the calls changes).
+func answer(ctx context.Context, env Env, o *Options, in *runInputs) (*targetPhase, map[string]string, error) {
 	if o.Target.built == nil {
-		return nil, unansweredOf(samples), nil
+		return nil, unansweredOf(in.samples), nil
 	}
-	ph, err := callTarget(ctx, env, o, samples)
+	ph, err := callTarget(ctx, env, o, in.samples)
 	if err != nil {
 		return nil, nil, err
+	}
+	if len(o.metricNames()) == 0 {
+		in.ds.Fields = metrics.FieldsOf(in.samples)
+		if in.ms, err = o.suite(env, in.ds); err != nil {
+			return nil, nil, err
+		}
 	}
 	return ph, ph.unanswered, nil
 }
