@@ -169,13 +169,14 @@ func (o *Options) targetProblems() []problem {
 // targetDefinitions are the numeric metrics of a target run: the wall
 // latency of each call (log-transformed: a difference is a ratio) and the
 // tokens the pipeline reports. A metrics file may define metrics of the
-// same names to replace them.
+// same names to replace them. They are report-only unless the thresholds
+// give them a rule or list them in gate (Definition.Reported).
 func targetDefinitions() []metrics.Definition {
 	return []metrics.Definition{
 		{Name: colLatency, Kind: metrics.KindNumeric, Description: "wall latency of the target call, in ms (scored as its natural log)",
-			Reads: []string{colLatency}, Direction: metrics.LowerIsBetter, Transform: metrics.TransformLog},
+			Reads: []string{colLatency}, Direction: metrics.LowerIsBetter, Transform: metrics.TransformLog, Reported: true},
 		{Name: colTokens, Kind: metrics.KindNumeric, Description: "tokens the target reports using for the answer",
-			Reads: []string{colTokens}, Direction: metrics.LowerIsBetter, Transform: metrics.TransformNone},
+			Reads: []string{colTokens}, Direction: metrics.LowerIsBetter, Transform: metrics.TransformNone, Reported: true},
 	}
 }
 

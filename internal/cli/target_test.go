@@ -413,3 +413,43 @@ func TestRunTargetCommand(t *testing.T) {
 		}
 	}
 }
+
+// A slower pipeline fails the gate on target_latency_ms: the metric is
+// ln(latency), so a tolerance of ln(1.10) = 0.0953 means "10% slower".
+func TestCheckGatesTargetLatency(t *testing.T) {
+	dir := t.TempDir()
+	questions := withoutAnswers(t, dir)
+	th := filepath.Join(dir, "thresholds.yaml")
+	if err := os.WriteFile(th, []byte("version: 1\nmetrics:\n  target_latency_ms: {tolerance: 0.0953}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fast, slow := demoService(t, 10*time.Millisecond, nil), demoService(t, 60*time.Millisecond, nil)
+	base := filepath.Join(dir, "base.json")
+	if r := gate(t, nil, append([]string{"run", "--dataset", questions, "--judge", "offline", "--out", base}, targetArgs(fast.URL)...)...); r.code != 0 {
+		t.Fatalf("base: exit %d\n%s", r.code, r.stderr)
+	}
+	head := filepath.Join(dir, "head.json")
+	args := append([]string{"check", "--dataset", questions, "--judge", "offline", "--out", head, "--baseline", base, "--thresholds", th, "--format", "json"}, targetArgs(slow.URL)...)
+	r := gate(t, nil, args...)
+	if r.code != ExitFail {
+		t.Fatalf("a pipeline 6x slower: exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	var rep struct {
+		Metrics []struct {
+			Metric  string `json:"metric"`
+			Verdict string `json:"verdict"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	for _, m := range rep.Metrics {
+		want := "~"
+		if m.Metric == colLatency {
+			want = "regression"
+		}
+		if m.Verdict != want && m.Metric != colLatency && m.Verdict == "regression" || m.Metric == colLatency && m.Verdict != want {
+			t.Errorf("%s: verdict %q, want %q", m.Metric, m.Verdict, want)
+		}
+	}
+}
