@@ -278,3 +278,19 @@ func TestParseConfig(t *testing.T) {
 		t.Error("a file without target: parsed")
 	}
 }
+
+// target.example.yaml documents every key: it must parse and build.
+func TestExampleConfig(t *testing.T) {
+	c, err := LoadConfig("../../target.example.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Build(c, func(k string) string { return "token-" + k }, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := b.Target.(*HTTP)
+	if h.Header.Get("Authorization") != "Bearer token-RAG_TOKEN" || h.Paths.Response.String() != "data.answer" || b.Options.Concurrency != 8 {
+		t.Errorf("built %+v", h)
+	}
+}
