@@ -208,9 +208,15 @@ func TestRunTargetFailuresAreGated(t *testing.T) {
 		t.Fatalf("exit %d, want 3 naming the failure\n%s", r.code, r.stderr)
 	}
 	f := readResults(t, out)
-	n, first := f.TargetFailures()
-	if n == 0 || !strings.Contains(r.stderr, "sample "+first.ID) {
+	n, id, _ := f.TargetFailures()
+	if n == 0 || !strings.Contains(r.stderr, "sample "+id) {
 		t.Fatalf("%d failures recorded; stderr %s", n, r.stderr)
+	}
+	var first *results.Sample
+	for i := range f.Samples {
+		if f.Samples[i].ID == id {
+			first = &f.Samples[i]
+		}
 	}
 	for m, v := range first.Scores {
 		if !v.IsNaN() || first.KindOf(m) != results.KindTarget || !strings.Contains(first.Undefined[m], "HTTP 502") {
@@ -220,10 +226,22 @@ func TestRunTargetFailuresAreGated(t *testing.T) {
 	if first.Target.Code != 502 {
 		t.Errorf("code = %d", first.Target.Code)
 	}
-	// Within --max-target-failures, the run passes.
+	// Within --max-target-failures, the run passes; the failed calls are
+	// saved with their reason, and re-judging the saved answers treats
+	// them as failed calls again, not as empty answers.
 	share := fmt.Sprint(float64(n) / float64(len(f.Samples)))
-	if r := gate(t, nil, append(args, "--max-target-failures", share)...); r.code != 0 {
+	saved := filepath.Join(dir, "answers.jsonl")
+	if r := gate(t, nil, append(args, "--max-target-failures", share, "--save-responses", saved)...); r.code != 0 {
 		t.Fatalf("with --max-target-failures %s: exit %d\n%s", share, r.code, r.stderr)
+	}
+	again := filepath.Join(dir, "again.json")
+	rejudge := []string{"run", "--dataset", demo, "--responses", saved, "--judge", "offline", "--out", again, "--quiet"}
+	if r := gate(t, nil, rejudge...); r.code != ExitOperational || !strings.Contains(r.stderr, "sample "+id+": target call failed: HTTP 502") {
+		t.Fatalf("re-judge: exit %d, want 3 naming the failed call\n%s", r.code, r.stderr)
+	}
+	g := readResults(t, again)
+	if m, gid, _ := g.TargetFailures(); m != n || gid != id {
+		t.Errorf("re-judged: %d target failures (first %s), want %d (first %s)", m, gid, n, id)
 	}
 }
 

@@ -132,7 +132,9 @@ type savedResponse struct {
 func savedOf(s *metrics.Sample, out *target.Outcome) savedResponse {
 	r := savedResponse{ID: s.ID, UserInput: s.UserInput, LatencyMS: ms(out.Latency)}
 	if out.Err != nil {
-		r.Error = out.Err.Error()
+		// An empty response keeps the row a valid responses row; the
+		// target_error column marks it unanswered when re-judged.
+		r.Error, r.Response = out.Err.Error(), new(string)
 		return r
 	}
 	r.Response = &out.Reply.Response
@@ -186,12 +188,12 @@ func attachTargetCalls(f *results.File, ph *targetPhase) {
 // tooManyTargetFailures is the message of a run whose target failed on
 // more than the share limit of the samples; "" when within it.
 func tooManyTargetFailures(f *results.File, limit float64) string {
-	n, first := f.TargetFailures()
+	n, id, reason := f.TargetFailures()
 	if n == 0 || float64(n) <= limit*float64(len(f.Samples)) {
 		return ""
 	}
 	return fmt.Sprintf("the target failed on %d of %d samples (more than --max-target-failures %g); first: sample %s: %s",
-		n, len(f.Samples), limit, first.ID, first.Target.Error)
+		n, len(f.Samples), limit, id, reason)
 }
 
 // answer calls the run's target, if any, and returns its calls and the

@@ -32,16 +32,32 @@ const (
 	TargetFailed TargetStatus = "failed"
 )
 
-// TargetFailures counts the samples of f whose target call failed and
-// returns the first of them; 0 and nil when none (or no target).
-func (f *File) TargetFailures() (n int, first *Sample) {
+// TargetFailures counts the samples of f whose target call failed: its
+// record says so, or (a re-judged responses file) a score is undefined
+// with kind target. It returns the first such sample's id and reason.
+func (f *File) TargetFailures() (n int, firstID, reason string) {
 	for i := range f.Samples {
-		if t := f.Samples[i].Target; t != nil && t.Status == TargetFailed {
-			if first == nil {
-				first = &f.Samples[i]
-			}
-			n++
+		s := &f.Samples[i]
+		r, failed := s.targetFailure()
+		if !failed {
+			continue
+		}
+		if n == 0 {
+			firstID, reason = s.ID, r
+		}
+		n++
+	}
+	return n, firstID, reason
+}
+
+func (s *Sample) targetFailure() (string, bool) {
+	if s.Target != nil && s.Target.Status == TargetFailed {
+		return s.Target.Error, true
+	}
+	for _, m := range sortedKeys(s.UndefinedKind) {
+		if s.UndefinedKind[m] == KindTarget {
+			return s.Undefined[m], true
 		}
 	}
-	return n, first
+	return "", false
 }
