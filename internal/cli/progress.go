@@ -22,8 +22,9 @@ const progressLineEvery = 30 * time.Second
 // the judge's usage so far (nil: none to tell, as for the offline judge)
 // and its estimated cost (nil: no price).
 type progressFigures struct {
-	// verb starts each line: "judged" when empty.
-	verb  string
+	// verb starts each line ("judged" when empty), label names the work
+	// on the live bar ("judging" when empty).
+	verb, label string
 	usage func() judge.Usage
 	cost  func(judge.Usage) float64
 	now   func() time.Time
@@ -109,8 +110,8 @@ func (p *progress) updateBar(done, total int) {
 
 // barLabel names the work of the live bar.
 func (p *progress) barLabel() string {
-	if p.fig.verb != "" {
-		return p.fig.verb
+	if p.fig.label != "" {
+		return p.fig.label
 	}
 	return "judging"
 }

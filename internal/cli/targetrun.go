@@ -34,7 +34,7 @@ type targetPhase struct {
 func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Sample) (*targetPhase, error) {
 	b := o.Target.built
 	opts := b.Options
-	opts.Progress = newProgress(env.Stderr, o.Quiet, progressFigures{verb: "target answered"})
+	opts.Progress = newProgress(env.Stderr, o.Quiet, progressFigures{verb: "called the target for", label: "calling the target"})
 	if !o.Quiet {
 		fmt.Fprintf(env.Stderr, "calling the target for %d samples (%d at once)\n", len(samples), opts.Concurrency)
 	}

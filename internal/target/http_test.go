@@ -294,3 +294,31 @@ func TestExampleConfig(t *testing.T) {
 		t.Errorf("built %+v", h)
 	}
 }
+
+// A target that is down from the start is given up on after the first
+// failed calls: the rest fail at once, naming the first failure, instead
+// of each going through its retries.
+func TestRunGivesUpOnADeadTarget(t *testing.T) {
+	srv := ragServer(t, nil)
+	srv.Close()
+	b := buildHTTP(t, Config{URL: srv.URL, Concurrency: 4})
+	b.Options.Backoff = time.Millisecond
+	outs := Run(context.Background(), b.Target, samplesN(100), b.Options)
+	called, notCalled := 0, 0
+	for i, o := range outs {
+		switch {
+		case !o.Done || o.Err == nil:
+			t.Fatalf("sample %d: %+v", i, o)
+		case o.Attempts == 0:
+			notCalled++
+			if !strings.Contains(o.Err.Error(), "not called: the first 10 calls to the target all failed (the first: ") || !strings.Contains(o.Err.Error(), "connection refused") {
+				t.Errorf("sample %d: %v", i, o.Err)
+			}
+		default:
+			called++
+		}
+	}
+	if called < 10 || called > 10+4+1 || notCalled != 100-called {
+		t.Errorf("%d called, %d not; want 10 to 15 called (the give-up point, those in flight, one handed over as it came)", called, notCalled)
+	}
+}

@@ -51,7 +51,9 @@ func (o *Outcome) Code() int {
 // Run calls t for every sample, at most opts.Concurrency at once, and
 // returns the outcomes in sample order. When ctx is cancelled it stops
 // starting calls, and the calls in flight end with Done false: what
-// finished is kept.
+// finished is kept. When the first calls all fail (giveUpAfter of them,
+// at least), the target is taken for down: the samples not called yet
+// fail at once with the first failure's reason instead of each retrying.
 func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) []Outcome {
 	conc := opts.Concurrency
 	if conc <= 0 {
@@ -59,42 +61,67 @@ func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) 
 	}
 	out := make([]Outcome, len(samples))
 	next := make(chan int)
+	down := make(chan struct{})
 	var (
-		mu   sync.Mutex
-		done int
-		wg   sync.WaitGroup
+		mu               sync.Mutex
+		done, ok, failed int
+		firstErr         error
+		wg               sync.WaitGroup
+		giveUp           = max(giveUpAfter, conc)
 	)
+	finish := func(i int, o Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		out[i] = o
+		done++
+		if o.Err == nil {
+			ok++
+		} else if failed++; firstErr == nil {
+			firstErr = o.Err
+		}
+		if ok == 0 && failed == giveUp {
+			close(down)
+		}
+		if opts.Progress != nil {
+			opts.Progress(done, len(samples))
+		}
+	}
 	for range min(conc, max(1, len(samples))) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				o := call(ctx, t, &samples[i], opts)
-				if !o.Done {
-					continue
+				if o := call(ctx, t, &samples[i], opts); o.Done {
+					finish(i, o)
 				}
-				mu.Lock()
-				out[i] = o
-				done++
-				if opts.Progress != nil {
-					opts.Progress(done, len(samples))
-				}
-				mu.Unlock()
 			}
 		}()
 	}
+	i := 0
 feed:
-	for i := range samples {
+	for ; i < len(samples); i++ {
 		select {
 		case next <- i:
 		case <-ctx.Done():
+			break feed
+		case <-down:
 			break feed
 		}
 	}
 	close(next)
 	wg.Wait()
+	if ctx.Err() == nil && i < len(samples) {
+		err := permanent(0, "not called: the first %d calls to the target all failed (the first: %v)", giveUp, firstErr)
+		for ; i < len(samples); i++ {
+			finish(i, Outcome{Done: true, Err: err})
+		}
+	}
 	return out
 }
+
+// giveUpAfter is the fewest failed calls, and no success, after which Run
+// takes the target for down.
+const giveUpAfter = 10
 
 // call calls t for one sample with its retries.
 func call(ctx context.Context, t Target, s *metrics.Sample, opts Options) Outcome {
