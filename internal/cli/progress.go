@@ -25,9 +25,9 @@ type progressFigures struct {
 	// verb starts each line ("judged" when empty), label names the work
 	// on the live bar ("judging" when empty).
 	verb, label string
-	usage func() judge.Usage
-	cost  func(judge.Usage) float64
-	now   func() time.Time
+	usage       func() judge.Usage
+	cost        func(judge.Usage) float64
+	now         func() time.Time
 }
 
 // newProgress returns the progress callback of a run of total samples on
