@@ -471,3 +471,36 @@ func TestCheckGatesTargetLatency(t *testing.T) {
 		}
 	}
 }
+
+// A target that quotes the request's credentials back in an error must not
+// put them in the results, the saved answers or the log.
+func TestTargetErrorsAreRedacted(t *testing.T) {
+	dir := t.TempDir()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad credentials: "+r.Header.Get("Authorization"), http.StatusUnauthorized)
+	}))
+	defer srv.Close()
+	out, saved := filepath.Join(dir, "r.json"), filepath.Join(dir, "answers.jsonl")
+	r := gate(t, map[string]string{"RAG_TOKEN": "sk-rag-0123456789"}, "run", "--dataset", demo, "--judge", "offline", "--out", out,
+		"--save-responses", saved, "--target", srv.URL, "--target-header", "Authorization=Bearer ${RAG_TOKEN}", "--quiet")
+	if r.code != ExitOperational || !strings.Contains(r.stderr, "HTTP 401") {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for name, text := range map[string]string{"stderr": r.stderr, "results": readText(t, out), "answers": readText(t, saved)} {
+		if strings.Contains(text, "sk-rag-0123456789") {
+			t.Errorf("the header value is in the %s", name)
+		}
+		if !strings.Contains(text, "[REDACTED]") {
+			t.Errorf("the %s do not show the redacted error", name)
+		}
+	}
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -55,7 +55,9 @@ func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Samp
 		} else {
 			applyReply(s, out)
 		}
-		saved = append(saved, savedOf(s, out))
+		row := savedOf(s, out)
+		row.Error = env.red.String(row.Error)
+		saved = append(saved, row)
 	}
 	stopped := ctx.Err() != nil
 	save := o.Target.SaveResponses

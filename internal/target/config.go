@@ -105,6 +105,8 @@ type Built struct {
 	ContextIDsPath bool
 }
 
+var headerName = regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
+
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
 // Build checks c and makes its target. getenv expands ${VAR} in header
@@ -125,6 +127,9 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 	}
 	header := http.Header{}
 	for k, v := range c.Headers {
+		if !headerName.MatchString(k) {
+			bad("header name %q: letters, digits and !#$%%&'*+-.^_`|~ only, such as X-Api-Key", k)
+		}
 		v = envRef.ReplaceAllStringFunc(v, func(m string) string {
 			name := envRef.FindStringSubmatch(m)[1]
 			val := getenv(name)

@@ -322,3 +322,13 @@ func TestRunGivesUpOnADeadTarget(t *testing.T) {
 		t.Errorf("%d called, %d not; want 10 to 15 called (the give-up point, those in flight, one handed over as it came)", called, notCalled)
 	}
 }
+
+func TestBuildRejectsBadHeaderName(t *testing.T) {
+	_, err := Build(Config{URL: "http://x", Headers: map[string]string{"X Api Key": "v"}}, func(string) string { return "" }, "")
+	if err == nil || !strings.Contains(err.Error(), `header name "X Api Key"`) {
+		t.Errorf("err = %v", err)
+	}
+	if _, err := Build(Config{URL: "http://x", Headers: map[string]string{"X-Api_Key.v2": "v"}}, func(string) string { return "" }, ""); err != nil {
+		t.Errorf("a valid header name refused: %v", err)
+	}
+}
