@@ -20,7 +20,18 @@ type Target interface {
 var (
 	_ Target = (*HTTP)(nil)
 	_ Target = (*Command)(nil)
+	_ Target = Func(nil)
 )
+
+// Func is a Target made of a function, with nothing to close: the fake
+// for tests of what drives a target.
+type Func func(ctx context.Context, s *metrics.Sample) (Reply, error)
+
+// Call calls f.
+func (f Func) Call(ctx context.Context, s *metrics.Sample) (Reply, error) { return f(ctx, s) }
+
+// Close does nothing.
+func (Func) Close() error { return nil }
 
 // CallError is a failed call. Transient failures (a 5xx or 429 status, a
 // refused or reset connection, a timeout, a process that died) are
