@@ -504,3 +504,20 @@ func readText(t *testing.T, path string) string {
 	}
 	return string(b)
 }
+
+// Out of time during the calls: exit 3, and without --save-responses the
+// finished answers go beside the results file.
+func TestRunTargetTimeBudgetSavesBesideResults(t *testing.T) {
+	dir := t.TempDir()
+	srv := demoService(t, 150*time.Millisecond, nil)
+	out := filepath.Join(dir, "run.json")
+	args := append([]string{"run", "--dataset", demo, "--judge", "offline", "--out", out, "--max-duration", "400ms", "--target-concurrency", "2"}, targetArgs(srv.URL)...)
+	r := gate(t, nil, args...)
+	saved := filepath.Join(dir, "run.responses.jsonl")
+	if r.code != ExitOperational || !strings.Contains(r.stderr, "time budget --max-duration=400ms reached") || !strings.Contains(r.stderr, saved) {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if n := strings.Count(readText(t, saved), "\n"); n < 2 || n >= 20 {
+		t.Errorf("%d answers saved", n)
+	}
+}
