@@ -84,8 +84,13 @@ func (o *Options) targetConfig(env Env) (target.Config, error) {
 			*dst = v
 		}
 	}
-	over(&c.URL, t.URL)
-	over(&c.Command, t.Cmd)
+	// A URL or command given replaces the file's, whichever kind it is.
+	if t.URL != "" {
+		c.URL, c.Command = t.URL, ""
+	}
+	if t.Cmd != "" {
+		c.Command, c.URL = t.Cmd, ""
+	}
 	over(&c.Method, t.Method)
 	over(&c.Response, t.Response)
 	over(&c.Contexts, t.Contexts)

@@ -326,6 +326,14 @@ func TestRunTargetConfigFile(t *testing.T) {
 	if f := readResults(t, out); f.Samples[0].Target == nil || f.Samples[0].Target.Status != results.TargetOK {
 		t.Errorf("target record %+v", f.Samples[0].Target)
 	}
+	// --target replaces the file's target, even a command.
+	cmdCfg := filepath.Join(dir, "cmd.yaml")
+	if err := os.WriteFile(cmdCfg, []byte("target:\n  command: exit 1\n  response: answer\n  contexts: docs[*].text\n  body: {q: \"{{user_input}}\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := gate(t, nil, "run", "--dataset", demo, "--judge", "offline", "--out", out, "--target-config", cmdCfg, "--target", srv.URL, "--quiet"); r.code != 0 {
+		t.Fatalf("--target over a command config: exit %d\n%s", r.code, r.stderr)
+	}
 }
 
 func TestActionTargetInputs(t *testing.T) {
