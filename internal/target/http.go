@@ -63,7 +63,9 @@ func (h *HTTP) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
 	if body != nil && req.Header.Get("Content-Type") == "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.Header.Set("Accept", "application/json")
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", "application/json")
+	}
 	client := h.Client
 	if client == nil {
 		client = http.DefaultClient
