@@ -3,6 +3,7 @@ package target
 import (
 	"context"
 	"errors"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,12 +14,21 @@ import (
 // Run never has more calls in flight than its concurrency, and fills it.
 func TestRunConcurrencyExact(t *testing.T) {
 	var inFlight, peak atomic.Int32
+	full := make(chan struct{})
+	var once sync.Once
 	f := Func(func(ctx context.Context, s *metrics.Sample) (Reply, error) {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
 		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
-		time.Sleep(5 * time.Millisecond)
+		if n == 6 {
+			once.Do(func() { close(full) })
+		}
+		select { // the first calls wait for the others: 6 at once, whatever the load
+		case <-full:
+		case <-time.After(5 * time.Second):
+		}
+		time.Sleep(time.Millisecond)
 		return Reply{Response: s.ID}, nil
 	})
 	outs := Run(context.Background(), f, samplesN(60), Options{Concurrency: 6})
