@@ -533,6 +533,10 @@ func provenance(env Env, o *Options, ds *dataset.Dataset, total int, info judge.
 
 // dryRun prints what a run would cost without calling the judge.
 func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) error {
+	if o.Target.built != nil {
+		samples = standIns(samples)
+		fmt.Fprintln(env.Stdout, "with a target, each answer is estimated as the reference (or the question) and its contexts as the reference contexts, where the dataset has none")
+	}
 	est := openaicompat.EstimateCalls(samples, ms, o.Strictness)
 	p, err := prices(env, o)
 	if err != nil {

@@ -529,3 +529,15 @@ func TestRunTargetTimeBudgetSavesBesideResults(t *testing.T) {
 		t.Errorf("%d answers saved", n)
 	}
 }
+
+// A dry run calls no target: answers are estimated from the references.
+func TestDryRunWithTargetCallsNothing(t *testing.T) {
+	dir := t.TempDir()
+	var calls atomic.Int32
+	srv := demoService(t, 0, func(w http.ResponseWriter, q string) bool { calls.Add(1); return false })
+	r := gate(t, nil, append([]string{"run", "--dataset", withoutAnswers(t, dir), "--dry-run", "--judge", "openai", "--base-url", "http://127.0.0.1:9/v1",
+		"--model", "m", "--embedding-model", "e", "--out", filepath.Join(dir, "r.json")}, targetArgs(srv.URL)...)...)
+	if r.code != 0 || calls.Load() != 0 || !strings.Contains(r.stdout, "each answer is estimated as the reference") || strings.Contains(r.stdout, "chat calls         0 ") {
+		t.Fatalf("exit %d, %d target calls\n%s\n%s", r.code, calls.Load(), r.stdout, r.stderr)
+	}
+}

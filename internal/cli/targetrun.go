@@ -220,3 +220,25 @@ func answer(ctx context.Context, env Env, o *Options, in *runInputs) (*targetPha
 	}
 	return ph, ph.unanswered, nil
 }
+
+// standIns are samples for a dry run's estimate of a target run, which
+// calls nothing: a sample without a response gets its reference (else its
+// question) as one, and without retrieved contexts its reference contexts.
+func standIns(samples []metrics.Sample) []metrics.Sample {
+	out := make([]metrics.Sample, len(samples))
+	for i, s := range samples {
+		s.Present = maps.Clone(s.Present)
+		if !s.Has(metrics.Response) {
+			if s.Has(metrics.Reference) {
+				s.Set(metrics.Response, s.Reference)
+			} else {
+				s.Set(metrics.Response, s.UserInput)
+			}
+		}
+		if !s.Has(metrics.RetrievedContexts) && s.Has(metrics.ReferenceContexts) {
+			s.SetList(metrics.RetrievedContexts, s.ReferenceContexts)
+		}
+		out[i] = s
+	}
+	return out
+}
