@@ -81,6 +81,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
+	o.bindTarget(fs)
 	o.bindCompare(fs)
 	fs.StringVar(&o.Baseline, "baseline", "", "baseline results `file` (missing file: no baseline yet, floors only)")
 	fs.StringVar(&o.BaselineRef, "baseline-ref", "", "read the baseline from git, `REF:PATH`, e.g. origin/main:eval/results.json")

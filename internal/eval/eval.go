@@ -42,6 +42,10 @@ type Options struct {
 	// without asking the judge (a judge that cannot score it reliably), or
 	// "" to compute it.
 	Decline func(metric string) string
+	// Unanswered gives, by sample id, why the pipeline gave no answer to
+	// judge (a failed target call): every metric of such a sample is
+	// undefined with kind target and that reason, and no judge is asked.
+	Unanswered map[string]string
 }
 
 // SampleResult holds one sample's scores.
@@ -114,7 +118,8 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			sj, release := sampleJudge(j)
 			defer release()
 			defer pf.done(i)
-			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline}
+			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline,
+				unanswered: opts.Unanswered[samples[i].ID]}
 			r, err := se.run(ms)
 			if opts.Release != nil {
 				opts.Release(i)
@@ -220,6 +225,7 @@ type sampleEval struct {
 	strictness int
 	claims     levels
 	decline    func(metric string) string
+	unanswered string // why the target gave no answer ("" if it did)
 }
 
 type score struct {
@@ -242,6 +248,10 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 	errs := make([]error, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
+		if e.unanswered != "" {
+			scores[i] = score{v: nan, reason: "target call failed: " + e.unanswered, kind: results.KindTarget}
+			continue
+		}
 		if f, ok := e.missing(m); ok {
 			scores[i] = score{v: nan, reason: "missing field " + string(f), kind: results.KindData}
 			continue
