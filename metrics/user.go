@@ -77,6 +77,12 @@ type Definition struct {
 	RubricColumn string `json:"rubric_column,omitempty"`
 	// Transform of a numeric metric ("" means none).
 	Transform Transform `json:"transform,omitempty"`
+	// Reported marks a metric the run added by itself rather than one a
+	// metrics file defined (raggate's target metrics, latency and tokens
+	// of the pipeline it called): it is compared and shown, but gated only
+	// when the thresholds give it a rule or list it in gate. Metrics files
+	// cannot set it.
+	Reported bool `json:"reported,omitempty"`
 }
 
 // MarshalText writes "higher" or "lower".

@@ -92,6 +92,16 @@ func runAction(ctx context.Context, env Env, act *ghaction.Action, out *actionOu
 		if err := joinProblems(o.pathProblems(env, "action", nil), inputName); err != nil {
 			return err
 		}
+		// The target's header values come from its config file and the
+		// step's environment: mask them too, before any call.
+		if err := o.buildTarget(env); err != nil {
+			return err
+		}
+		if b := o.Target.built; b != nil {
+			for _, s := range env.protect(b.Secrets...) {
+				masks.Mask(s)
+			}
+		}
 	}
 
 	a := &actionRun{env: env, act: act, gh: gh, o: o, st: st, out: out}
@@ -177,6 +187,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	o.MetricsFile = in.Get("metrics-file")
 	o.SegmentBy = in.List("segment-by")
 	judgeInputs(in, &o)
+	bad(targetInputs(in, &o))
 	var err error
 	o.Concurrency, err = in.Int("concurrency", o.Concurrency)
 	bad(err)
@@ -232,6 +243,23 @@ func judgeInputs(in ghaction.Inputs, o *Options) {
 	o.Azure.EmbeddingDeployment = in.Get("azure-embedding-deployment")
 	o.Azure.APIVersion = in.Get("azure-api-version")
 	o.APIKey = in.Get("api-key")
+}
+
+// targetInputs reads the target's inputs into o: target is an http(s)
+// URL (--target) or else a command (--target-cmd); target-config a file
+// with a target: section.
+func targetInputs(in ghaction.Inputs, o *Options) error {
+	if v := strings.TrimSpace(in.Get("target")); v != "" {
+		if strings.HasPrefix(v, "http://") || strings.HasPrefix(v, "https://") {
+			o.Target.URL = v
+		} else {
+			o.Target.Cmd = v
+		}
+	}
+	o.Target.Config = in.Get("target-config")
+	var err error
+	o.Target.MaxFailures, err = in.Float("max-target-failures", o.Target.MaxFailures)
+	return err
 }
 
 // storeInputs reads the baseline store inputs into st and returns their
@@ -427,6 +455,15 @@ func (a *actionRun) repoPath(p string) string {
 		}
 	}
 	return filepath.ToSlash(filepath.Clean(p))
+}
+
+// at names a branch's commit, "main@1a2b3c4", or the branch alone when the
+// commit is unknown.
+func at(branch, sha string) string {
+	if sha == "" {
+		return branch
+	}
+	return branch + "@" + short(sha)
 }
 
 func short(sha string) string {
@@ -696,7 +733,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if err := store.Put(ctx, key, f); err != nil {
 		return fmt.Errorf("store the baseline: %w", err)
 	}
-	msg := fmt.Sprintf("stored the baseline of %s@%s (%d samples)", key.Branch, short(key.SHA), len(f.Samples))
+	msg := fmt.Sprintf("stored the baseline of %s (%d samples)", at(key.Branch, key.SHA), len(f.Samples))
 	fmt.Fprintln(a.env.Stderr, msg)
 	_ = a.act.AddSummary("### 📦 " + a.st.gate + ": baseline stored\n\n" + msg + "\n")
 	a.out.set(map[string]string{"passed": "true", "verdict": "stored", "results-path": a.outPath(a.o.Out),

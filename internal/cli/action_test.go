@@ -262,7 +262,8 @@ func TestActionYAMLMatchesCode(t *testing.T) {
 		"judge": o.Judge, "concurrency": fmt.Sprint(o.Concurrency), "cache-dir": o.CacheDir,
 		"results": o.Out, "report": o.Report, "baseline-store": st.store, "baseline-branch": st.storeBranch,
 		"gate-name": st.gate, "comment": fmt.Sprint(st.comment), "fail-on-regression": fmt.Sprint(st.failOnRegression),
-		"skip-without-key": fmt.Sprint(st.skipWithoutKey), "record-texts": fmt.Sprint(o.RecordTexts),
+		"skip-without-key": fmt.Sprint(st.skipWithoutKey), "max-target-failures": fmt.Sprint(o.Target.MaxFailures),
+		"record-texts": fmt.Sprint(o.RecordTexts),
 		// The judge alone chooses default models (OpenAI's, or Azure's
 		// deployments): the action must not pick its own.
 		"model": o.Model, "embedding-model": o.EmbeddingModel,

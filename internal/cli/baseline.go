@@ -71,7 +71,7 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 		if err := store.Put(ctx, key, f); err != nil {
 			return fmt.Errorf("store the baseline: %w", err)
 		}
-		fmt.Fprintf(env.Stderr, "stored the baseline of %s@%s\n", key.Branch, short(key.SHA))
+		fmt.Fprintf(env.Stderr, "stored the baseline of %s\n", at(key.Branch, key.SHA))
 		return nil
 	}
 	f, src, err := store.Get(ctx, key)

@@ -36,7 +36,7 @@ var exitCodes = []struct {
 	{ExitUsage, "usage/config/dataset error",
 		"usage, configuration or dataset error: the message says what to fix, with `file:line` where it applies; a results or baseline file that is not valid (from every command and the action alike) or has a score out of range (naming the file, sample and metric). Flag values, output paths, the thresholds file, the baseline, the dataset and the judge's models are all checked before the first judge call, so an exit 2 costs nothing ([Flag values](#flag-values))"},
 	{ExitOperational, "operational failure (judge or GitHub unreachable)",
-		"operational failure: judge or GitHub unreachable, bad credentials, time budget exhausted, too many samples left unscored by the judge; finished samples are saved"},
+		"operational failure: judge or GitHub unreachable, bad credentials, time budget exhausted, too many samples left unscored by the judge or by failed calls to the target; finished samples are saved"},
 	{ExitCancelled, "cancelled",
 		"cancelled (SIGINT / SIGTERM); finished samples are saved"},
 }

@@ -26,6 +26,9 @@ type Options struct {
 	// userDefs are its definitions once read.
 	MetricsFile string
 	userDefs    []metrics.Definition
+	// Target, when configured, answers the questions instead of the
+	// dataset's responses (gate run --target).
+	Target targetOptions
 	// StrictFields makes extra dataset columns errors instead of metadata.
 	StrictFields bool
 	Limits       Limits // dataset size limits

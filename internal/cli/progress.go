@@ -22,9 +22,12 @@ const progressLineEvery = 30 * time.Second
 // the judge's usage so far (nil: none to tell, as for the offline judge)
 // and its estimated cost (nil: no price).
 type progressFigures struct {
-	usage func() judge.Usage
-	cost  func(judge.Usage) float64
-	now   func() time.Time
+	// verb starts each line ("judged" when empty), label names the work
+	// on the live bar ("judging" when empty).
+	verb, label string
+	usage       func() judge.Usage
+	cost        func(judge.Usage) float64
+	now         func() time.Time
 }
 
 // newProgress returns the progress callback of a run of total samples on
@@ -80,7 +83,11 @@ func (p *progress) update(done, total int) {
 	step := max(1, total/10)
 	if done == total || done%step == 0 || now.Sub(p.last) >= progressLineEvery {
 		p.last = now
-		fmt.Fprintf(p.w, "judged %d/%d samples (%d%%)%s\n", done, total, 100*done/max(1, total), p.figures(done, total, now))
+		verb := p.fig.verb
+		if verb == "" {
+			verb = "judged"
+		}
+		fmt.Fprintf(p.w, "%s %d/%d samples (%d%%)%s\n", verb, done, total, 100*done/max(1, total), p.figures(done, total, now))
 	}
 }
 
@@ -91,7 +98,7 @@ func (p *progress) updateBar(done, total int) {
 		p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w), progressbar.OptionShowCount(),
 			progressbar.OptionShowIts(), progressbar.OptionSetItsString("samples"), progressbar.OptionSetPredictTime(true),
 			progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionShowDescriptionAtLineEnd(),
-			progressbar.OptionSetWidth(30), progressbar.OptionSetDescription("judging"))
+			progressbar.OptionSetWidth(30), progressbar.OptionSetDescription(p.barLabel()))
 	}
 	p.bar.Describe(strings.TrimPrefix(p.judgeFigures(done == total), ", "))
 	_ = p.bar.Set(done)
@@ -99,6 +106,14 @@ func (p *progress) updateBar(done, total int) {
 		_ = p.bar.Finish()
 		fmt.Fprintln(p.w)
 	}
+}
+
+// barLabel names the work of the live bar.
+func (p *progress) barLabel() string {
+	if p.fig.label != "" {
+		return p.fig.label
+	}
+	return "judging"
 }
 
 // figures are the rate, the time left and the judge's figures.

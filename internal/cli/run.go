@@ -25,6 +25,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
+	o.bindTarget(fs)
 	fs.StringVar(&o.Shard, "shard", o.Shard, "judge only shard `i/n` of the dataset (by a hash of the sample id); combine the shards with gate merge")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -52,6 +53,75 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 // The options have been validated (Options.validate).
 func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	env.protect(o.secretValues(env)...)
+	if err := o.buildTarget(env); err != nil {
+		return nil, err
+	}
+	in, err := loadRun(ctx, env, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.DryRun {
+		return nil, dryRun(env, o, in.samples, in.ms)
+	}
+	judges, err := newJudges(env, o, in.ms)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
+	defer cancel()
+	all := len(in.ds.Samples)
+	ph, unanswered, err := answer(runCtx, env, o, in)
+	if err != nil {
+		return nil, err
+	}
+	// From here the run holds the texts of the samples not judged yet only:
+	// the results need the input hashes, computed now, not the texts.
+	inputs := eval.InputsOf(in.samples)
+	if err := o.openTexts(); err != nil {
+		return nil, err
+	}
+	in.ds.Samples = nil
+	jr, err := judgeRepeats(runCtx, env, o, judges, in.samples, in.ms, unanswered)
+	if err != nil {
+		return nil, err
+	}
+	runErr, start := jr.err, jr.start
+	judged := len(jr.runs[len(jr.runs)-1].Samples)
+	prov := provenance(env, o, in.ds, all, jr.info)
+	prov.UserMetrics = definitionsOf(in.ms)
+	f := resultsFile(env, o, prov, inputs, jr)
+	attachTargetCalls(f, ph)
+	if runErr != nil {
+		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(in.samples))
+	}
+	redactResults(env.red, f)
+	if o.texts != nil {
+		f.SetTextSource(redactedTexts(env.red, o.texts))
+	}
+	if err := results.Write(env.abs(o.Out), f); err != nil {
+		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
+	}
+	if !o.Quiet {
+		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", judged, len(in.ms), time.Since(start).Round(time.Millisecond))
+	}
+	if runErr == nil {
+		runErr = gateUnscored(o, f, jr.info)
+	}
+	return f, runErr
+}
+
+// runInputs are what a run judges: the dataset, the samples of its shard
+// and the metrics.
+type runInputs struct {
+	ds      *dataset.Dataset
+	samples []metrics.Sample
+	ms      []metrics.Metric
+}
+
+// loadRun loads the dataset and checks, before any call, everything that
+// can be checked: segment keys, the command's own checks, the metrics and
+// the columns they and the target's requests read.
+func loadRun(ctx context.Context, env Env, o *Options) (*runInputs, error) {
 	mapping, err := o.fieldMapping()
 	if err != nil {
 		return nil, withCode(ExitUsage, err)
@@ -79,55 +149,26 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkUserColumns(ds, ms); err != nil {
+	if err := checkUserColumns(ds, ms, o.targetColumns()...); err != nil {
 		return nil, err
 	}
+	if err := o.checkTargetFields(ds); err != nil {
+		return nil, err
+	}
+	return &runInputs{ds: ds, samples: samples, ms: ms}, nil
+}
 
-	if o.DryRun {
-		return nil, dryRun(env, o, samples, ms)
+// gateUnscored is the error of a finished run with too many samples left
+// unscored: by the judge (--max-undefined) or by failed target calls
+// (--max-target-failures).
+func gateUnscored(o *Options, f *results.File, info judge.Info) error {
+	if msg := scoredByJudge(f, info).TooManyUndefined(o.MaxUndefined); msg != "" {
+		return withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
 	}
-	judges, err := newJudges(env, o, ms)
-	if err != nil {
-		return nil, err
+	if msg := tooManyTargetFailures(f, o.Target.MaxFailures); msg != "" {
+		return withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (their scores are undefined, kind target; raise --max-target-failures to accept this)", msg, o.Out))
 	}
-	// From here the run holds the texts of the samples not judged yet only:
-	// the results need the input hashes, computed now, not the texts.
-	inputs := eval.InputsOf(samples)
-	if err := o.openTexts(); err != nil {
-		return nil, err
-	}
-	all := len(ds.Samples)
-	ds.Samples = nil
-	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
-	defer cancel()
-	jr, err := judgeRepeats(runCtx, env, o, judges, samples, ms)
-	if err != nil {
-		return nil, err
-	}
-	runErr, start := jr.err, jr.start
-	judged := len(jr.runs[len(jr.runs)-1].Samples)
-	prov := provenance(env, o, ds, all, jr.info)
-	prov.UserMetrics = definitionsOf(ms)
-	f := resultsFile(env, o, prov, inputs, jr)
-	if runErr != nil {
-		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(samples))
-	}
-	redactResults(env.red, f)
-	if o.texts != nil {
-		f.SetTextSource(redactedTexts(env.red, o.texts))
-	}
-	if err := results.Write(env.abs(o.Out), f); err != nil {
-		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
-	}
-	if !o.Quiet {
-		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", judged, len(ms), time.Since(start).Round(time.Millisecond))
-	}
-	if runErr == nil {
-		if msg := scoredByJudge(f, jr.info).TooManyUndefined(o.MaxUndefined); msg != "" {
-			runErr = withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
-		}
-	}
-	return f, runErr
+	return nil
 }
 
 // openTexts opens the file that holds the samples' texts while the run
@@ -185,7 +226,7 @@ var errTimeBudget = errors.New("time budget reached")
 // user-defined metric. A metric named that the offline judge declines is
 // kept, undefined, with a note.
 func (o *Options) suite(env Env, ds *dataset.Dataset) ([]metrics.Metric, error) {
-	has := func(f metrics.Field) bool { return ds.Fields[f] }
+	has := func(f metrics.Field) bool { return ds.Fields[f] || o.targetProvides(f) }
 	user := o.userMetrics()
 	names := o.metricNames()
 	if len(names) == 0 {
@@ -325,7 +366,7 @@ type repeated struct {
 // judgeRepeats judges the samples o.Repeats times, stopping at the first
 // run that fails. The last run lets go of each sample's texts once it is
 // judged: the caller must not read them after.
-func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat int) (judge.Judge, judge.Info, error), samples []metrics.Sample, ms []metrics.Metric) (*repeated, error) {
+func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat int) (judge.Judge, judge.Info, error), samples []metrics.Sample, ms []metrics.Metric, unanswered map[string]string) (*repeated, error) {
 	out := &repeated{perMetric: map[string]judge.Usage{}, start: time.Now()}
 	repeats := max(1, o.Repeats)
 	for r := 0; r < repeats && out.err == nil; r++ {
@@ -342,6 +383,7 @@ func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat i
 		opts := eval.Options{
 			Metrics:     ms,
 			Decline:     declineOf(inf),
+			Unanswered:  unanswered,
 			Concurrency: max(4, 2*o.Concurrency),
 			Strictness:  o.Strictness,
 			Progress:    newProgress(env.Stderr, o.Quiet, progressOf(env, o, memo, out.info)),
@@ -515,6 +557,10 @@ func provenance(env Env, o *Options, ds *dataset.Dataset, total int, info judge.
 
 // dryRun prints what a run would cost without calling the judge.
 func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) error {
+	if o.Target.built != nil {
+		samples = standIns(samples)
+		fmt.Fprintln(env.Stdout, "with a target, each answer is estimated as the reference (or the question) and its contexts as the reference contexts, where the dataset has none")
+	}
 	est := openaicompat.EstimateCalls(samples, ms, o.Strictness)
 	p, err := prices(env, o)
 	if err != nil {

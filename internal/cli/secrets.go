@@ -66,6 +66,7 @@ func (o *Options) secretValues(env Env) []string {
 		}
 	}
 	out = append(out, redact.URLSecrets(o.BaseURL)...)
+	out = append(out, redact.URLSecrets(o.Target.URL)...)
 	return append(out, redact.URLSecrets(o.Azure.Endpoint)...)
 }
 
@@ -103,6 +104,9 @@ func redactResults(r *redact.Redactor, f *results.File) {
 	for i := range f.Samples {
 		r.Map(f.Samples[i].Undefined)
 		r.Map(f.Samples[i].Reasons)
+		if t := f.Samples[i].Target; t != nil {
+			t.Error = r.String(t.Error)
+		}
 		if f.Samples[i].HasTexts() {
 			t := redactTexts(r, f.Samples[i].TextsOf())
 			f.Samples[i].SetTexts(t)

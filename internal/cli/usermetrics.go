@@ -31,7 +31,8 @@ func (o *Options) loadUserMetrics(env Env) error {
 }
 
 // userMetrics returns the catalogue entries of the loaded definitions.
-func (o *Options) userMetrics() []metrics.Metric { return usermetric.Metrics(o.userDefs) }
+// With a target, the target metrics are among them (userDefinitions).
+func (o *Options) userMetrics() []metrics.Metric { return usermetric.Metrics(o.userDefinitions()) }
 
 // definitionsOf returns the definitions of the user-defined metrics of ms.
 func definitionsOf(ms []metrics.Metric) []metrics.Definition {
@@ -47,13 +48,15 @@ func definitionsOf(ms []metrics.Metric) []metrics.Definition {
 // checkUserColumns fails, before any judge call, when a user-defined metric
 // reads a column that no sample of the dataset has: a misspelt column would
 // otherwise leave the metric undefined on every sample after a paid run.
-func checkUserColumns(ds *dataset.Dataset, ms []metrics.Metric) error {
+// added are the columns the run itself adds (a target's figures).
+func checkUserColumns(ds *dataset.Dataset, ms []metrics.Metric, added ...string) error {
 	var problems []string
 	for _, m := range ms {
 		if m.User == nil {
 			continue
 		}
-		for _, col := range missingColumns(ds, m.User.Columns()) {
+		cols := slices.DeleteFunc(slices.Clone(m.User.Columns()), func(c string) bool { return slices.Contains(added, c) })
+		for _, col := range missingColumns(ds, cols) {
 			problems = append(problems, fmt.Sprintf("metric %s: %s", m.Name, col))
 		}
 	}

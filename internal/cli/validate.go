@@ -133,6 +133,10 @@ func (o *Options) problems(cmd string) []problem {
 		ps = append(ps, o.limitProblems(cmd)...)
 	}
 	switch cmd {
+	case "run", "check", "action":
+		ps = append(ps, o.targetProblems()...)
+	}
+	switch cmd {
 	case "check", "compare", "action":
 		ps = append(ps, o.segmentProblems()...)
 	}
@@ -307,7 +311,9 @@ func (o *Options) ioPaths(cmd string) (in, out []namedPath) {
 		add(&in, "responses", o.Responses)
 		add(&in, "prices", o.Prices)
 		add(&in, "metrics-file", o.MetricsFile)
+		add(&in, "target-config", o.Target.Config)
 		add(&out, "out", o.Out)
+		add(&out, "save-responses", o.Target.SaveResponses)
 	case "compare":
 		add(&in, "head", o.Head)
 		add(&in, "base", o.Base)

@@ -210,14 +210,15 @@ func (cmp *comparison) testMetrics() {
 func (cmp *comparison) describeMetric(m string) MetricResult {
 	dir, user := metrics.HigherIsBetter, false
 	if cm, ok := cmp.head.Metric(m); ok {
-		dir, user = cm.Direction, cm.User != nil
+		dir, user = cm.Direction, cm.User != nil && !cm.User.Reported
 	} else if cmp.base != nil {
 		if cm, ok := cmp.base.Metric(m); ok {
-			dir, user = cm.Direction, cm.User != nil
+			dir, user = cm.Direction, cm.User != nil && !cm.User.Reported
 		}
 	}
 	// A user-defined metric was defined to be gated on: it is in the gated
-	// family unless report_only lists it.
+	// family unless report_only lists it. A metric the run added by itself
+	// (Definition.Reported) is gated only as the thresholds say.
 	gated := cmp.th.Gated(m) || user && !slices.Contains(cmp.th.ReportOnly, m)
 	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !gated)
 	if cmp.hs.present[m] {

@@ -109,3 +109,24 @@ func TestThresholdsUserMetricUnits(t *testing.T) {
 		t.Error("a user metric accepted without its definition")
 	}
 }
+
+// A metric the run added by itself (Definition.Reported, such as the
+// target's latency) is report-only until the thresholds give it a rule.
+func TestReportedMetricGatedOnlyWithARule(t *testing.T) {
+	def := latencyDef
+	def.Reported = true
+	base, head := latencies(rand.New(rand.NewPCG(1, 2)), 50, 1.3)
+	base.UserMetrics, head.UserMetrics = []metrics.Definition{def}, []metrics.Definition{def}
+	r := Compare(base, head, DefaultThresholds())
+	if m := metricOf(t, r, "latency"); !r.Passed || !m.ReportOnly || m.Verdict != VerdictRegression {
+		t.Errorf("no rule: passed %v, report-only %v, verdict %s; want a report-only regression that passes", r.Passed, m.ReportOnly, m.Verdict)
+	}
+	th, err := ParseThresholdsFor("t.yaml", []byte("version: 1\nmetrics:\n  latency: {tolerance: 0.0953}\n"), []metrics.Metric{def.Metric()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = Compare(base, head, th)
+	if m := metricOf(t, r, "latency"); r.Passed || m.ReportOnly {
+		t.Errorf("with a rule: passed %v, report-only %v; want gated and failing", r.Passed, m.ReportOnly)
+	}
+}

@@ -47,6 +47,10 @@ type Options struct {
 	// evidence per metric (bounded, see results.BoundEvidence), possibly
 	// concurrently. Without it no evidence is collected.
 	Texts func(id string, t results.Texts)
+	// Unanswered gives, by sample id, why the pipeline gave no answer to
+	// judge (a failed target call): every metric of such a sample is
+	// undefined with kind target and that reason, and no judge is asked.
+	Unanswered map[string]string
 }
 
 // SampleResult holds one sample's scores.
@@ -119,7 +123,8 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			sj, release := sampleJudge(j)
 			defer release()
 			defer pf.done(i)
-			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline}
+			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline,
+				unanswered: opts.Unanswered[samples[i].ID]}
 			if opts.Texts != nil {
 				se.evidence = map[string][]results.Evidence{}
 			}
@@ -231,6 +236,7 @@ type sampleEval struct {
 	strictness int
 	claims     levels
 	decline    func(metric string) string
+	unanswered string // why the target gave no answer ("" if it did)
 
 	mu       sync.Mutex
 	evidence map[string][]results.Evidence // nil: not collected
@@ -276,6 +282,10 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 	errs := make([]error, len(ms))
 	var wg sync.WaitGroup
 	for i, m := range ms {
+		if e.unanswered != "" {
+			scores[i] = score{v: nan, reason: "target call failed: " + e.unanswered, kind: results.KindTarget}
+			continue
+		}
 		if f, ok := e.missing(m); ok {
 			scores[i] = score{v: nan, reason: "missing field " + string(f), kind: results.KindData}
 			continue

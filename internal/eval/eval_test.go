@@ -366,3 +366,25 @@ func TestRunReleasesSamples(t *testing.T) {
 		}
 	}
 }
+
+// A sample the target did not answer is not judged: every metric is
+// undefined with kind target and the call's reason, and no judge step is
+// asked (the fake fails on any unexpected prompt).
+func TestUnansweredIsUndefinedWithoutCall(t *testing.T) {
+	f := judgetest.New(t)
+	var s metrics.Sample
+	s.ID = "x"
+	s.Set(metrics.UserInput, "q")
+	s.SetList(metrics.RetrievedContexts, []string{"ctx"})
+	res, err := Run(context.Background(), judge.Memo(f), []metrics.Sample{s},
+		Options{Metrics: mustResolve(t, "faithfulness", "context_recall"), Unanswered: map[string]string{"x": "HTTP 502 Bad Gateway"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"faithfulness", "context_recall"} {
+		r := res.Samples[0]
+		if !math.IsNaN(r.Scores[m]) || r.UndefinedKind[m] != results.KindTarget || r.Undefined[m] != "target call failed: HTTP 502 Bad Gateway" {
+			t.Errorf("%s: %v, %q (%s)", m, r.Scores[m], r.Undefined[m], r.UndefinedKind[m])
+		}
+	}
+}

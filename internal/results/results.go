@@ -147,8 +147,8 @@ type Sample struct {
 	Question  string            `json:"question,omitempty"`
 	Scores    map[string]Score  `json:"scores"`
 	Undefined map[string]string `json:"undefined,omitempty"`
-	// UndefinedKind classifies each reason in Undefined (data, judge or
-	// metric). Files written before it existed lack it: see KindOf.
+	// UndefinedKind classifies each reason in Undefined (data, judge,
+	// metric or target). Files written before it existed lack it: see KindOf.
 	UndefinedKind map[string]UndefinedKind `json:"undefined_kind,omitempty"`
 	Runs          map[string][]Score       `json:"runs,omitempty"`
 	// Reasons holds the judge's explanation of a low score, where known.
@@ -172,6 +172,9 @@ type Sample struct {
 	Response string                `json:"response,omitempty"`
 	Contexts []string              `json:"retrieved_contexts,omitempty"`
 	Evidence map[string][]Evidence `json:"evidence,omitempty"`
+	// Target is how the pipeline answered the sample when the run called
+	// it (gate run --target); nil otherwise. Added within v1.
+	Target *TargetCall `json:"target,omitempty"`
 }
 
 // UndefinedKind says why a score is undefined.
@@ -188,6 +191,10 @@ const (
 	// KindMetric: the metric is undefined by its definition for what the
 	// pipeline produced (a response with no statements, an empty embedding).
 	KindMetric UndefinedKind = "metric"
+	// KindTarget: the run called the pipeline (gate run --target) and the
+	// call failed, so there was nothing to judge. Counted by
+	// --max-target-failures, not --max-undefined.
+	KindTarget UndefinedKind = "target"
 )
 
 // KindOf returns the kind of the undefined score of metric m ("" when the
@@ -197,7 +204,7 @@ const (
 // response") is metric, anything else is judge.
 func (s *Sample) KindOf(m string) UndefinedKind {
 	reason, ok := s.Undefined[m]
-	if k := s.UndefinedKind[m]; k == KindData || k == KindJudge || k == KindMetric {
+	if k := s.UndefinedKind[m]; k == KindData || k == KindJudge || k == KindMetric || k == KindTarget {
 		return k
 	}
 	if !ok {

@@ -204,3 +204,37 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// A failed target call is its own kind: not a judge failure for
+// --max-undefined, counted by TargetFailures.
+func TestTargetKind(t *testing.T) {
+	f := &File{Config: Config{Metrics: []string{"faithfulness"}}, Samples: []Sample{
+		{ID: "a", Scores: map[string]Score{"faithfulness": NaN()}, Undefined: map[string]string{"faithfulness": "target call failed: HTTP 502"},
+			UndefinedKind: map[string]UndefinedKind{"faithfulness": KindTarget}, Target: &TargetCall{Status: TargetFailed, Error: "HTTP 502"}},
+		{ID: "b", Scores: map[string]Score{"faithfulness": 1}, Target: &TargetCall{Status: TargetOK}},
+	}}
+	if k := f.Samples[0].KindOf("faithfulness"); k != KindTarget {
+		t.Errorf("KindOf = %q, want target", k)
+	}
+	if msg := f.TooManyUndefined(0); msg != "" {
+		t.Errorf("TooManyUndefined counted a target failure: %s", msg)
+	}
+	if n, id, reason := f.TargetFailures(); n != 1 || id != "a" || reason != "HTTP 502" {
+		t.Errorf("TargetFailures = %d, %s, %q", n, id, reason)
+	}
+	data, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Samples[0].Target == nil || g.Samples[0].Target.Error != "HTTP 502" || g.Samples[0].KindOf("faithfulness") != KindTarget {
+		t.Errorf("round trip lost the target record: %+v", g.Samples[0])
+	}
+	f.Samples[0].Target = nil // a re-judged responses file: the kind alone tells
+	if n, id, reason := f.TargetFailures(); n != 1 || id != "a" || reason != "target call failed: HTTP 502" {
+		t.Errorf("TargetFailures without the record = %d, %s, %q", n, id, reason)
+	}
+}

@@ -884,7 +884,7 @@ func (j *Judge) withRetries(ctx context.Context, lim *judge.Limiter, tokens int,
 		case failRetry:
 			transient++
 			if transient > j.maxRetries {
-				return &judge.Fatal{Err: fmt.Errorf("judge unreachable after %d attempts: %w", transient, err)}
+				return &judge.Fatal{Err: fmt.Errorf("judge unreachable after %s: %w", attempts(transient), err)}
 			}
 			if err := j.sleep(ctx, j.backoff(transient)); err != nil {
 				return fmt.Errorf("judge: %w", err)
@@ -981,4 +981,12 @@ func (j *Judge) embedBatch(ctx context.Context, texts []string) (judge.Embedding
 		return judge.Embedding{Usage: usage}, err
 	}
 	return judge.Embedding{Vectors: out, Usage: usage}, nil
+}
+
+// attempts words a count of attempts: "1 attempt", "3 attempts".
+func attempts(n int) string {
+	if n == 1 {
+		return "1 attempt"
+	}
+	return fmt.Sprintf("%d attempts", n)
 }

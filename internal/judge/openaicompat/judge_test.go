@@ -377,6 +377,16 @@ func TestTransientFaultsRetried(t *testing.T) {
 	}
 }
 
+func TestUnreachableWithoutRetries(t *testing.T) {
+	e := newEnv(t, nil, func(c *Config) { c.MaxRetries = -1 })
+	e.srv.Inject(openaitest.HTMLError(http.StatusServiceUnavailable).Times(-1))
+	_, err := e.j.Ask(context.Background(), verifyReq())
+	wantFatal(t, err, "judge unreachable after 1 attempt: ", "503")
+	if n := len(chatRequests(e.srv)); n != 1 {
+		t.Errorf("%d requests, want 1", n)
+	}
+}
+
 func TestUnreachableAfterRetries(t *testing.T) {
 	e := newEnv(t, nil, func(c *Config) { c.MaxRetries = 3 })
 	e.srv.Inject(openaitest.HTMLError(http.StatusServiceUnavailable).Times(-1))

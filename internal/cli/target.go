@@ -1,0 +1,323 @@
+package cli
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/raggate/raggate/internal/dataset"
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/internal/suggest"
+	"github.com/raggate/raggate/internal/target"
+	"github.com/raggate/raggate/metrics"
+)
+
+// The metadata columns a target call adds to its sample, read by the
+// target metrics (targetDefinitions) and written to --save-responses.
+const (
+	colLatency          = "target_latency_ms"
+	colTokens           = "target_tokens"
+	colPromptTokens     = "target_prompt_tokens"
+	colCompletionTokens = "target_completion_tokens"
+	colTargetError      = "target_error"
+)
+
+// targetOptions are the --target-* flags (action inputs target and
+// target-config). The numeric ones record whether they were given, so
+// that a flag overrides the config file and a 0 given is refused.
+type targetOptions struct {
+	URL, Cmd, Config     string
+	PerSample            bool
+	Method, Body         string
+	Headers              []string // NAME=VALUE, ${VAR} expanded
+	Response, Contexts   string
+	ContextIDs, Usage    string
+	Concurrency, Retries setInt
+	Timeout              setDuration
+	SaveResponses        string
+	MaxFailures          float64
+
+	built *target.Built
+}
+
+// configured reports whether a target is set.
+func (t *targetOptions) configured() bool { return t.URL != "" || t.Cmd != "" || t.Config != "" }
+
+func (o *Options) bindTarget(fs *flag.FlagSet) {
+	t := &o.Target
+	fs.StringVar(&t.URL, "target", t.URL, "call the pipeline at this `URL` for every sample instead of reading its responses (README: Targets)")
+	fs.StringVar(&t.Cmd, "target-cmd", t.Cmd, "call the pipeline as this `command`: JSON Lines on stdin and stdout")
+	fs.BoolVar(&t.PerSample, "target-per-sample", t.PerSample, "start the target command once per sample instead of keeping it running")
+	fs.StringVar(&t.Config, "target-config", t.Config, "YAML `file` with a target: section (flags override it)")
+	fs.StringVar(&t.Method, "target-method", t.Method, "HTTP `method` of the target (default POST)")
+	fs.Var((*listFlag)(&t.Headers), "target-header", "HTTP header `NAME=VALUE` sent to the target, ${VAR} expanded from the environment (repeatable)")
+	fs.StringVar(&t.Body, "target-body", t.Body, "JSON request `template`, e.g. '{\"query\": \"{{user_input}}\"}' (default {\"id\": \"{{id}}\", \"user_input\": \"{{user_input}}\"})")
+	fs.StringVar(&t.Response, "target-response-path", t.Response, "`path` of the answer in the reply (default response)")
+	fs.StringVar(&t.Contexts, "target-contexts-path", t.Contexts, "`path` of the retrieved contexts in the reply, e.g. sources[*].text (default retrieved_contexts, if present)")
+	fs.StringVar(&t.ContextIDs, "target-context-ids-path", t.ContextIDs, "`path` of the retrieved context ids in the reply (default retrieved_context_ids, if present)")
+	fs.StringVar(&t.Usage, "target-usage-path", t.Usage, "`path` of the token usage in the reply (default usage, if present)")
+	fs.Var(&t.Concurrency, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
+	fs.Var(&t.Timeout, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
+	fs.Var(&t.Retries, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
+	fs.StringVar(&t.SaveResponses, "save-responses", t.SaveResponses, "write the target's answers to this JSON Lines `file`, to re-judge with --responses")
+	fs.Float64Var(&t.MaxFailures, "max-target-failures", t.MaxFailures, "exit 3 when the target call fails for more than this `share` of the samples (0 to 1; default 0)")
+}
+
+// targetConfig is the target's configuration: the config file's target
+// section with the flags laid over it.
+func (o *Options) targetConfig(env Env) (target.Config, error) {
+	t := &o.Target
+	var c target.Config
+	if t.Config != "" {
+		var err error
+		if c, err = target.LoadConfig(env.abs(t.Config)); err != nil {
+			return c, err
+		}
+	}
+	over := func(dst *string, v string) {
+		if v != "" {
+			*dst = v
+		}
+	}
+	// A URL or command given replaces the file's, whichever kind it is.
+	if t.URL != "" {
+		c.URL, c.Command = t.URL, ""
+	}
+	if t.Cmd != "" {
+		c.Command, c.URL = t.Cmd, ""
+	}
+	over(&c.Method, t.Method)
+	over(&c.Response, t.Response)
+	over(&c.Contexts, t.Contexts)
+	over(&c.ContextIDs, t.ContextIDs)
+	over(&c.Usage, t.Usage)
+	if t.Body != "" {
+		c.Body = t.Body
+	}
+	c.PerSample = c.PerSample || t.PerSample
+	for _, kv := range t.Headers {
+		k, v, _ := strings.Cut(kv, "=")
+		if c.Headers == nil {
+			c.Headers = map[string]string{}
+		}
+		c.Headers[strings.TrimSpace(k)] = v
+	}
+	if t.Concurrency.set {
+		c.Concurrency = t.Concurrency.v
+	}
+	if t.Timeout.set {
+		c.Timeout = t.Timeout.v
+	}
+	if t.Retries.set {
+		c.Retries = &t.Retries.v
+	}
+	return c, nil
+}
+
+// buildTarget reads and checks the target's configuration, before the
+// dataset: a bad one is exit 2 with nothing called.
+func (o *Options) buildTarget(env Env) error {
+	if !o.Target.configured() || o.Target.built != nil {
+		return nil
+	}
+	c, err := o.targetConfig(env)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	b, err := target.Build(c, env.getenv, env.Dir)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	env.protect(b.Secrets...)
+	o.Target.built = b
+	return nil
+}
+
+// targetProblems checks the target flags' values and combinations.
+func (o *Options) targetProblems() []problem {
+	t := &o.Target
+	var ps []problem
+	if t.URL != "" && t.Cmd != "" {
+		ps = append(ps, conflict("target", "target-cmd", "give the URL of the pipeline or a command that runs it, not both"))
+	}
+	if t.configured() && o.Responses != "" {
+		ps = append(ps, conflict("target", "responses", "the target answers the questions; to re-judge saved answers, give --responses alone"))
+	}
+	if !t.configured() && t.SaveResponses != "" {
+		ps = append(ps, plain("save-responses", "%s needs a target (--target, --target-cmd or --target-config): it saves the target's answers"))
+	}
+	for _, kv := range t.Headers {
+		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
+			ps = append(ps, badText("target-header", kv, "NAME=VALUE, e.g. Authorization=Bearer ${RAG_TOKEN}"))
+		}
+	}
+	if t.Concurrency.set && (t.Concurrency.v < 1 || t.Concurrency.v > maxConcurrency) {
+		ps = append(ps, bad("target-concurrency", t.Concurrency.v, "1 to 1000 target calls in flight (default 8)"))
+	}
+	if t.Retries.set && (t.Retries.v < 0 || t.Retries.v > maxMaxRetries) {
+		ps = append(ps, bad("target-retries", t.Retries.v, "0 to 20 retries (default 2)"))
+	}
+	if t.Timeout.set && (t.Timeout.v <= 0 || t.Timeout.v > maxRequestTimeout) {
+		ps = append(ps, bad("target-timeout", t.Timeout.v, "more than 0 and at most 1h (default 60s)"))
+	}
+	if !(t.MaxFailures >= 0 && t.MaxFailures <= 1) {
+		ps = append(ps, bad("max-target-failures", t.MaxFailures, "a share from 0 to 1 (default 0: any failed call fails the run)"))
+	}
+	return ps
+}
+
+// targetDefinitions are the numeric metrics of a target run: the wall
+// latency of each call (log-transformed: a difference is a ratio) and the
+// tokens the pipeline reports. A metrics file may define metrics of the
+// same names to replace them. They are report-only unless the thresholds
+// give them a rule or list them in gate (Definition.Reported).
+func targetDefinitions() []metrics.Definition {
+	return []metrics.Definition{
+		{Name: colLatency, Kind: metrics.KindNumeric, Description: "wall latency of the target call, in ms (scored as its natural log)",
+			Reads: []string{colLatency}, Direction: metrics.LowerIsBetter, Transform: metrics.TransformLog, Reported: true},
+		{Name: colTokens, Kind: metrics.KindNumeric, Description: "tokens the target reports using for the answer",
+			Reads: []string{colTokens}, Direction: metrics.LowerIsBetter, Transform: metrics.TransformNone, Reported: true},
+	}
+}
+
+// userDefinitions are the metrics file's definitions and, with a target,
+// the target metrics the file does not define.
+func (o *Options) userDefinitions() []metrics.Definition {
+	defs := o.userDefs
+	if !o.Target.configured() {
+		return defs
+	}
+	defs = slices.Clone(defs)
+	for _, d := range targetDefinitions() {
+		if !slices.ContainsFunc(defs, func(x metrics.Definition) bool { return x.Name == d.Name }) {
+			defs = append(defs, d)
+		}
+	}
+	return defs
+}
+
+// targetProvides reports whether the run's target fills field f, for the
+// choice of the default suite before any call: the response and the
+// retrieved contexts always (a target that returns no contexts leaves the
+// dataset's, or none), their ids when a path for them is configured.
+func (o *Options) targetProvides(f metrics.Field) bool {
+	b := o.Target.built
+	if b == nil {
+		return false
+	}
+	switch f {
+	case metrics.Response, metrics.RetrievedContexts:
+		return true
+	case metrics.RetrievedContextIDs:
+		return b.ContextIDsPath
+	}
+	return false
+}
+
+// targetColumns are the columns a target run adds to its samples: the
+// user-defined metrics may read them although the dataset lacks them.
+func (o *Options) targetColumns() []string {
+	if !o.Target.configured() {
+		return nil
+	}
+	return []string{colLatency, colTokens, colPromptTokens, colCompletionTokens}
+}
+
+// checkTargetFields fails when a request template reads a column that no
+// sample of the dataset has.
+func (o *Options) checkTargetFields(ds *dataset.Dataset) error {
+	b := o.Target.built
+	if b == nil {
+		return nil
+	}
+	have := map[string]bool{}
+	for _, f := range target.SampleFields {
+		have[f] = true
+	}
+	for i := range ds.Samples {
+		for k := range ds.Samples[i].Metadata {
+			have[k] = true
+		}
+	}
+	var problems []string
+	for _, name := range b.Fields {
+		if have[name] {
+			continue
+		}
+		msg := fmt.Sprintf("{{%s}} is neither a field nor a column of %s", name, ds.Path)
+		if s := suggest.Closest(name, slices.Sorted(maps.Keys(have))); s != "" {
+			msg += fmt.Sprintf(": did you mean {{%s}}?", s)
+		}
+		problems = append(problems, msg)
+	}
+	if len(problems) > 0 {
+		return usageErr("target request: %s; placeholders name sample fields (%s) or dataset columns", strings.Join(problems, "; "), strings.Join(target.SampleFields, ", "))
+	}
+	return nil
+}
+
+// setInt is an int flag that records whether it was given.
+type setInt struct {
+	v   int
+	set bool
+}
+
+func (s *setInt) String() string {
+	if s == nil || !s.set {
+		return ""
+	}
+	return strconv.Itoa(s.v)
+}
+
+func (s *setInt) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return errors.New("not an integer")
+	}
+	s.v, s.set = n, true
+	return nil
+}
+
+// setDuration is a duration flag that records whether it was given.
+type setDuration struct {
+	v   time.Duration
+	set bool
+}
+
+func (s *setDuration) String() string {
+	if s == nil || !s.set {
+		return ""
+	}
+	return s.v.String()
+}
+
+func (s *setDuration) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("not a duration such as 30s")
+	}
+	s.v, s.set = d, true
+	return nil
+}
+
+// targetCall is the record of one sample's call for its results.
+func targetCall(o *target.Outcome) *results.TargetCall {
+	tc := &results.TargetCall{Status: results.TargetOK, LatencyMS: ms(o.Latency), Attempts: o.Attempts, Code: o.Code()}
+	if o.Err != nil {
+		tc.Status, tc.Error = results.TargetFailed, o.Err.Error()
+		return tc
+	}
+	if u := o.Reply.Usage; u != nil {
+		tc.PromptTokens, tc.CompletionTokens, tc.TotalTokens = u.PromptTokens, u.CompletionTokens, u.TotalTokens
+	}
+	tc.ContextIDs = o.Reply.ContextIDs
+	return tc
+}
+
+// ms is d in milliseconds, to the microsecond.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

@@ -1,0 +1,341 @@
+package target
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// maxDeaths is how many processes in a row may die without answering
+// before a command target gives up: a program that crashes at start must
+// not be restarted for every sample.
+const maxDeaths = 3
+
+// Command is a pipeline run as a program (through the shell, so
+// "python answer.py" works). It reads one JSON request per line on stdin
+// and writes one JSON reply per line on stdout; stderr is its log. A
+// long-running process answers its requests one at a time, in order; up
+// to Processes run at once, started when needed. A process that exits or
+// stops answering within the timeout is killed and replaced. With
+// PerSample, every sample gets a process of its own, whose whole stdout
+// is the reply.
+type Command struct {
+	Line      string
+	Dir       string   // working directory ("" = the current one)
+	Env       []string // nil = the current environment
+	Body      *Template
+	Paths     Paths
+	PerSample bool
+	Processes int // default 1
+
+	mu     sync.Mutex
+	idle   []*proc
+	live   int
+	deaths int
+	last   string // the last death's reason
+	free   chan struct{}
+	closed bool
+}
+
+// Call sends the sample's request and reads the reply.
+func (c *Command) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
+	body := c.Body
+	if body == nil {
+		body, _ = ParseTemplate(DefaultBody)
+	}
+	req, err := body.Render(s)
+	if err != nil {
+		return Reply{}, permanent(0, "request: %v", err)
+	}
+	if c.PerSample {
+		return c.once(ctx, req)
+	}
+	p, err := c.acquire(ctx)
+	if err != nil {
+		return Reply{}, err
+	}
+	line, err := p.ask(ctx, req)
+	if err != nil {
+		c.discard(p, err)
+		return Reply{}, err
+	}
+	c.release(p)
+	r, err := c.Paths.Extract(line)
+	if err != nil {
+		return Reply{}, permanent(0, "%v", err)
+	}
+	return r, nil
+}
+
+// acquire returns an idle process, or starts one when fewer than
+// Processes run, or waits for one to be released.
+func (c *Command) acquire(ctx context.Context) (*proc, error) {
+	for {
+		c.mu.Lock()
+		if c.free == nil {
+			c.free = make(chan struct{}, 1)
+		}
+		if c.deaths >= maxDeaths {
+			err := permanent(0, "gave up on the target command: %d processes in a row exited without answering; the last: %s", c.deaths, c.last)
+			c.mu.Unlock()
+			return nil, err
+		}
+		if n := len(c.idle); n > 0 {
+			p := c.idle[n-1]
+			c.idle = c.idle[:n-1]
+			c.mu.Unlock()
+			return p, nil
+		}
+		if c.live < max(1, c.Processes) && !c.closed {
+			c.live++
+			c.mu.Unlock()
+			p, err := c.start()
+			if err != nil {
+				c.discard(nil, err)
+				return nil, err
+			}
+			return p, nil
+		}
+		free := c.free
+		c.mu.Unlock()
+		select {
+		case <-free:
+		case <-ctx.Done():
+			return nil, transient(0, "no process free: %v", ctx.Err())
+		}
+	}
+}
+
+func (c *Command) signal() {
+	select {
+	case c.free <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Command) release(p *proc) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.deaths = 0
+	c.idle = append(c.idle, p)
+	c.signal()
+}
+
+// discard kills p (nil: a process that did not start) after err.
+func (c *Command) discard(p *proc, err error) {
+	if p != nil {
+		p.kill()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.live--
+	var ce *CallError
+	if errors.As(err, &ce) && ce.exited {
+		c.deaths++
+		c.last = ce.Reason
+	}
+	c.signal()
+}
+
+// Close stops every process.
+func (c *Command) Close() error {
+	c.mu.Lock()
+	idle := c.idle
+	c.idle, c.closed = nil, true
+	c.mu.Unlock()
+	for _, p := range idle {
+		p.stop()
+	}
+	return nil
+}
+
+// shell returns the command running line through the shell.
+func shell(ctx context.Context, line string) *exec.Cmd {
+	if runtime.GOOS == "windows" {
+		return exec.CommandContext(ctx, "cmd", "/C", line)
+	}
+	return exec.CommandContext(ctx, "sh", "-c", line)
+}
+
+// once runs one process for one request: the request on stdin, the reply
+// is its stdout.
+func (c *Command) once(ctx context.Context, req []byte) (Reply, error) {
+	cmd := shell(ctx, c.Line)
+	cmd.Dir, cmd.Env = c.Dir, c.Env
+	cmd.Stdin = bytes.NewReader(append(req, '\n'))
+	var stdout bytes.Buffer
+	stderr := &tail{}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	setProcessGroup(cmd)
+	cmd.WaitDelay = time.Second
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		return Reply{}, transient(0, "no reply: %v", ctx.Err())
+	}
+	if err != nil {
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		}
+		return Reply{}, transient(code, "the target command %q failed (%v)%s", c.Line, err, stderr.say())
+	}
+	r, err := c.Paths.Extract(stdout.Bytes())
+	if err != nil {
+		return Reply{}, permanent(0, "%v", err)
+	}
+	return r, nil
+}
+
+// proc is one long-running process of a command target.
+type proc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	out    *bufio.Reader
+	stderr *tail
+	line   string
+	exited chan struct{}
+}
+
+func (c *Command) start() (*proc, error) {
+	cmd := shell(context.Background(), c.Line)
+	cmd.Dir, cmd.Env = c.Dir, c.Env
+	p := &proc{cmd: cmd, stderr: &tail{}, line: c.Line, exited: make(chan struct{})}
+	cmd.Stderr = p.stderr
+	setProcessGroup(cmd)
+	cmd.WaitDelay = time.Second
+	var err error
+	if p.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, permanent(0, "target command: %v", err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, permanent(0, "target command: %v", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, permanent(0, "cannot start the target command %q: %v", c.Line, err)
+	}
+	p.out = bufio.NewReaderSize(stdout, 64<<10)
+	go func() { _ = cmd.Wait(); close(p.exited) }()
+	return p, nil
+}
+
+// ask writes one request line and reads one reply line.
+func (p *proc) ask(ctx context.Context, req []byte) ([]byte, error) {
+	type result struct {
+		line []byte
+		err  error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		if _, err := p.stdin.Write(append(req, '\n')); err != nil {
+			ch <- result{err: err}
+			return
+		}
+		line, err := readLine(p.out)
+		ch <- result{line, err}
+	}()
+	select {
+	case r := <-ch:
+		if r.err != nil {
+			return nil, p.died(r.err)
+		}
+		return r.line, nil
+	case <-ctx.Done():
+		return nil, transient(0, "no reply: %v (the process was stopped)", ctx.Err())
+	}
+}
+
+// died describes a process that could not answer: its exit status and the
+// end of its stderr.
+func (p *proc) died(err error) error {
+	select {
+	case <-p.exited:
+	case <-time.After(2 * time.Second):
+		e := transient(0, "the target command %q stopped answering (%v)%s", p.line, err, p.stderr.say())
+		e.exited = true
+		return e
+	}
+	e := transient(p.cmd.ProcessState.ExitCode(), "the target command %q exited (%s) before replying%s", p.line, p.cmd.ProcessState, p.stderr.say())
+	e.exited = true
+	return e
+}
+
+// readLine reads one non-empty line (at most maxReply bytes).
+func readLine(r *bufio.Reader) ([]byte, error) {
+	for {
+		var buf []byte
+		for {
+			chunk, isPrefix, err := r.ReadLine()
+			if err != nil {
+				return nil, err
+			}
+			buf = append(buf, chunk...)
+			if len(buf) > maxReply {
+				return nil, fmt.Errorf("reply line longer than %d MiB", maxReply>>20)
+			}
+			if !isPrefix {
+				break
+			}
+		}
+		if len(bytes.TrimSpace(buf)) > 0 {
+			return buf, nil
+		}
+	}
+}
+
+// stop closes stdin (a well-behaved program exits at end of input) and
+// kills the process if it does not exit within a second.
+func (p *proc) stop() {
+	_ = p.stdin.Close()
+	select {
+	case <-p.exited:
+	case <-time.After(time.Second):
+		p.kill()
+	}
+}
+
+func (p *proc) kill() {
+	killGroup(p.cmd)
+	_ = p.stdin.Close()
+}
+
+// tail keeps the last 2 KiB a process wrote to stderr.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if n := len(t.buf); n > 2048 {
+		t.buf = t.buf[n-2048:]
+	}
+	return len(b), nil
+}
+
+// say returns "; stderr: ..." with the last lines, or "".
+func (t *tail) say() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	s := strings.TrimSpace(string(t.buf))
+	if s == "" {
+		return ""
+	}
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 && len(s) > 300 {
+		s = s[max(0, len(s)-300):]
+	}
+	return "; its stderr ends: " + s
+}

@@ -1,0 +1,128 @@
+package target
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// maxReply is the largest reply read from a target.
+const maxReply = 16 << 20
+
+// HTTP is a pipeline behind an HTTP endpoint. The URL may hold
+// placeholders (query-escaped); the body is the rendered Template (none
+// for GET and HEAD).
+type HTTP struct {
+	URL    string
+	Method string // default POST
+	Header http.Header
+	Body   *Template
+	Paths  Paths
+	Client *http.Client
+}
+
+// NewClient returns an HTTP client that keeps enough idle connections for
+// conc calls in flight.
+func NewClient(conc int) *http.Client {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns = max(100, conc)
+	tr.MaxIdleConnsPerHost = max(2, conc)
+	return &http.Client{Transport: tr}
+}
+
+// Call sends the sample's request and reads the reply.
+func (h *HTTP) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
+	method := h.Method
+	if method == "" {
+		method = http.MethodPost
+	}
+	var body io.Reader
+	if method != http.MethodGet && method != http.MethodHead && h.Body != nil {
+		b, err := h.Body.Render(s)
+		if err != nil {
+			return Reply{}, permanent(0, "request body: %v", err)
+		}
+		body = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, ExpandText(h.URL, s, URLEscape), body)
+	if err != nil {
+		return Reply{}, permanent(0, "request: %v", err)
+	}
+	for k, vs := range h.Header {
+		req.Header[k] = vs
+	}
+	if body != nil && req.Header.Get("Content-Type") == "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if req.Header.Get("Accept") == "" {
+		req.Header.Set("Accept", "application/json")
+	}
+	client := h.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+			return Reply{}, transient(0, "no reply: %v", ctx.Err())
+		}
+		return Reply{}, transient(0, "%v", unwrapURL(err))
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxReply+1))
+	if err != nil {
+		return Reply{}, transient(resp.StatusCode, "reading the reply: %v", err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return Reply{}, statusError(resp, data)
+	}
+	if len(data) > maxReply {
+		return Reply{}, permanent(resp.StatusCode, "reply larger than %d MiB", maxReply>>20)
+	}
+	r, err := h.Paths.Extract(data)
+	if err != nil {
+		return Reply{}, permanent(resp.StatusCode, "%v", err)
+	}
+	return r, nil
+}
+
+// Close releases idle connections.
+func (h *HTTP) Close() error {
+	if h.Client != nil {
+		h.Client.CloseIdleConnections()
+	}
+	return nil
+}
+
+// statusError classifies a non-2xx reply: 408, 429 and 5xx are transient.
+func statusError(resp *http.Response, data []byte) error {
+	code := resp.StatusCode
+	e := &CallError{Code: code, Reason: fmt.Sprintf("HTTP %d %s: %s", code, http.StatusText(code), snippet(data))}
+	switch {
+	case code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500:
+		e.Transient = true
+		if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s > 0 {
+			e.RetryAfter = time.Duration(s) * time.Second
+		}
+	}
+	return e
+}
+
+// unwrapURL drops the "Post \"url\": " prefix of a client error: the URL
+// may carry a secret in its query, and the cause is what matters.
+func unwrapURL(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
+}

@@ -1,0 +1,191 @@
+package target
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Reply is what the pipeline answered for one sample. Contexts and
+// ContextIDs are nil when the reply has none (the dataset's are kept);
+// Usage is nil when the reply reports no token usage.
+type Reply struct {
+	Response   string
+	Contexts   []string
+	ContextIDs []string
+	Usage      *Usage
+}
+
+// Usage is the token usage a pipeline reports for one answer.
+type Usage struct {
+	PromptTokens     int `json:"prompt_tokens,omitempty"`
+	CompletionTokens int `json:"completion_tokens,omitempty"`
+	TotalTokens      int `json:"total_tokens"`
+}
+
+// Paths say where a reply holds each output. Response is required; an
+// optional path that is absent from a reply leaves that output unset,
+// unless it was given explicitly (Strict), which makes the reply
+// malformed.
+type Paths struct {
+	Response   Path
+	Contexts   Path
+	ContextIDs Path
+	Usage      Path
+	// Strict lists the optional outputs whose path was given explicitly:
+	// "contexts", "context_ids", "usage".
+	Strict map[string]bool
+}
+
+// DefaultPaths are the paths used when none is given: the field names of
+// a responses file, and OpenAI's usage object.
+func DefaultPaths() Paths {
+	return Paths{
+		Response:   MustPath("response"),
+		Contexts:   MustPath("retrieved_contexts"),
+		ContextIDs: MustPath("retrieved_context_ids"),
+		Usage:      MustPath("usage"),
+	}
+}
+
+// Extract reads a reply (one JSON value) with the paths. Its errors say
+// which path did not match and why; they are never transient.
+func (ps Paths) Extract(data []byte) (Reply, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return Reply{}, fmt.Errorf("reply is not JSON (%v): %s", err, snippet(data))
+	}
+	var r Reply
+	resp, found, err := ps.Response.Get(v)
+	switch {
+	case err != nil:
+		return Reply{}, fmt.Errorf("response path %q: %v", ps.Response, err)
+	case !found:
+		return Reply{}, fmt.Errorf("response path %q matches nothing in the reply %s", ps.Response, snippet(data))
+	}
+	if r.Response, err = text(resp); err != nil {
+		return Reply{}, fmt.Errorf("response path %q: %v", ps.Response, err)
+	}
+	if r.Contexts, err = ps.list(v, ps.Contexts, "contexts", data); err != nil {
+		return Reply{}, err
+	}
+	if r.ContextIDs, err = ps.list(v, ps.ContextIDs, "context_ids", data); err != nil {
+		return Reply{}, err
+	}
+	if r.Usage, err = ps.usage(v, data); err != nil {
+		return Reply{}, err
+	}
+	return r, nil
+}
+
+// list reads a list of texts; a single text is a one-item list.
+func (ps Paths) list(v any, p Path, name string, data []byte) ([]string, error) {
+	if p.String() == "" {
+		return nil, nil
+	}
+	x, found, err := p.Get(v)
+	if err == nil && !found && ps.Strict[name] {
+		err = fmt.Errorf("matches nothing in the reply %s", snippet(data))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s path %q: %v", name, p, err)
+	}
+	if !found || x == nil {
+		return nil, nil
+	}
+	items, ok := x.([]any)
+	if !ok {
+		items = []any{x}
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		s, err := text(it)
+		if err != nil {
+			return nil, fmt.Errorf("%s path %q: item %d: %v", name, p, i, err)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// usage reads token usage: an object with prompt_tokens, completion_tokens
+// and total_tokens (or input_tokens and output_tokens), or one number
+// (the total).
+func (ps Paths) usage(v any, data []byte) (*Usage, error) {
+	if ps.Usage.String() == "" {
+		return nil, nil
+	}
+	x, found, err := ps.Usage.Get(v)
+	if err == nil && !found && ps.Strict["usage"] {
+		err = fmt.Errorf("matches nothing in the reply %s", snippet(data))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("usage path %q: %v", ps.Usage, err)
+	}
+	if !found || x == nil {
+		return nil, nil
+	}
+	if n, ok := x.(json.Number); ok {
+		t, err := count(n)
+		if err != nil {
+			return nil, fmt.Errorf("usage path %q: %v", ps.Usage, err)
+		}
+		return &Usage{TotalTokens: t}, nil
+	}
+	obj, ok := x.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("usage path %q: %s, want a number of tokens or an object such as {\"prompt_tokens\": 120, \"completion_tokens\": 40}", ps.Usage, kindOf(x))
+	}
+	var u Usage
+	for _, f := range []struct {
+		keys []string
+		dst  *int
+	}{{[]string{"prompt_tokens", "input_tokens"}, &u.PromptTokens}, {[]string{"completion_tokens", "output_tokens"}, &u.CompletionTokens}, {[]string{"total_tokens"}, &u.TotalTokens}} {
+		for _, k := range f.keys {
+			if n, ok := obj[k].(json.Number); ok {
+				if *f.dst, err = count(n); err != nil {
+					return nil, fmt.Errorf("usage path %q: %s: %v", ps.Usage, k, err)
+				}
+				break
+			}
+		}
+	}
+	if u.TotalTokens == 0 {
+		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	return &u, nil
+}
+
+func count(n json.Number) (int, error) {
+	i, err := strconv.Atoi(n.String())
+	if err != nil || i < 0 {
+		return 0, fmt.Errorf("%s is not a count of tokens", n)
+	}
+	return i, nil
+}
+
+// text returns a string value; numbers and booleans as written.
+func text(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case json.Number:
+		return x.String(), nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	}
+	return "", fmt.Errorf("%s, want a string", kindOf(v))
+}
+
+// snippet quotes the start of a reply for messages.
+func snippet(data []byte) string {
+	const n = 200
+	s := string(bytes.TrimSpace(data))
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return strconv.Quote(s)
+}

@@ -1,0 +1,189 @@
+package target
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// Options configures Run.
+type Options struct {
+	// Concurrency bounds the calls in flight (default 8).
+	Concurrency int
+	// Timeout bounds one attempt (default 60 s).
+	Timeout time.Duration
+	// Retries is how many times a transient failure is retried (0: none).
+	Retries int
+	// Backoff is the wait before the first retry, doubled at each retry
+	// with jitter and capped at 30 s (default 500 ms).
+	Backoff time.Duration
+	// Progress, when set, is called after each finished call (never
+	// concurrently).
+	Progress func(done, total int)
+}
+
+// Outcome is the result of calling the target for one sample.
+type Outcome struct {
+	// Done is false for a sample not called, or whose call was cut short
+	// by the cancellation of the run.
+	Done  bool
+	Reply Reply
+	// Err is the failure of the last attempt, nil on success.
+	Err      error
+	Attempts int
+	// Latency is the wall time of the last attempt.
+	Latency time.Duration
+}
+
+// Code is the HTTP status or exit code of a failed call, 0 if none.
+func (o *Outcome) Code() int {
+	var ce *CallError
+	if errors.As(o.Err, &ce) {
+		return ce.Code
+	}
+	return 0
+}
+
+// Run calls t for every sample, at most opts.Concurrency at once, and
+// returns the outcomes in sample order. When ctx is cancelled it stops
+// starting calls, and the calls in flight end with Done false: what
+// finished is kept. When the first calls all fail (giveUpAfter of them,
+// at least), the target is taken for down: the samples not called yet
+// fail at once with the first failure's reason instead of each retrying.
+func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) []Outcome {
+	conc := opts.Concurrency
+	if conc <= 0 {
+		conc = 8
+	}
+	out := make([]Outcome, len(samples))
+	next := make(chan int)
+	down := make(chan struct{})
+	var (
+		mu               sync.Mutex
+		done, ok, failed int
+		firstErr         error
+		wg               sync.WaitGroup
+		giveUp           = max(giveUpAfter, conc)
+	)
+	finish := func(i int, o Outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		out[i] = o
+		done++
+		if o.Err == nil {
+			ok++
+		} else if failed++; firstErr == nil {
+			firstErr = o.Err
+		}
+		if ok == 0 && failed == giveUp {
+			close(down)
+		}
+		if opts.Progress != nil {
+			opts.Progress(done, len(samples))
+		}
+	}
+	for range min(conc, max(1, len(samples))) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				if o := call(ctx, t, &samples[i], opts); o.Done {
+					finish(i, o)
+				}
+			}
+		}()
+	}
+	i := 0
+feed:
+	for ; i < len(samples); i++ {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		case <-down:
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	if ctx.Err() == nil && i < len(samples) {
+		err := permanent(0, "not called: the first %d calls to the target all failed (the first: %v)", giveUp, firstErr)
+		for ; i < len(samples); i++ {
+			finish(i, Outcome{Done: true, Err: err})
+		}
+	}
+	return out
+}
+
+// giveUpAfter is the fewest failed calls, and no success, after which Run
+// takes the target for down.
+const giveUpAfter = 10
+
+// call calls t for one sample with its retries.
+func call(ctx context.Context, t Target, s *metrics.Sample, opts Options) Outcome {
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = 60 * time.Second
+	}
+	var o Outcome
+	for attempt := 0; ; attempt++ {
+		if ctx.Err() != nil {
+			return Outcome{}
+		}
+		actx, cancel := context.WithTimeout(ctx, timeout)
+		start := time.Now()
+		r, err := t.Call(actx, s)
+		o.Latency = time.Since(start)
+		timedOut := errors.Is(actx.Err(), context.DeadlineExceeded)
+		cancel()
+		o.Attempts = attempt + 1
+		if ctx.Err() != nil {
+			return Outcome{}
+		}
+		if timedOut && err != nil {
+			err = &CallError{Reason: "no reply within " + timeout.String() + " (raise the target timeout if the pipeline is this slow)", Transient: true}
+		}
+		if err == nil {
+			o.Done, o.Reply, o.Err = true, r, nil
+			return o
+		}
+		o.Done, o.Err = true, err
+		if !IsTransient(err) || attempt >= opts.Retries {
+			return o
+		}
+		if !sleep(ctx, wait(opts.Backoff, attempt, err)) {
+			return Outcome{}
+		}
+	}
+}
+
+// wait is the backoff before retry attempt+1: exponential with jitter,
+// or what the server asked for.
+func wait(base time.Duration, attempt int, err error) time.Duration {
+	const ceiling = 30 * time.Second
+	var ce *CallError
+	if errors.As(err, &ce) && ce.RetryAfter > 0 {
+		return min(ce.RetryAfter, ceiling)
+	}
+	if base <= 0 {
+		base = 500 * time.Millisecond
+	}
+	d := base << min(attempt, 10)
+	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
+	return min(d, ceiling)
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
