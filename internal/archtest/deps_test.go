@@ -15,6 +15,7 @@ var pure = []string{
 	"github.com/raggate/raggate/internal/compare",
 	"github.com/raggate/raggate/internal/agree",
 	"github.com/raggate/raggate/internal/report",
+	"github.com/raggate/raggate/internal/htmlreport",
 	"github.com/raggate/raggate/internal/results",
 	"github.com/raggate/raggate/internal/dataset",
 	"github.com/raggate/raggate/internal/redact",

@@ -58,6 +58,10 @@ const (
 // read through the git blobs API. Rate limits are retried by the client's
 // transport (ghapi.NewClient).
 type BranchStore struct {
+	// Texts selects the samples whose texts (response, retrieved
+	// contexts, evidence) Get keeps; nil keeps none, as a comparison
+	// needs only the scores.
+	Texts       func(id string) bool
 	Client      *github.Client
 	Owner, Repo string
 	// Branch holds the baselines (default DefaultBranch).
@@ -268,7 +272,7 @@ func (s *BranchStore) readFile(ctx context.Context, p string) (*results.File, bo
 	if err != nil || !found {
 		return nil, found, err
 	}
-	f, err := results.Parse(data)
+	f, err := results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
 	if err != nil {
 		return nil, false, fmt.Errorf("baseline %s: %w", s.location(p), err)
 	}
@@ -302,7 +306,7 @@ func (s *BranchStore) Put(ctx context.Context, key Key, f *results.File) error {
 		return err
 	}
 	keep := func(existing []byte) (bool, error) {
-		old, err := results.Parse(existing)
+		old, err := results.ParseWith(existing, results.ScoresOnly)
 		if err != nil || gitSHA(old) == "" || strings.EqualFold(gitSHA(old), key.SHA) {
 			return false, nil // unreadable or same commit: replace
 		}

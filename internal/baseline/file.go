@@ -14,6 +14,10 @@ import (
 // when the results do not).
 type FileStore struct {
 	Path string
+	// Texts selects the samples whose texts (response, retrieved
+	// contexts, evidence) Get keeps; nil keeps none, as a comparison
+	// needs only the scores.
+	Texts func(id string) bool
 }
 
 var _ Store = (*FileStore)(nil)
@@ -26,7 +30,7 @@ func (s *FileStore) Get(ctx context.Context, key Key) (*results.File, Source, er
 	if err := ctx.Err(); err != nil {
 		return nil, Source{}, err
 	}
-	f, err := results.Read(s.Path)
+	f, err := results.ReadWith(s.Path, results.ReadOptions{Texts: s.Texts})
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, Source{}, fmt.Errorf("%w: %s does not exist", ErrNotFound, s.Path)
 	}

@@ -21,6 +21,10 @@ import (
 // workspace owned by the runner's user, which git otherwise refuses
 // ("detected dubious ownership").
 type GitStore struct {
+	// Texts selects the samples whose texts (response, retrieved
+	// contexts, evidence) Get keeps; nil keeps none, as a comparison
+	// needs only the scores.
+	Texts func(id string) bool
 	// Dir is the repository's working directory (GITHUB_WORKSPACE); empty
 	// is the current directory.
 	Dir string
@@ -162,7 +166,7 @@ func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 			}
 			return nil, Source{}, fmt.Errorf("git show %s: %w: %s", loc, err, stderr)
 		}
-		f, err := results.Parse(out)
+		f, err := results.ParseWith(out, results.ReadOptions{Texts: s.Texts})
 		if err != nil {
 			return nil, Source{}, fmt.Errorf("baseline %s: %w", loc, err)
 		}

@@ -153,7 +153,7 @@ func (s *GitStore) History(ctx context.Context, key Key, n int) ([]Entry, error)
 			}
 			return nil, fmt.Errorf("git show %s:%s: %w: %s", sha, p, err, stderr)
 		}
-		f, err := results.Parse(data)
+		f, err := results.ParseWith(data, results.ScoresOnly)
 		if err != nil {
 			return nil, fmt.Errorf("baseline %s:%s: %w", results.ShortHash(sha), p, err)
 		}
@@ -194,7 +194,7 @@ func (s *DirStore) History(ctx context.Context, key Key, n int) ([]Entry, error)
 			return nil, err
 		}
 		p := filepath.Join(s.Dir, de.Name())
-		f, err := results.Read(p)
+		f, err := results.ReadWith(p, results.ScoresOnly)
 		if err != nil {
 			return nil, err
 		}

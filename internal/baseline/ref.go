@@ -23,6 +23,10 @@ type RefStore struct {
 	Owner, Repo string
 	// Path is the baseline file, relative to the repository root.
 	Path string
+	// Texts selects the samples whose texts (response, retrieved
+	// contexts, evidence) Get keeps; nil keeps none, as a comparison
+	// needs only the scores.
+	Texts func(id string) bool
 }
 
 var _ Store = (*RefStore)(nil)
@@ -52,7 +56,7 @@ func (s *RefStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 		return nil, Source{}, err
 	}
 	loc := ref + ":" + p
-	f, err := results.Parse(data)
+	f, err := results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
 	if err != nil {
 		return nil, Source{}, fmt.Errorf("baseline %s: %w", loc, err)
 	}

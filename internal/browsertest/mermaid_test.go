@@ -90,4 +90,5 @@ func TestMermaidChartsParseAndRender(t *testing.T) {
 		t.Fatal(err)
 	}
 	screenshot(t, "trend-chart.png", png)
+	docsShot(t, "trend-chart.png", png)
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/raggate/raggate/internal/ghaction"
 	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/ghcomment"
+	"github.com/raggate/raggate/internal/htmlreport"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
@@ -36,6 +37,7 @@ type actionSettings struct {
 	store            string // branch | git | file
 	storeBranch      string
 	storePath        string
+	reportHTML       string // where check mode writes the HTML report; "" = none
 }
 
 // actionCmd is the container entrypoint: it reads the inputs GitHub passes
@@ -194,6 +196,9 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env Env) (Options, 
 	}
 	o.Out = orDefault(in.Get("results"), "raggate-results.json")
 	o.Report = orDefault(in.Get("report"), "raggate-report.md")
+	st.reportHTML = in.Get("report-html")
+	o.RecordTexts, err = in.Bool("record-texts", true)
+	bad(err)
 	o.Quiet = false
 	st.comment, err = in.Bool("comment", true)
 	bad(err)
@@ -527,6 +532,7 @@ func (a *actionRun) check(ctx context.Context) error {
 	}
 	th = th.WithSegments(a.o.SegmentBy...)
 	a.o.segmentKeys = th.Segments
+	defer a.o.closeTexts()
 	head, err := execRun(ctx, a.env, &a.o)
 	if err != nil {
 		return err
@@ -535,7 +541,26 @@ func (a *actionRun) check(ctx context.Context) error {
 		return err
 	}
 	rep := compareRedacted(a.env, base, head, th)
+	if err := a.writeHTML(ctx, rep, store, base, head, source); err != nil {
+		return err
+	}
 	return a.publish(ctx, rep, source, a.gh.HeadSHA(), a.readTrend(ctx, store, a.baselineKey(), base != nil))
+}
+
+// writeHTML writes the HTML report (input report-html), reading the texts
+// of the samples it lists from the results file and the store.
+func (a *actionRun) writeHTML(ctx context.Context, rep *compare.Report, store baseline.Store, base, head *results.File, source string) error {
+	if a.st.reportHTML == "" {
+		return nil
+	}
+	sides := htmlSides{base: base, head: head, headPath: a.env.abs(a.o.Out)}
+	if base != nil {
+		sides.reread = func(ctx context.Context, keep func(string) bool) (*results.File, error) {
+			f, _, err := withTexts(store, keep).Get(ctx, a.baselineKey())
+			return f, err
+		}
+	}
+	return writeHTML(ctx, a.env, rep, sides, &a.o, a.st.reportHTML, htmlreport.Options{Gate: a.st.gate, BaselineSource: source})
 }
 
 // readTrend reads the base branch's stored baselines for the report's
@@ -696,6 +721,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if err := a.userMetrics(ctx); err != nil {
 		return err
 	}
+	defer a.o.closeTexts()
 	f, err := execRun(ctx, a.env, &a.o)
 	if err != nil {
 		return err
@@ -761,7 +787,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if wr == nil {
 		return usageErr("mode: comment runs in a workflow_run workflow (the privileged half of the fork-safe pattern); this is a %q event", a.gh.EventName)
 	}
-	head, err := results.Read(a.env.abs(a.o.Out))
+	head, err := results.ReadWith(a.env.abs(a.o.Out), results.ScoresOnly)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("input results: %w", err))
 	}

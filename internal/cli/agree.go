@@ -158,6 +158,7 @@ func agreeScores(ctx context.Context, env Env, o *Options, a agreeOptions, spec 
 		}
 		return nil
 	}
+	defer o.closeTexts()
 	f, err := execRun(ctx, env, o)
 	if f != nil && !o.Quiet {
 		fmt.Fprintf(env.Stderr, "wrote %s (%d samples, judge %s); gate agree --results %s reads it again without judging\n", o.Out, len(f.Samples), f.Judge.Provider, o.Out)

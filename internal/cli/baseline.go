@@ -137,12 +137,12 @@ func (b *baselineFlags) open(env Env) (baseline.Store, error) {
 		if b.path == "" {
 			return nil, usageErr("--store file needs --path")
 		}
-		return &baseline.FileStore{Path: env.abs(b.path)}, nil
+		return &baseline.FileStore{Path: env.abs(b.path), Texts: results.AllTexts}, nil
 	case "git":
 		if b.path == "" {
 			return nil, usageErr("--store git needs --path (the results file in the repository)")
 		}
-		return &baseline.GitStore{Dir: env.Dir, Path: b.path, Ref: b.ref}, nil
+		return &baseline.GitStore{Dir: env.Dir, Path: b.path, Ref: b.ref, Texts: results.AllTexts}, nil
 	case "branch":
 		repo := b.repo
 		if repo == "" {
@@ -160,7 +160,7 @@ func (b *baselineFlags) open(env Env) (baseline.Store, error) {
 		if err != nil {
 			return nil, withCode(ExitUsage, err)
 		}
-		return &baseline.BranchStore{Client: c, Owner: owner, Repo: name, Branch: b.storeBranch}, nil
+		return &baseline.BranchStore{Client: c, Owner: owner, Repo: name, Branch: b.storeBranch, Texts: results.AllTexts}, nil
 	}
 	return nil, usageErr("--store %q: want branch, git or file", b.store)
 }

@@ -35,6 +35,7 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.loadUserMetrics(env); err != nil {
 		return err
 	}
+	defer o.closeTexts()
 	f, err := execRun(ctx, env, &o)
 	if err != nil || f == nil {
 		return err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/htmlreport"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
@@ -18,7 +19,8 @@ import (
 
 func (o *Options) bindCompare(fs *flag.FlagSet) {
 	fs.StringVar(&o.Thresholds, "thresholds", o.Thresholds, "thresholds `file` (YAML; see thresholds.example.yaml); default: built-in defaults, no floors")
-	fs.StringVar(&o.Format, "format", o.Format, "report `format` on stdout: text, markdown or json")
+	fs.StringVar(&o.Format, "format", o.Format, "report `format` on stdout: text, markdown, json or html (one self-contained page)")
+	fs.IntVar(&o.HTMLSamples, "html-samples", o.HTMLSamples, "the HTML report lists this many `samples`, the worst (it says how many it leaves out)")
 	fs.StringVar(&o.History, "history", "", "a `directory` of earlier results files (say, the base branch's stored baselines): the report adds their trend, the newest 30 judged like the head, with the head's means last")
 	fs.Var((*keysFlag)(&o.SegmentBy), "segment-by", "also compare per value of this metadata `key` (a dataset column, case kept; repeatable or comma-separated), added to the thresholds' segments")
 }
@@ -48,13 +50,13 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.validate(env, "compare"); err != nil {
 		return err
 	}
-	head, err := results.Read(env.abs(o.Head))
+	head, err := results.ReadWith(env.abs(o.Head), results.ScoresOnly)
 	if err != nil {
 		return withCode(ExitUsage, fmt.Errorf("--head: %w", err))
 	}
 	var base *results.File
 	if o.Base != "" {
-		if base, err = results.Read(env.abs(o.Base)); err != nil {
+		if base, err = results.ReadWith(env.abs(o.Base), results.ScoresOnly); err != nil {
 			return withCode(ExitUsage, fmt.Errorf("--base: %w", err))
 		}
 	}
@@ -69,6 +71,18 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	rep := compareRedacted(env, base, head, th.WithSegments(o.SegmentBy...))
+	if o.Format == "html" {
+		sides := htmlSides{base: base, head: head, headPath: env.abs(o.Head)}
+		if o.Base != "" {
+			sides.reread = func(_ context.Context, keep func(string) bool) (*results.File, error) {
+				return results.ReadWith(env.abs(o.Base), results.ReadOptions{Texts: keep})
+			}
+		}
+		if err := writeHTML(ctx, env, rep, sides, &o, o.Out, htmlreport.Options{}); err != nil {
+			return err
+		}
+		return verdictErr(rep)
+	}
 	if err := emitReport(env, rep, o.Format, o.Out, report.Options{Trend: trend}); err != nil {
 		return err
 	}
@@ -85,7 +99,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	o.bindCompare(fs)
 	fs.StringVar(&o.Baseline, "baseline", "", "baseline results `file` (missing file: no baseline yet, floors only)")
 	fs.StringVar(&o.BaselineRef, "baseline-ref", "", "read the baseline from git, `REF:PATH`, e.g. origin/main:eval/results.json")
-	fs.StringVar(&o.Report, "report", "", "also write the report to this `file` (.md markdown, .json JSON, else text)")
+	fs.StringVar(&o.Report, "report", "", "also write the report to this `file` (.md markdown, .json JSON, .html HTML page, else text)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -118,6 +132,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	}
 	var base *results.File
 	var src string
+	defer o.closeTexts()
 	head, err := execRun(ctx, env, &o)
 	if err != nil || head == nil { // head is nil after --dry-run
 		return err
@@ -129,11 +144,19 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	}
 	rep := compareRedacted(env, base, head, th)
 	opts := report.Options{BaselineSource: src, Trend: trend}
-	if err := emitReport(env, rep, o.Format, "", opts); err != nil {
+	sides := htmlSides{base: base, head: head, headPath: env.abs(o.Out)}
+	if base != nil {
+		sides.reread = func(ctx context.Context, keep func(string) bool) (*results.File, error) {
+			f, _, err := getBaseline(ctx, env, withTexts(store, keep))
+			return f, err
+		}
+	}
+	hopts := htmlreport.Options{BaselineSource: src}
+	if err := emit(ctx, env, rep, sides, &o, o.Format, "", opts, hopts); err != nil {
 		return err
 	}
 	if o.Report != "" {
-		if err := emitReport(env, rep, formatFor(o.Report), o.Report, opts); err != nil {
+		if err := emit(ctx, env, rep, sides, &o, formatFor(o.Report), o.Report, opts, hopts); err != nil {
 			return err
 		}
 	}
@@ -204,6 +227,8 @@ func formatFor(path string) string {
 		return "markdown"
 	case ".json":
 		return "json"
+	case ".html", ".htm":
+		return "html"
 	}
 	return "text"
 }

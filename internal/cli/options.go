@@ -3,6 +3,8 @@ package cli
 import (
 	"flag"
 	"fmt"
+	"github.com/raggate/raggate/internal/htmlreport"
+	"github.com/raggate/raggate/internal/results"
 	"path/filepath"
 	"strings"
 	"time"
@@ -62,14 +64,21 @@ type Options struct {
 	ClaimsAtomicity, ClaimsCoverage string
 
 	// Output.
-	Out    string
-	Quiet  bool
-	Shard  string // i/n: judge only this shard of the dataset
-	Format string // markdown | text | json (compare, check)
+	Out   string
+	Quiet bool
+	// RecordTexts records each sample's response, retrieved contexts and
+	// the judge's evidence in the results file (for the HTML report);
+	// texts holds them on disk while the run lasts.
+	RecordTexts bool
+	texts       *results.Spill
+	Shard       string // i/n: judge only this shard of the dataset
+	Format      string // markdown | text | json (compare, check)
 	// History is a directory of earlier results files whose trend the
 	// report shows (compare, check).
 	History string
 	Report  string // where compare/check write the report
+	// HTMLSamples is how many samples, the worst, an HTML report lists.
+	HTMLSamples int
 
 	// Comparison.
 	Base        string
@@ -110,6 +119,17 @@ func defaultOptions() Options {
 		MaxTokens:      openaicompat.DefaultMaxCompletionTokens,
 		Alpha:          0.05,
 		Limits:         defaultLimits(),
+		RecordTexts:    true,
+		HTMLSamples:    htmlreport.DefaultLimit,
+	}
+}
+
+// closeTexts removes the run's texts file (see RecordTexts); a results
+// file it supplied texts to must be written before.
+func (o *Options) closeTexts() {
+	if o.texts != nil {
+		o.texts.Close()
+		o.texts = nil
 	}
 }
 
@@ -158,6 +178,7 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 func (o *Options) bindOut(fs *flag.FlagSet) {
 	fs.StringVar(&o.Out, "out", o.Out, "results `file` to write")
 	fs.BoolVar(&o.Quiet, "quiet", o.Quiet, "no progress on stderr")
+	fs.BoolVar(&o.RecordTexts, "record-texts", o.RecordTexts, "record each sample's response, retrieved contexts and the judge's evidence in the results file (for --format html); =false keeps scores and reasons only")
 }
 
 // fieldMapping parses the --field values.

@@ -36,6 +36,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.loadUserMetrics(env); err != nil {
 		return err
 	}
+	defer o.closeTexts()
 	f, err := execRun(ctx, env, &o)
 	if f != nil {
 		if terr := report.RunTable(env.Stdout, f); terr != nil {
@@ -76,6 +77,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	// From here the run holds the texts of the samples not judged yet only:
 	// the results need the input hashes, computed now, not the texts.
 	inputs := eval.InputsOf(in.samples)
+	if err := o.openTexts(); err != nil {
+		return nil, err
+	}
 	in.ds.Samples = nil
 	jr, err := judgeRepeats(runCtx, env, o, judges, in.samples, in.ms, unanswered)
 	if err != nil {
@@ -91,6 +95,9 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(in.samples))
 	}
 	redactResults(env.red, f)
+	if o.texts != nil {
+		f.SetTextSource(redactedTexts(env.red, o.texts))
+	}
 	if err := results.Write(env.abs(o.Out), f); err != nil {
 		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
 	}
@@ -161,6 +168,20 @@ func gateUnscored(o *Options, f *results.File, info judge.Info) error {
 	if msg := tooManyTargetFailures(f, o.Target.MaxFailures); msg != "" {
 		return withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (their scores are undefined, kind target; raise --max-target-failures to accept this)", msg, o.Out))
 	}
+	return nil
+}
+
+// openTexts opens the file that holds the samples' texts while the run
+// lasts, when they are recorded.
+func (o *Options) openTexts() error {
+	if !o.RecordTexts || o.texts != nil {
+		return nil
+	}
+	sp, err := results.NewSpill("")
+	if err != nil {
+		return withCode(ExitOperational, err)
+	}
+	o.texts = sp
 	return nil
 }
 
@@ -372,6 +393,9 @@ func judgeRepeats(ctx context.Context, env Env, o *Options, judges func(repeat i
 		}
 		if r == repeats-1 {
 			opts.Release = func(i int) { samples[i] = metrics.Sample{ID: samples[i].ID} }
+			if o.texts != nil {
+				opts.Texts = o.texts.Put
+			}
 		}
 		res, err := eval.Run(ctx, memo, samples, opts)
 		if res == nil {

@@ -107,6 +107,33 @@ func redactResults(r *redact.Redactor, f *results.File) {
 		if t := f.Samples[i].Target; t != nil {
 			t.Error = r.String(t.Error)
 		}
+		if f.Samples[i].HasTexts() {
+			t := redactTexts(r, f.Samples[i].TextsOf())
+			f.Samples[i].SetTexts(t)
+		}
+	}
+}
+
+// redactTexts removes the secrets of a sample's texts.
+func redactTexts(r *redact.Redactor, t results.Texts) results.Texts {
+	t.Response = r.String(t.Response)
+	r.Strings(t.Contexts)
+	for _, items := range t.Evidence {
+		for i := range items {
+			items[i].Text, items[i].Reason = r.String(items[i].Text), r.String(items[i].Reason)
+		}
+	}
+	return t
+}
+
+// redactedTexts is src with the secrets of the texts removed.
+func redactedTexts(r *redact.Redactor, src *results.Spill) results.TextSource {
+	return func(id string) (results.Texts, bool, error) {
+		t, ok, err := src.Get(id)
+		if !ok || err != nil {
+			return t, ok, err
+		}
+		return redactTexts(r, t), true, nil
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -120,6 +121,14 @@ func TestRunTargetHTTP(t *testing.T) {
 	}
 	p, f := readResults(t, plain), readResults(t, out)
 	assertSameScores(t, p, f)
+	// The results record what the target answered, as the HTML report
+	// shows it: here the golden file's responses and contexts.
+	for i, s := range f.Samples {
+		if s.Response == "" || s.Response != p.Samples[i].Response || !slices.Equal(s.Contexts, p.Samples[i].Contexts) {
+			t.Fatalf("sample %s: recorded response %q and %d contexts, want the target's answer %q and %d contexts",
+				s.ID, s.Response, len(s.Contexts), p.Samples[i].Response, len(p.Samples[i].Contexts))
+		}
+	}
 	for _, m := range []string{colLatency, colTokens} {
 		if s, ok := f.Summary[m]; !ok || s.N != 20 {
 			t.Errorf("target metric %s: summary %+v, want 20 scores", m, s)

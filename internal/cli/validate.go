@@ -142,8 +142,11 @@ func (o *Options) problems(cmd string) []problem {
 	}
 	switch cmd {
 	case "check", "compare":
-		if f := o.Format; f != "text" && f != "markdown" && f != "json" {
-			ps = append(ps, badText("format", f, "text, markdown or json"))
+		if f := o.Format; f != "text" && f != "markdown" && f != "json" && f != "html" {
+			ps = append(ps, badText("format", f, "text, markdown, json or html"))
+		}
+		if o.HTMLSamples < 1 {
+			ps = append(ps, bad("html-samples", o.HTMLSamples, "at least 1 (default 2000)"))
 		}
 	}
 	if cmd == "check" {

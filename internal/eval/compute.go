@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -75,10 +76,12 @@ func (e *sampleEval) compute(m metrics.Metric) (float64, string, error) {
 		tp, fp, fn := metrics.FactualCounts(resp, ref, metrics.FactualF1)
 		return metrics.AnswerCorrectness(tp, fp, fn, sim, metrics.DefaultAnswerCorrectnessWeights, metrics.DefaultBeta), reason, nil
 	case metrics.IDContextPrecisionName:
+		e.noteIDs(m.Name)
 		return undefinedIfNaN(metrics.IDContextPrecision(s.RetrievedContextIDs, s.ReferenceContextIDs), "no retrieved context ids")
 	case metrics.IDContextRecallName:
 		return undefinedIfNaN(metrics.IDContextRecall(s.RetrievedContextIDs, s.ReferenceContextIDs), "no reference context ids")
 	case metrics.NonLLMContextPrecisionName:
+		e.noteSimilar(m.Name)
 		return undefinedIfNaN(metrics.NonLLMContextPrecision(s.RetrievedContexts, s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
 	case metrics.NonLLMContextRecallName:
 		return undefinedIfNaN(metrics.NonLLMContextRecall(s.RetrievedContexts, s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
@@ -162,6 +165,11 @@ func (e *sampleEval) contextRecall(metric string) (float64, string, error) {
 		return nan, "no sentences in reference", nil
 	}
 	var bad []string
+	ev := make([]results.Evidence, len(a.Attribute.Sentences))
+	for i, v := range a.Attribute.Sentences {
+		ev[i] = results.Evidence{Text: v.Sentence, Verdict: v.Attributed, Reason: v.Reason}
+	}
+	e.note(metric, ev)
 	for _, v := range a.Attribute.Sentences {
 		if v.Attributed != 1 {
 			bad = append(bad, withReason(v.Sentence, v.Reason))
@@ -219,11 +227,14 @@ func (e *sampleEval) usefulness(metric, answer string) ([]bool, string, error) {
 		return nil, "", err
 	}
 	var notes []string
+	ev := make([]results.Evidence, len(v))
 	for i, ok := range v {
+		ev[i] = results.Evidence{Context: i + 1, Verdict: verdictOf(ok), Reason: reasons[i]}
 		if !ok {
 			notes = append(notes, fmt.Sprintf("context %d not useful", i+1))
 		}
 	}
+	e.note(metric, ev)
 	return v, strings.Join(notes, "; "), nil
 }
 
@@ -241,6 +252,7 @@ func (e *sampleEval) supported(metric, text, evidence, what string) (float64, st
 	if err != nil {
 		return nan, "", err
 	}
+	e.note(metric, evidenceOf(vs, ""))
 	return metrics.Fraction(bools(vs)), unsupported(vs), nil
 }
 
@@ -274,6 +286,7 @@ func (e *sampleEval) factualVerdicts(metric string) (resp, ref []bool, reason st
 	if err := firstError([]error{errResp, errRf}); err != nil {
 		return nil, nil, "", err
 	}
+	e.note(metric, append(evidenceOf(respV, "response"), evidenceOf(refV, "reference")...))
 	return bools(respV), bools(refV), unsupported(respV), nil
 }
 
@@ -310,6 +323,7 @@ func (e *sampleEval) noiseSensitivity(metric string, mode metrics.NoiseMode) (fl
 	if err != nil {
 		return nan, "", err
 	}
+	e.note(metric, evidenceOf(respByRefV, ""))
 	return metrics.NoiseSensitivity(mode, refBy, respBy, bools(respByRefV)), unsupported(respByRefV), nil
 }
 
@@ -405,10 +419,13 @@ func (e *sampleEval) answerRelevancy(metric string) (float64, string, error) {
 	}
 	texts := []string{e.s.UserInput}
 	nonc := make([]bool, 0, len(a.Questions))
+	ev := make([]results.Evidence, 0, len(a.Questions))
 	for _, q := range a.Questions {
 		texts = append(texts, q.Question)
 		nonc = append(nonc, q.Noncommittal == 1)
+		ev = append(ev, results.Evidence{Text: q.Question, Verdict: 1 - q.Noncommittal, Reason: noncommittalReason(q.Noncommittal)})
 	}
+	e.note(metric, ev)
 	emb, err := e.j.Embed(e.ctx, texts)
 	if err != nil {
 		return nan, "", err
@@ -444,6 +461,69 @@ func bools(vs []metrics.StatementVerdict) []bool {
 		out[i] = v.Verdict == 1
 	}
 	return out
+}
+
+// noteIDs records, for id context precision, whether each retrieved
+// context's id is a reference context id (when the ids match the
+// contexts one to one).
+func (e *sampleEval) noteIDs(metric string) {
+	ids := e.s.RetrievedContextIDs
+	if e.evidence == nil || len(ids) != len(e.s.RetrievedContexts) {
+		return
+	}
+	ref := map[string]bool{}
+	for _, id := range e.s.ReferenceContextIDs {
+		ref[id] = true
+	}
+	ev := make([]results.Evidence, len(ids))
+	for i, id := range ids {
+		ev[i] = results.Evidence{Context: i + 1, Verdict: verdictOf(ref[id]), Reason: "id " + id}
+	}
+	e.note(metric, ev)
+}
+
+// noteSimilar records, for non-LLM context precision, whether each
+// retrieved context is similar enough to a reference context.
+func (e *sampleEval) noteSimilar(metric string) {
+	if e.evidence == nil || len(e.s.ReferenceContexts) == 0 {
+		return
+	}
+	ev := make([]results.Evidence, len(e.s.RetrievedContexts))
+	for i, rc := range e.s.RetrievedContexts {
+		best := 0.0
+		for _, ref := range e.s.ReferenceContexts {
+			best = max(best, metrics.StringSimilarity(rc, ref, metrics.Levenshtein))
+		}
+		ok := best >= metrics.DefaultNonLLMThreshold
+		ev[i] = results.Evidence{Context: i + 1, Verdict: verdictOf(ok), Reason: fmt.Sprintf("similarity %.2f to the closest reference context", best)}
+	}
+	e.note(metric, ev)
+}
+
+// evidenceOf turns statement verdicts into evidence, from the given side
+// ("" where the metric judges one side).
+func evidenceOf(vs []metrics.StatementVerdict, from string) []results.Evidence {
+	out := make([]results.Evidence, len(vs))
+	for i, v := range vs {
+		out[i] = results.Evidence{Text: v.Statement, From: from, Verdict: v.Verdict, Reason: v.Reason}
+	}
+	return out
+}
+
+// noncommittalReason words answer relevancy's verdict on a generated
+// question.
+func noncommittalReason(noncommittal int) string {
+	if noncommittal == 1 {
+		return "the response is noncommittal"
+	}
+	return "question generated from the response"
+}
+
+func verdictOf(ok bool) int {
+	if ok {
+		return 1
+	}
+	return 0
 }
 
 // unsupported summarises the statements judged unsupported.

@@ -42,6 +42,11 @@ type Options struct {
 	// without asking the judge (a judge that cannot score it reliably), or
 	// "" to compute it.
 	Decline func(metric string) string
+	// Texts, when set, is called with each judged sample's texts: the
+	// response and retrieved contexts it was judged on and the judge's
+	// evidence per metric (bounded, see results.BoundEvidence), possibly
+	// concurrently. Without it no evidence is collected.
+	Texts func(id string, t results.Texts)
 	// Unanswered gives, by sample id, why the pipeline gave no answer to
 	// judge (a failed target call): every metric of such a sample is
 	// undefined with kind target and that reason, and no judge is asked.
@@ -120,7 +125,13 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			defer pf.done(i)
 			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline,
 				unanswered: opts.Unanswered[samples[i].ID]}
+			if opts.Texts != nil {
+				se.evidence = map[string][]results.Evidence{}
+			}
 			r, err := se.run(ms)
+			if err == nil && opts.Texts != nil {
+				opts.Texts(samples[i].ID, se.texts())
+			}
 			if opts.Release != nil {
 				opts.Release(i)
 			}
@@ -226,6 +237,29 @@ type sampleEval struct {
 	claims     levels
 	decline    func(metric string) string
 	unanswered string // why the target gave no answer ("" if it did)
+
+	mu       sync.Mutex
+	evidence map[string][]results.Evidence // nil: not collected
+}
+
+// note records what the judge decided for metric (when evidence is
+// collected).
+func (e *sampleEval) note(metric string, items []results.Evidence) {
+	if e.evidence == nil || len(items) == 0 {
+		return
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.evidence[metric] = results.BoundEvidence(items)
+}
+
+// texts returns the sample's texts and the evidence noted.
+func (e *sampleEval) texts() results.Texts {
+	t := results.Texts{Response: e.s.Response, Contexts: e.s.RetrievedContexts}
+	if len(e.evidence) > 0 {
+		t.Evidence = e.evidence
+	}
+	return t
 }
 
 type score struct {

@@ -45,9 +45,29 @@ var ErrSchema = errors.New("unsupported results schema")
 // results format (bad syntax, wrong types, missing or duplicate ids).
 var ErrInvalid = errors.New("invalid results file")
 
-// Parse decodes a results file and checks its schema version.
+// ReadOptions says what a read keeps of the samples' texts (response,
+// retrieved contexts, evidence).
+type ReadOptions struct {
+	// Texts selects the samples whose texts are kept; nil drops them all,
+	// as a comparison needs only the scores.
+	Texts func(id string) bool
+}
+
+// AllTexts keeps the texts of every sample (ReadOptions.Texts).
+func AllTexts(string) bool { return true }
+
+// ScoresOnly reads no texts.
+var ScoresOnly = ReadOptions{}
+
+// Parse decodes a results file, texts included, and checks its schema
+// version.
 func Parse(data []byte) (*File, error) {
-	return decode(bytes.NewReader(data), func() ([]byte, error) { return data, nil })
+	return ParseWith(data, ReadOptions{Texts: AllTexts})
+}
+
+// ParseWith decodes a results file keeping the texts o selects.
+func ParseWith(data []byte, o ReadOptions) (*File, error) {
+	return decode(bytes.NewReader(data), o.Texts, func() ([]byte, error) { return data, nil })
 }
 
 // parseWhole decodes a whole results file at once; decode calls it to word
@@ -170,14 +190,20 @@ func shareReasons(samples []Sample) {
 	}
 }
 
-// Read reads and parses a results file; errors name the path.
+// Read reads and parses a results file, texts included; errors name the
+// path.
 func Read(path string) (*File, error) {
+	return ReadWith(path, ReadOptions{Texts: AllTexts})
+}
+
+// ReadWith reads a results file keeping the texts o selects.
+func ReadWith(path string, o ReadOptions) (*File, error) {
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
-	f, err := decode(file, func() ([]byte, error) { return os.ReadFile(path) })
+	f, err := decode(file, o.Texts, func() ([]byte, error) { return os.ReadFile(path) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -186,14 +212,11 @@ func Read(path string) (*File, error) {
 
 // Marshal encodes the file as indented JSON with a trailing newline.
 func Marshal(f *File) ([]byte, error) {
-	if f.Schema == "" {
-		f.Schema = Schema
-	}
-	b, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
+	var b bytes.Buffer
+	if err := Encode(&b, f); err != nil {
 		return nil, err
 	}
-	return append(b, '\n'), nil
+	return b.Bytes(), nil
 }
 
 // Write encodes f and writes it atomically to path. The samples are
@@ -231,7 +254,7 @@ func Encode(w io.Writer, f *File) error {
 	if _, err := w.Write(head); err != nil {
 		return err
 	}
-	if err := encodeSamples(w, f.Samples); err != nil {
+	if err := encodeSamples(w, f.Samples, f.texts); err != nil {
 		return err
 	}
 	_, err = w.Write(append(tail, '\n'))
@@ -239,15 +262,19 @@ func Encode(w io.Writer, f *File) error {
 }
 
 // encodeSamples writes the samples array as MarshalIndent would inside a
-// file.
-func encodeSamples(w io.Writer, samples []Sample) error {
+// file, with the texts of source for the samples that hold none.
+func encodeSamples(w io.Writer, samples []Sample, source TextSource) error {
 	if samples == nil {
 		_, err := io.WriteString(w, "null")
 		return err
 	}
 	sep := "[\n    "
 	for i := range samples {
-		b, err := json.MarshalIndent(&samples[i], "    ", "  ")
+		s, err := withTexts(&samples[i], source)
+		if err != nil {
+			return fmt.Errorf("encode results: sample %s: %w", samples[i].ID, err)
+		}
+		b, err := json.MarshalIndent(s, "    ", "  ")
 		if err != nil {
 			return fmt.Errorf("encode results: sample %s: %w", samples[i].ID, err)
 		}

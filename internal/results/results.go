@@ -38,7 +38,19 @@ type File struct {
 	// (the metrics file), so that a comparison knows their direction and
 	// range. Added within v1: omitted when there are none.
 	UserMetrics []metrics.Definition `json:"user_metrics,omitempty"`
+
+	// texts supplies, when the file is written, the texts of samples that
+	// hold none in memory (see SetTextSource).
+	texts TextSource
 }
+
+// TextSource returns the texts recorded for a sample (ok false: none).
+type TextSource func(id string) (t Texts, ok bool, err error)
+
+// SetTextSource makes Write, Encode and Marshal take the texts of samples
+// that hold none from src, one sample at a time: a run keeps its samples'
+// texts out of memory (see Spill) and the file still records them.
+func (f *File) SetTextSource(src TextSource) { f.texts = src }
 
 // Metric returns the catalogue entry of a metric of the file: a built-in
 // metric, or one of its user-defined metrics.
@@ -152,6 +164,14 @@ type Sample struct {
 	// from the score: a rubric's level, a numeric metric's value before
 	// its transform (of the first run, with repeats).
 	Raw map[string]Score `json:"raw,omitempty"`
+	// Response and Contexts are the response and retrieved contexts the
+	// sample was judged on, and Evidence what the judge found in them, per
+	// metric (see Texts). Added within v1: omitted when not recorded;
+	// readers that do not know them ignore them, and ReadWith drops them
+	// unless asked to keep them.
+	Response string                `json:"response,omitempty"`
+	Contexts []string              `json:"retrieved_contexts,omitempty"`
+	Evidence map[string][]Evidence `json:"evidence,omitempty"`
 	// Target is how the pipeline answered the sample when the run called
 	// it (gate run --target); nil otherwise. Added within v1.
 	Target *TargetCall `json:"target,omitempty"`

@@ -14,8 +14,8 @@ import (
 // not a valid results file, reread supplies the whole file and the
 // whole-file parser words the error (schema, line:col), so both paths fail
 // with the same messages.
-func decode(r io.Reader, reread func() ([]byte, error)) (*File, error) {
-	f, schema, err := stream(r)
+func decode(r io.Reader, keep func(id string) bool, reread func() ([]byte, error)) (*File, error) {
+	f, schema, err := stream(r, keep)
 	if err != nil {
 		data, rerr := reread()
 		if rerr != nil {
@@ -38,8 +38,9 @@ func decode(r io.Reader, reread func() ([]byte, error)) (*File, error) {
 // stream decodes the top-level object: the samples element by element,
 // every other key as json.Unmarshal would (case-insensitive names, unknown
 // keys ignored, the last duplicate wins). It also returns the schema
-// (nil when the file has none).
-func stream(r io.Reader) (*File, *string, error) {
+// (nil when the file has none). The texts of the samples keep rejects (all
+// when keep is nil) are dropped as they are read.
+func stream(r io.Reader, keep func(id string) bool) (*File, *string, error) {
 	dec := json.NewDecoder(r)
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, nil, err
@@ -54,7 +55,7 @@ func stream(r io.Reader) (*File, *string, error) {
 		}
 		key, _ := tok.(string)
 		if strings.EqualFold(key, "samples") {
-			if samples, err = streamSamples(dec); err != nil {
+			if samples, err = streamSamples(dec, keep); err != nil {
 				return nil, nil, err
 			}
 			continue
@@ -94,7 +95,7 @@ func stream(r io.Reader) (*File, *string, error) {
 
 // streamSamples decodes the samples value: null, or an array decoded one
 // element at a time.
-func streamSamples(dec *json.Decoder) ([]Sample, error) {
+func streamSamples(dec *json.Decoder, keep func(id string) bool) ([]Sample, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -110,6 +111,9 @@ func streamSamples(dec *json.Decoder) ([]Sample, error) {
 		var s Sample
 		if err := dec.Decode(&s); err != nil {
 			return nil, err
+		}
+		if keep == nil || !keep(s.ID) {
+			s.dropTexts()
 		}
 		samples = append(samples, s)
 	}

@@ -28,6 +28,9 @@ func fullFile() *File {
 	s.Reasons = map[string]string{"faithfulness": "judge refused"}
 	s.InputHash = "feedface"
 	s.Metadata = map[string]string{"topic": "energy"}
+	s.Response = "It is \"samples\"."
+	s.Contexts = []string{"one", "two"}
+	s.Evidence = map[string][]Evidence{"faithfulness": {{Text: "It is.", Verdict: 0, Reason: "no"}}, "context_precision": {{Context: 2, Verdict: 1}}}
 	return f
 }
 

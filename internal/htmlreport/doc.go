@@ -1,0 +1,12 @@
+// Package htmlreport renders a comparison as one self-contained HTML page:
+// the verdict table, per-metric histograms of the per-sample deltas and a
+// browser of the worst samples (question, base and head responses side by
+// side with a word-level diff, the retrieved contexts with the judge's
+// per-context verdicts, the judged statements with their verdicts and
+// reasons), filtered in the page by metric, verdict, segment and text.
+//
+// It is pure: it reads a compare.Report and results files already in
+// memory and writes bytes; it never imports net/http. The page loads
+// nothing: its CSS, JavaScript and SVG are inline, and every dataset text
+// goes through html/template's escaping.
+package htmlreport

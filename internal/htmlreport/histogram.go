@@ -1,0 +1,143 @@
+package htmlreport
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+// Histogram geometry: 10 bins of negative deltas, one of exact zeros, 10
+// of positive ones, drawn in a box of histW x histH pixels.
+const (
+	halfBins = 10
+	histW    = 315
+	histH    = 80
+)
+
+// histogram is one metric's distribution of per-sample oriented deltas
+// over every paired sample (not only those the page lists).
+type histogram struct {
+	Metric               string
+	Worse, Same, Better  int
+	Lost                 int
+	Bars                 []bar
+	Width, Height, Label int
+	Range                string // the delta at either end of the axis
+}
+
+// bar is one bin as an SVG rectangle; Title is its tooltip.
+type bar struct {
+	X, Y, W, H float64
+	Class      string
+	Title      string
+}
+
+// histogramOf bins the oriented deltas of metric m between base and
+// head. Heights follow the square root of the counts, so that a few
+// changed samples stay visible next to many unchanged ones.
+func histogramOf(m metricInfo, base, head *results.File) histogram {
+	h := histogram{Metric: m.name, Width: histW, Height: histH + 16, Label: histH + 13, Range: trimFloat(m.scale)}
+	counts := make([]int, 2*halfBins+1)
+	bs := map[string]*results.Sample{}
+	for i := range base.Samples {
+		bs[base.Samples[i].ID] = &base.Samples[i]
+	}
+	for i := range head.Samples {
+		b := bs[head.Samples[i].ID]
+		if b == nil {
+			continue
+		}
+		v, d := verdict(m, b, &head.Samples[i])
+		switch v {
+		case vLost:
+			h.Lost++
+			continue
+		case vWorse:
+			h.Worse++
+		case vBetter:
+			h.Better++
+		case vSame:
+			h.Same++
+		default:
+			continue
+		}
+		counts[bin(d, m.scale)]++
+	}
+	h.Bars = bars(counts, m.scale)
+	return h
+}
+
+// bin is the index of delta d on an axis from -scale to scale.
+func bin(d, scale float64) int {
+	if d == 0 {
+		return halfBins
+	}
+	k := int(math.Ceil(math.Abs(d) / scale * halfBins)) // 1..halfBins
+	k = min(max(k, 1), halfBins)
+	if d < 0 {
+		return halfBins - k
+	}
+	return halfBins + k
+}
+
+func bars(counts []int, scale float64) []bar {
+	top := 0
+	for _, c := range counts {
+		top = max(top, c)
+	}
+	w := float64(histW) / float64(len(counts))
+	out := make([]bar, 0, len(counts))
+	for i, c := range counts {
+		if c == 0 {
+			continue
+		}
+		ht := math.Max(2, math.Sqrt(float64(c)/float64(top))*histH)
+		out = append(out, bar{X: float64(i)*w + 1, Y: histH - ht, W: w - 2, H: ht, Class: binClass(i), Title: binTitle(i, c, scale)})
+	}
+	return out
+}
+
+func binClass(i int) string {
+	switch {
+	case i < halfBins:
+		return "worse"
+	case i > halfBins:
+		return "better"
+	}
+	return "same"
+}
+
+// binTitle says which deltas bin i holds: bin halfBins-k holds deltas in
+// [-k/10, -(k-1)/10) of the scale, bin halfBins+k those in ((k-1)/10, k/10].
+func binTitle(i, count int, scale float64) string {
+	k := i - halfBins
+	edge := func(j int) string { return trimFloat(float64(j) / halfBins * scale) }
+	switch {
+	case k < 0:
+		return fmt.Sprintf("%d samples with delta in [%s, %s)", count, edge(k), edge(k+1))
+	case k > 0:
+		return fmt.Sprintf("%d samples with delta in (%s, %s]", count, edge(k-1), edge(k))
+	}
+	return fmt.Sprintf("%d samples unchanged (delta 0)", count)
+}
+
+// trimFloat formats x with up to 3 decimals, without trailing zeros.
+func trimFloat(x float64) string {
+	s := fmt.Sprintf("%.3f", x)
+	for len(s) > 1 && s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	s = trimDot(s)
+	if s == "-0" {
+		return "0"
+	}
+	return s
+}
+
+func trimDot(s string) string {
+	if len(s) > 0 && s[len(s)-1] == '.' {
+		return s[:len(s)-1]
+	}
+	return s
+}

@@ -1,0 +1,291 @@
+package htmlreport
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// page is what the template renders.
+type page struct {
+	Title      string
+	Verdict    string
+	Passed     bool
+	Source     string
+	BaseDesc   string
+	HeadDesc   string
+	Failures   []string
+	Warnings   []string
+	Notes      []string
+	Rows       []row
+	Histograms []histogram
+	Metrics    []string
+	Segments   []string
+	Samples    []sampleView
+	Counts     compare.Counts
+	Listed     int
+	LeftOut    int
+	HasBase    bool
+	// BaseTexts is false when the base file records no texts (written
+	// before they were recorded, or with --record-texts=false).
+	BaseTexts  bool
+	CSS        any
+	JS         any
+	ScriptHash string
+}
+
+// row is one line of the verdict table.
+type row struct {
+	Metric, Verdict, Class, Base, Head, Delta, CI, P, N, Floor string
+}
+
+// sampleView is one sample of the browser.
+type sampleView struct {
+	ID, Question string
+	Meta         []string // "key=value"
+	Scores       []scoreView
+	Verdicts     string // "metric:verdict ..." for the filter, "same" left out
+	Deltas       string // JSON {metric: oriented delta / range} for sorting, zeros left out
+	Segs         string // JSON ["key=value", ...] for the filter
+	Rank         int
+	Paired       bool
+	BaseText     bool // the base response is recorded
+	Diff         []Op
+	Contexts     []contextView
+	BaseContexts []string // the base's contexts when they differ from head's
+	Evidence     []evidenceGroup
+	BaseEvidence []evidenceGroup
+}
+
+type scoreView struct {
+	Metric, Base, Head, Delta, Class, Reason string
+}
+
+type contextView struct {
+	N        int
+	Text     string
+	Verdicts []contextVerdict
+}
+
+type contextVerdict struct {
+	Metric string
+	Useful bool
+	Reason string
+}
+
+type evidenceGroup struct {
+	Metric string
+	Items  []results.Evidence
+}
+
+// rows makes the verdict table.
+func rows(rep *compare.Report) []row {
+	out := make([]row, 0, len(rep.Metrics))
+	for _, m := range rep.Metrics {
+		r := row{Metric: m.Metric, Verdict: string(m.Verdict), Class: verdictClass(m),
+			Base: fmtScore(m.PairedBaseMean), Head: fmtScore(m.PairedHeadMean), Delta: fmtDelta(m.RawDelta),
+			CI: fmtCI(m.RawDeltaCI), P: fmtScore(pOf(m)), N: fmt.Sprint(m.N), Floor: string(m.Floor)}
+		if !rep.HasBaseline || m.N == 0 {
+			r.Head = fmtScore(m.HeadMean)
+		}
+		if m.Verdict == compare.VerdictNoChange {
+			r.Verdict = "~ no significant change"
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// pOf is the adjusted p-value of the direction the metric moved.
+func pOf(m compare.MetricResult) results.Score {
+	if m.Change == compare.VerdictImprovement {
+		return m.PBetterAdj
+	}
+	return m.PWorseAdj
+}
+
+func verdictClass(m compare.MetricResult) string {
+	switch m.Status {
+	case compare.StatusFail:
+		return "fail"
+	case compare.StatusWarn:
+		return "warn"
+	}
+	if m.Change == compare.VerdictImprovement {
+		return "better"
+	}
+	return "ok"
+}
+
+func fmtScore(s results.Score) string {
+	if s.IsNaN() {
+		return "–"
+	}
+	return fmt.Sprintf("%.3f", s.Value())
+}
+
+func fmtDelta(s results.Score) string {
+	if s.IsNaN() {
+		return "–"
+	}
+	return fmt.Sprintf("%+.3f", s.Value())
+}
+
+func fmtCI(ci compare.Interval) string {
+	if ci.Low.IsNaN() || ci.High.IsNaN() {
+		return "–"
+	}
+	return fmt.Sprintf("[%+.3f, %+.3f]", ci.Low.Value(), ci.High.Value())
+}
+
+// sampleOf builds the view of ranked sample r.
+func sampleOf(r ranked, rank int, ms []metricInfo) sampleView {
+	h := r.head
+	v := sampleView{ID: h.ID, Question: h.Question, Rank: rank, Paired: r.base != nil}
+	for _, k := range sortedKeys(h.Metadata) {
+		v.Meta = append(v.Meta, k+"="+h.Metadata[k])
+	}
+	segs, _ := json.Marshal(v.Meta)
+	v.Segs = string(segs)
+	var verdicts []string
+	deltas := map[string]float64{}
+	for _, m := range ms {
+		sv := scoreOf(m, r.base, h)
+		v.Scores = append(v.Scores, sv)
+		if sv.Class != vSame {
+			verdicts = append(verdicts, m.name+":"+sv.Class)
+		}
+		if _, d := verdict(m, r.base, h); !math.IsNaN(d) && d != 0 {
+			deltas[m.name] = math.Round(d/m.scale*1e4) / 1e4
+		} else if sv.Class == vLost {
+			deltas[m.name] = -2
+		}
+	}
+	v.Verdicts = strings.Join(verdicts, " ")
+	dj, _ := json.Marshal(deltas)
+	v.Deltas = string(dj)
+	v.texts(r)
+	return v
+}
+
+// scoreOf is the scores line of metric m.
+func scoreOf(m metricInfo, base, head *results.Sample) scoreView {
+	cls, d := verdict(m, base, head)
+	sv := scoreView{Metric: m.name, Class: cls, Base: "–", Head: "–", Delta: "–"}
+	if x, ok := score(base, m.name); ok {
+		sv.Base = fmt.Sprintf("%.3f", x)
+	}
+	if x, ok := score(head, m.name); ok {
+		sv.Head = fmt.Sprintf("%.3f", x)
+	}
+	if !math.IsNaN(d) {
+		sv.Delta = fmt.Sprintf("%+.3f", d)
+	}
+	switch {
+	case head.Undefined[m.name] != "":
+		sv.Reason = "undefined: " + head.Undefined[m.name]
+	case head.Reasons[m.name] != "":
+		sv.Reason = head.Reasons[m.name]
+	}
+	return sv
+}
+
+// texts fills the responses, their diff, the contexts and the evidence.
+func (v *sampleView) texts(r ranked) {
+	h := r.head
+	base := ""
+	if r.base != nil {
+		v.BaseText = r.base.HasTexts()
+		base = r.base.Response
+	}
+	if v.BaseText {
+		v.Diff = DiffWords(base, h.Response)
+	} else {
+		v.Diff = []Op{{Kind: Equal, Text: h.Response}}
+	}
+	v.Contexts = contextsOf(h)
+	v.Evidence = evidenceOf(h)
+	if v.BaseText {
+		if !slices.Equal(r.base.Contexts, h.Contexts) {
+			v.BaseContexts = r.base.Contexts
+		}
+		if r.base.InputHash == "" || r.base.InputHash != h.InputHash {
+			v.BaseEvidence = evidenceOf(r.base)
+		}
+	}
+}
+
+// contextsOf lists the sample's contexts with the per-context verdicts.
+func contextsOf(s *results.Sample) []contextView {
+	out := make([]contextView, len(s.Contexts))
+	for i, c := range s.Contexts {
+		out[i] = contextView{N: i + 1, Text: c}
+	}
+	for _, m := range sortedKeys(s.Evidence) {
+		for _, e := range s.Evidence[m] {
+			if e.Context >= 1 && e.Context <= len(out) {
+				out[e.Context-1].Verdicts = append(out[e.Context-1].Verdicts, contextVerdict{Metric: m, Useful: e.Verdict == 1, Reason: e.Reason})
+			}
+		}
+	}
+	return out
+}
+
+// evidenceOf groups the sample's judged statements (not the per-context
+// verdicts) by metric.
+func evidenceOf(s *results.Sample) []evidenceGroup {
+	var out []evidenceGroup
+	for _, m := range sortedKeys(s.Evidence) {
+		g := evidenceGroup{Metric: m}
+		for _, e := range s.Evidence[m] {
+			if e.Context == 0 {
+				g.Items = append(g.Items, e)
+			}
+		}
+		if len(g.Items) > 0 {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// segmentsOf lists the metadata values of the listed samples for the
+// segment filter: keys with at most maxSegmentValues values.
+func segmentsOf(samples []sampleView) []string {
+	byKey := map[string]map[string]bool{}
+	for _, s := range samples {
+		for _, kv := range s.Meta {
+			k, _, _ := strings.Cut(kv, "=")
+			if byKey[k] == nil {
+				byKey[k] = map[string]bool{}
+			}
+			byKey[k][kv] = true
+		}
+	}
+	var out []string
+	for _, k := range sortedKeys(byKey) {
+		if len(byKey[k]) <= maxSegmentValues {
+			out = append(out, sortedKeys(byKey[k])...)
+		}
+	}
+	return out
+}
+
+// maxSegmentValues bounds the values of a key offered as segments: a key
+// with more (an id, a URL) is not a segment.
+const maxSegmentValues = 50
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,99 @@
+package results
+
+import (
+	"bytes"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// A comparison reads no texts; a selection keeps only the texts of the
+// samples it names; Read keeps them all.
+func TestReadWithSelectsTexts(t *testing.T) {
+	f := fullFile()
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	id := f.Samples[1].ID
+	all, err := Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := all.Samples[1].TextsOf(); !reflect.DeepEqual(got, f.Samples[1].TextsOf()) {
+		t.Errorf("Read texts = %+v, want %+v", got, f.Samples[1].TextsOf())
+	}
+	none, err := ReadWith(path, ScoresOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if none.Samples[1].HasTexts() {
+		t.Error("ScoresOnly kept texts")
+	}
+	if len(none.Samples[1].Scores) != len(f.Samples[1].Scores) {
+		t.Error("ScoresOnly lost the scores")
+	}
+	other := f.Samples[0].ID
+	some, err := ReadWith(path, ReadOptions{Texts: func(s string) bool { return s == other }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if some.Samples[1].HasTexts() {
+		t.Errorf("texts of %s kept though not selected", id)
+	}
+}
+
+// A file whose samples hold no texts takes them from its text source as
+// it is written, and the written file reads back with them.
+func TestTextSourceFillsTexts(t *testing.T) {
+	want := fullFile()
+	f := fullFile()
+	sp, err := NewSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	for i := range f.Samples {
+		sp.Put(f.Samples[i].ID, f.Samples[i].TextsOf())
+		f.Samples[i].SetTexts(Texts{})
+	}
+	f.SetTextSource(sp.Get)
+	var got, exp bytes.Buffer
+	if err := Encode(&got, f); err != nil {
+		t.Fatal(err)
+	}
+	if err := Encode(&exp, want); err != nil {
+		t.Fatal(err)
+	}
+	if got.String() != exp.String() {
+		t.Errorf("encoded with a text source:\n%s\nwant:\n%s", got.String(), exp.String())
+	}
+	if f.Samples[1].HasTexts() {
+		t.Error("Encode stored the texts in the samples")
+	}
+	b, err := Marshal(f)
+	if err != nil || string(b) != exp.String() {
+		t.Errorf("Marshal with a text source differs from Encode (err %v)", err)
+	}
+}
+
+func TestSpillKeepsTheLastPut(t *testing.T) {
+	sp, err := NewSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Put("a", Texts{Response: "first"})
+	sp.Put("b", Texts{Response: "other"})
+	sp.Put("a", Texts{Response: "second", Contexts: []string{"c"}})
+	sp.Put("c", Texts{})
+	got, ok, err := sp.Get("a")
+	if err != nil || !ok || got.Response != "second" || len(got.Contexts) != 1 {
+		t.Errorf("Get(a) = %+v %v %v, want the second texts", got, ok, err)
+	}
+	if _, ok, _ := sp.Get("c"); ok {
+		t.Error("empty texts recorded")
+	}
+	if err := sp.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
