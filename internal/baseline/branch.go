@@ -74,7 +74,17 @@ type BranchStore struct {
 	// MaxAttempts bounds the writes of one file under conflicts (default
 	// DefaultMaxAttempts).
 	MaxAttempts int
+	// MaxFileBytes is the largest file Put writes (default
+	// DefaultMaxFileBytes). A larger baseline is stored without its texts.
+	MaxFileBytes int
+	// Logf, when set, receives notes on what Put left out.
+	Logf func(format string, args ...any)
 }
+
+// DefaultMaxFileBytes bounds a baseline file written through the contents
+// API. GitHub documents 100 MB per file; writes of blobs of 40 MiB and more
+// have been refused in practice, so the store stays below that.
+const DefaultMaxFileBytes = 40 << 20
 
 var _ Store = (*BranchStore)(nil)
 
@@ -293,9 +303,9 @@ func (s *BranchStore) Put(ctx context.Context, key Key, f *results.File) error {
 	if err != nil {
 		return err
 	}
-	data, err := results.Marshal(g)
+	data, err := s.encode(g)
 	if err != nil {
-		return fmt.Errorf("encode baseline: %w", err)
+		return err
 	}
 	if err := s.ensureBranch(ctx); err != nil {
 		return err
@@ -314,6 +324,43 @@ func (s *BranchStore) Put(ctx context.Context, key Key, f *results.File) error {
 	}
 	return s.write(ctx, dir+"/"+fileName(key, "latest"), data, msg, keep)
 }
+
+// encode marshals f for the branch. A file above MaxFileBytes is encoded
+// again without the samples' texts (the comparison needs the scores only;
+// the HTML report then says the base texts are not recorded); one still too
+// large is an error that says what to do.
+func (s *BranchStore) encode(f *results.File) ([]byte, error) {
+	limit := s.MaxFileBytes
+	if limit <= 0 {
+		limit = DefaultMaxFileBytes
+	}
+	data, err := results.Marshal(f)
+	if err != nil {
+		return nil, fmt.Errorf("encode baseline: %w", err)
+	}
+	if len(data) <= limit {
+		return data, nil
+	}
+	full := len(data)
+	lean := *f
+	lean.Samples = make([]results.Sample, len(f.Samples))
+	for i, sm := range f.Samples {
+		sm.Response, sm.Contexts, sm.Evidence = "", nil, nil
+		lean.Samples[i] = sm
+	}
+	if data, err = results.Marshal(&lean); err != nil {
+		return nil, fmt.Errorf("encode baseline: %w", err)
+	}
+	if len(data) > limit {
+		return nil, fmt.Errorf("baseline is %s even without the samples' texts; the baseline branch stores files up to %s through the GitHub API: keep this baseline in the file store (restored from a cache or an artifact), or split the dataset into several gates, each with its own baseline name", mb(len(data)), mb(limit))
+	}
+	if s.Logf != nil {
+		s.Logf("note: the baseline is %s with the samples' texts, above the %s the baseline branch stores; stored without them (%s): the HTML report will not show the base responses", mb(full), mb(limit), mb(len(data)))
+	}
+	return data, nil
+}
+
+func mb(n int) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }
 
 // isAncestor reports whether a is an ancestor of b. Unknown commits are
 // not ancestors.

@@ -396,3 +396,60 @@ func TestBranchStoreWithRetryingClient(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestBranchStoreDropsTextsAboveTheFileLimit(t *testing.T) {
+	s := ghtest.NewServer(t)
+	main := s.History(repo, "main", 1)
+	key := baseline.Key{Branch: "main", SHA: main[0]}
+	f := sample(main[0], 0.66)
+	for i := range f.Samples {
+		f.Samples[i].Response = strings.Repeat("a long answer ", 50)
+		f.Samples[i].Contexts = []string{strings.Repeat("a retrieved passage ", 50)}
+		f.Samples[i].Evidence = map[string][]results.Evidence{"faithfulness": {{Text: "a statement", Verdict: 1}}}
+	}
+	lean, err := results.Marshal(withoutTexts(f))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var notes []string
+	st := branchStore(s)
+	st.MaxFileBytes = len(lean) + 500 // room for the git block Put adds, not for the texts
+	st.Texts = results.AllTexts
+	st.Logf = func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	if err := st.Put(context.Background(), key, f); err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || !strings.Contains(notes[0], "stored without them") {
+		t.Errorf("notes = %q, want one saying the texts were left out", notes)
+	}
+	got, _, err := st.Get(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mean(got) != 0.66 || len(got.Samples) != len(f.Samples) {
+		t.Errorf("read %d samples, mean %v; want the scores kept", len(got.Samples), mean(got))
+	}
+	for _, sm := range got.Samples {
+		if sm.Response != "" || sm.Contexts != nil || sm.Evidence != nil {
+			t.Errorf("sample %s kept its texts above the limit", sm.ID)
+		}
+	}
+
+	// Too large even without texts: an error that says what to do, and
+	// nothing written.
+	st.MaxFileBytes = len(lean) / 2
+	other := s.History(repo, "main", 2)
+	err = st.Put(context.Background(), baseline.Key{Branch: "main", SHA: other[1]}, sample(other[1], 0.5))
+	if err == nil || !strings.Contains(err.Error(), "even without the samples' texts") || !strings.Contains(err.Error(), "file store") {
+		t.Errorf("err = %v, want the size and the way out", err)
+	}
+}
+
+func withoutTexts(f *results.File) *results.File {
+	g := *f
+	g.Samples = append([]results.Sample(nil), f.Samples...)
+	for i := range g.Samples {
+		g.Samples[i].Response, g.Samples[i].Contexts, g.Samples[i].Evidence = "", nil, nil
+	}
+	return &g
+}

@@ -403,7 +403,7 @@ func (a *actionRun) store() (baseline.Store, error) {
 		// API, like the thresholds.
 		return &baseline.RefStore{Client: c, Owner: a.gh.Owner, Repo: a.gh.Repo, Path: a.repoPath(a.st.storePath)}, nil
 	}
-	return &baseline.BranchStore{Client: c, Owner: a.gh.Owner, Repo: a.gh.Repo, Branch: a.st.storeBranch}, nil
+	return &baseline.BranchStore{Client: c, Owner: a.gh.Owner, Repo: a.gh.Repo, Branch: a.st.storeBranch, Logf: a.env.logf}, nil
 }
 
 // thresholds reads the thresholds file. For a change under review (a pull

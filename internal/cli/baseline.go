@@ -160,7 +160,7 @@ func (b *baselineFlags) open(env Env) (baseline.Store, error) {
 		if err != nil {
 			return nil, withCode(ExitUsage, err)
 		}
-		return &baseline.BranchStore{Client: c, Owner: owner, Repo: name, Branch: b.storeBranch, Texts: results.AllTexts}, nil
+		return &baseline.BranchStore{Client: c, Owner: owner, Repo: name, Branch: b.storeBranch, Texts: results.AllTexts, Logf: env.logf}, nil
 	}
 	return nil, usageErr("--store %q: want branch, git or file", b.store)
 }

@@ -148,3 +148,8 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+// logf writes one line to standard error (which Main redacts).
+func (e Env) logf(format string, args ...any) {
+	fmt.Fprintf(e.Stderr, format+"\n", args...)
+}
