@@ -151,6 +151,32 @@ func TestRunTargetHTTP(t *testing.T) {
 	assertSameScores(t, p, readResults(t, again))
 }
 
+// A target that returns its contexts but not their ids: the dataset's
+// retrieved ids described other contexts, so the id metrics are not scored
+// on them (left out of the default suite, or undefined when asked for).
+func TestRunTargetContextsWithoutIDsDropTheDatasetIDs(t *testing.T) {
+	dir := t.TempDir()
+	srv := demoService(t, 0, nil)
+	args := []string{"run", "--dataset", demo, "--judge", "offline", "--target", srv.URL, "--target-body", `{"q": "{{user_input}}"}`,
+		"--target-response-path", "answer", "--target-contexts-path", "docs[*].text", "--quiet"}
+	out := filepath.Join(dir, "default.json")
+	if r := gate(t, nil, append(args, "--out", out)...); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if _, ok := readResults(t, out).Summary["id_context_precision"]; ok {
+		t.Error("id_context_precision scored on the dataset's ids of contexts the target replaced")
+	}
+	asked := filepath.Join(dir, "asked.json")
+	if r := gate(t, nil, append(args, "--out", asked, "--metrics", "id_context_precision,faithfulness", "--max-undefined", "1")...); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, s := range readResults(t, asked).Samples {
+		if v := s.Scores["id_context_precision"]; !v.IsNaN() || !strings.Contains(s.Undefined["id_context_precision"], "retrieved_context_ids") {
+			t.Fatalf("sample %s: id_context_precision %v (%q), want undefined for want of ids", s.ID, v, s.Undefined["id_context_precision"])
+		}
+	}
+}
+
 // assertSameScores checks that every metric of want scores the same in got.
 func assertSameScores(t *testing.T, want, got *results.File) {
 	t.Helper()

@@ -99,6 +99,12 @@ func applyReply(s *metrics.Sample, out *target.Outcome) {
 	s.Set(metrics.Response, r.Response)
 	if r.Contexts != nil {
 		s.SetList(metrics.RetrievedContexts, r.Contexts)
+		if r.ContextIDs == nil {
+			// The dataset's ids named the contexts it held, not the
+			// ones the target retrieved: id metrics must not score them.
+			s.RetrievedContextIDs = nil
+			delete(s.Present, metrics.RetrievedContextIDs)
+		}
 	}
 	if r.ContextIDs != nil {
 		s.SetList(metrics.RetrievedContextIDs, r.ContextIDs)
