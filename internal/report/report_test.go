@@ -591,8 +591,11 @@ func TestHeadline(t *testing.T) {
 			Settings: compare.Settings{Defaults: failBaseline}}, "❌ no baseline"},
 		{"no baseline with warnings", compare.Report{Passed: true, Verdict: compare.VerdictPassWithWarnings, Findings: []compare.Finding{{Kind: compare.KindShardOnly, Level: compare.LevelWarn, Side: "head", Reason: "1/2"}}},
 			"⚠️ passed with 1 warning (no baseline yet: floors only)"},
-		{"unexplained failure", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Findings: []compare.Finding{{Kind: compare.KindHeadEmpty, Level: compare.LevelFail}}}, "❌ failed"},
-		{"incomplete head", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Findings: []compare.Finding{{Kind: compare.KindHeadEmpty, Level: compare.LevelFail}},
+		{"unexplained failure", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail}, "❌ failed"},
+		{"empty head", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Findings: []compare.Finding{{Kind: compare.KindHeadEmpty, Level: compare.LevelFail}}}, "❌ head has no samples"},
+		{"head too small", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Findings: []compare.Finding{{Kind: compare.KindHeadTooSmall, Level: compare.LevelFail, N: 4, Of: 20}}}, "❌ head too small to stand for the base"},
+		{"head too small, a warning only", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Findings: []compare.Finding{{Kind: compare.KindHeadTooSmall, Level: compare.LevelWarn}}}, "❌ failed"},
+		{"incomplete head", compare.Report{HasBaseline: true, Verdict: compare.VerdictFail, Findings: []compare.Finding{{Kind: compare.KindIncomplete, Level: compare.LevelFail}},
 			Head: compare.Side{Incomplete: "cancelled"}}, "❌ head run incomplete"},
 	}
 	for _, tt := range tests {

@@ -239,6 +239,12 @@ func failedHeadline(r *compare.Report, c counts) cell {
 	if r.Head.Incomplete != "" {
 		parts = append(parts, "head run incomplete")
 	}
+	if hasFinding(r, compare.KindHeadEmpty, compare.LevelFail) {
+		parts = append(parts, "head has no samples")
+	}
+	if hasFinding(r, compare.KindHeadTooSmall, compare.LevelFail) {
+		parts = append(parts, "head too small to stand for the base")
+	}
 	if hasFinding(r, compare.KindJudgeChanged, compare.LevelFail) {
 		parts = append(parts, "judge changed")
 	}
