@@ -67,6 +67,13 @@ func TestHTMLReportFormats(t *testing.T) {
 		strings.Count(r.stdout, `<details class="sample"`) != 5 {
 		t.Errorf("compare --format html --html-samples 5: not a page of the 5 worst samples")
 	}
+	// A baseline without texts, as files written before they were recorded.
+	textless := filepath.Join(dir, "textless.json")
+	if r := gate(t, nil, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--judge", "offline", "--no-cache",
+		"--record-texts=false", "--out", textless); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	base = textless
 	page := filepath.Join(dir, "report.html")
 	r = gate(t, nil, "check", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--responses", repo+"/testdata/demo/responses-degraded.jsonl",
 		"--judge", "offline", "--no-cache", "--baseline", base, "--out", filepath.Join(dir, "h2.json"), "--report", page)
