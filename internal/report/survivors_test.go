@@ -169,4 +169,3 @@ func TestWriteListCountsTheRest(t *testing.T) {
 		t.Errorf("list:\n%s", b.String())
 	}
 }
-
