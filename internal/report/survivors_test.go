@@ -1,8 +1,12 @@
 package report
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/results"
 )
 
 // Tests that pin figures and boundaries the golden cases do not reach
@@ -167,5 +171,114 @@ func TestWriteListCountsTheRest(t *testing.T) {
 	writeList(&b, strings.Fields("a b c d e f g h i j k l"), profile{sentences: 10, textRunes: 100})
 	if !strings.Contains(b.String(), "- … and 2 more\n") {
 		t.Errorf("list:\n%s", b.String())
+	}
+}
+
+// segReport is a hand-made report with significant segment changes of
+// every rank, given in an order the reports must change.
+func segReport() *compare.Report {
+	r := &compare.Report{Passed: false, Verdict: compare.VerdictFail, HasBaseline: true}
+	r.Settings.Defaults.MinSamples = 10
+	sm := func(change compare.Verdict, st compare.Status, delta float64) compare.SegmentMetric {
+		m := compare.SegmentMetric{Metric: "faithfulness", Change: change, Status: st}
+		m.N, m.Delta, m.RawDelta = 40, results.Score(delta), results.Score(delta)
+		m.PairedBaseMean, m.PairedHeadMean = 0.8, results.Score(0.8+delta)
+		m.RawDeltaCI = compare.Interval{Low: results.Score(delta - 0.01), High: results.Score(delta + 0.01)}
+		m.PBetterAdj, m.PWorseAdj = 0.9, 0.01
+		return m
+	}
+	lost := sm(compare.VerdictNoChange, compare.StatusFail, 0)
+	lost.LostScores, lost.Lost, lost.PLostAdj = true, 3, 0.02
+	lostImproved := sm(compare.VerdictImprovement, compare.StatusFail, 0.02)
+	lostImproved.LostScores, lostImproved.Lost, lostImproved.PLostAdj = true, 4, 0.03
+	ro := sm(compare.VerdictRegression, compare.StatusOK, -0.30)
+	ro.ReportOnly = true
+	segs := []struct {
+		v string
+		m compare.SegmentMetric
+	}{
+		{"improved", sm(compare.VerdictImprovement, compare.StatusOK, 0.10)},
+		{"reportonly", ro},
+		{"warned", sm(compare.VerdictRegression, compare.StatusWarn, -0.20)},
+		{"lostimproved", lostImproved},
+		{"failed1", sm(compare.VerdictRegression, compare.StatusFail, -0.05)},
+		{"lost", lost},
+		{"failed2", sm(compare.VerdictRegression, compare.StatusFail, -0.05)},
+		{"quiet", sm(compare.VerdictNoChange, compare.StatusOK, -0.01)},
+	}
+	k := compare.SegmentKey{Key: "topic", Values: len(segs)}
+	for _, s := range segs {
+		k.Segments = append(k.Segments, compare.Segment{Key: "topic", Value: s.v, Pairs: 40, Tested: true, Metrics: []compare.SegmentMetric{s.m}})
+	}
+	for i := range 5 { // improvements, after everything else
+		m := sm(compare.VerdictImprovement, compare.StatusOK, 0.2+float64(i)/100)
+		k.Segments = append(k.Segments, compare.Segment{Key: "topic", Value: fmt.Sprintf("better%d", i), Pairs: 40, Tested: true, Metrics: []compare.SegmentMetric{m}})
+	}
+	r.Segments = []compare.SegmentKey{k}
+	return r
+}
+
+// segOrder is the order of the segments' values in text.
+var segOrder = []string{"failed1", "failed2", "lost", "lostimproved", "warned", "reportonly", "improved", "better0", "better1", "better2", "better3", "better4"}
+
+func checkSegOrder(t *testing.T, text string, want []string) {
+	t.Helper()
+	at := -1
+	for _, v := range want {
+		i := strings.Index(text, "topic="+v+" ")
+		if i < 0 {
+			i = strings.Index(text, "topic="+v+":")
+		}
+		if i < at {
+			t.Errorf("topic=%s is not in its place (worst first: %v):\n%s", v, want, text)
+			return
+		}
+		at = i
+	}
+}
+
+// TestSegmentRowsWorstFirst: failing segment changes first (the largest
+// drop first, ties in report order), then warnings, report-only changes
+// and improvements; each row shows the p-value of its direction and its
+// verdict.
+func TestSegmentRowsWorstFirst(t *testing.T) {
+	r := segReport()
+	var b strings.Builder
+	writeSegments(&b, r, profile{})
+	md := b.String()
+	checkSegOrder(t, md, segOrder)
+	if strings.Contains(md, "topic=quiet") {
+		t.Errorf("a segment without a significant change is listed")
+	}
+	for _, want := range []string{
+		"| topic=lost | faithfulness | 40 | 0.800 | 0.800 | 0.000 | [-0.010, +0.010] | 0.900 | ❌ lost 3 scores (p 0.020) |",
+		"| topic=failed1 | faithfulness | 40 | 0.800 | 0.750 | -0.050 | [-0.060, -0.040] | 0.010 | ❌ regression |",
+		"| topic=warned | faithfulness | 40 | 0.800 | 0.600 | -0.200 | [-0.210, -0.190] | 0.010 | ⚠️ regression (warn level) |",
+		"| topic=reportonly | faithfulness | 40 | 0.800 | 0.500 | -0.300 | [-0.310, -0.290] | 0.010 | regression, report-only |",
+		"| topic=improved | faithfulness | 40 | 0.800 | 0.900 | +0.100 | [+0.090, +0.110] | 0.900 | ✅ improvement |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("segments lack %q:\n%s", want, md)
+		}
+	}
+	b.Reset()
+	writeSegments(&b, r, profile{segRows: 5})
+	md = b.String()
+	checkSegOrder(t, md, segOrder[:5])
+	if !strings.Contains(md, "| … 7 more not shown (") || strings.Contains(md, "topic=reportonly") {
+		t.Errorf("five rows of twelve:\n%s", md)
+	}
+	var c strings.Builder
+	consoleSegments(&c, r)
+	out := c.String()
+	checkSegOrder(t, out, segOrder[:10])
+	for _, want := range []string{
+		"  - topic=lost: faithfulness 0.000 [-0.010, +0.010] 0.900, FAIL lost 3 scores (p 0.020) (n=40)\n",
+		"  - topic=warned: faithfulness -0.200 [-0.210, -0.190] 0.010, WARN regression (warn level) (n=40)\n",
+		"  ... and 2 more (--format json lists every segment)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("console lacks %q:\n%s", want, out)
+		}
 	}
 }
