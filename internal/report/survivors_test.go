@@ -282,3 +282,111 @@ func TestSegmentRowsWorstFirst(t *testing.T) {
 		}
 	}
 }
+
+// metricReport is a hand-made passing report with a baseline.
+func metricReport(ms ...compare.MetricResult) *compare.Report {
+	r := &compare.Report{Passed: true, Verdict: compare.VerdictPass, HasBaseline: true, Metrics: ms}
+	r.Settings.Defaults.MinSamples = 10
+	r.Counts = compare.Counts{Base: 50, Head: 50, Paired: 50}
+	return r
+}
+
+func metric(name string, change compare.Verdict, n int, base, head float64) compare.MetricResult {
+	m := compare.MetricResult{Metric: name, Direction: "higher", Change: change, Verdict: change, Status: compare.StatusOK,
+		BaseMean: results.Score(base), HeadMean: results.Score(head), BaseN: 50, HeadN: 50}
+	if n > 0 {
+		m.N, m.PairedBaseMean, m.PairedHeadMean = n, results.Score(base), results.Score(head)
+		m.Delta, m.RawDelta = results.Score(head-base), results.Score(head-base)
+		m.PBetterAdj, m.PWorseAdj = 0.9, 0.2
+	} else {
+		m.PairedBaseMean, m.PairedHeadMean, m.Delta, m.RawDelta = results.NaN(), results.NaN(), results.NaN(), results.NaN()
+		m.PBetterAdj, m.PWorseAdj = results.NaN(), results.NaN()
+	}
+	m.RawDeltaCI = compare.Interval{Low: results.NaN(), High: results.NaN()}
+	return m
+}
+
+// TestTableFigures: a metric without pairs shows its all-sample means, and
+// one without change shows the p-value of an improvement.
+func TestTableFigures(t *testing.T) {
+	r := metricReport(
+		metric("faithfulness", compare.VerdictNoChange, 50, 0.8, 0.8),
+		metric("context_recall", compare.VerdictInsufficientData, 0, 0.7, 0.6))
+	md := Markdown(r, Options{})
+	for _, want := range []string{
+		": no significant regression; 1 metric not tested: too few pairs",
+		"| faithfulness | 0.800 | 0.800 | 0.000 | n/a | 0.900 |",
+		"| context_recall | 0.700 | 0.600 | n/a | n/a | n/a |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("comment lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestHeadlineWithOnlyNewMetrics: a passing comparison whose metrics are
+// all new is not "too few paired samples".
+func TestHeadlineWithOnlyNewMetrics(t *testing.T) {
+	r := metricReport(metric("faithfulness", compare.VerdictNewMetric, 0, results.NaN().Value(), 0.8))
+	if h := headline(r); h.text != "no significant regression" {
+		t.Errorf("headline %q", h.text)
+	}
+}
+
+func TestCeilingBreached(t *testing.T) {
+	hi := 0.3
+	m := metric("noise_sensitivity_relevant", compare.VerdictNoChange, 50, 0.25, 0.35)
+	m.Direction, m.Floor, m.Status, m.Rule.Max = "lower", compare.FloorAboveMax, compare.StatusFail, &hi
+	r := metricReport(m)
+	r.Passed, r.Verdict = false, compare.VerdictFail
+	if got := verdictCell(m).markdown(); !strings.Contains(got, "❌") || !strings.Contains(got, "above ceiling 0.30") {
+		t.Errorf("verdict %q", got)
+	}
+}
+
+// TestTableCapKeepsFailingMetrics: with more metrics than the table shows,
+// the failing ones are kept and the rest counted.
+func TestTableCapKeepsFailingMetrics(t *testing.T) {
+	var ms []compare.MetricResult
+	for i := range 45 {
+		ms = append(ms, metric(fmt.Sprintf("m%02d", i), compare.VerdictNoChange, 50, 0.8, 0.8))
+	}
+	ms[44].Change, ms[44].Status, ms[44].Delta, ms[44].RawDelta = compare.VerdictRegression, compare.StatusFail, -0.1, -0.1
+	var b strings.Builder
+	writeTable(&b, metricReport(ms...), Options{}, profile{rowCap: 40})
+	md := b.String()
+	for _, want := range []string{"| m00 |", "| m38 |", "| m44 |", "| … 5 more metrics not shown |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "| m39 |") {
+		t.Errorf("table shows 41 metrics")
+	}
+}
+
+func TestContextLine(t *testing.T) {
+	r := metricReport()
+	r.Head.Git = &results.Git{SHA: testHead}
+	r.Base = &compare.Side{Git: &results.Git{SHA: testBase}}
+	if got, want := contextLine(r, Options{RunURL: "http://ci.example/runs/1"}, true), "Head `9f3c2e1` · baseline `abc1234` · [workflow run](http://ci.example/runs/1)"; got != want {
+		t.Errorf("context line %q, want %q", got, want)
+	}
+	if got, want := contextLine(r, Options{HeadSHA: testBase}, true), "Head `abc1234` · baseline `abc1234`"; got != want {
+		t.Errorf("context line %q, want %q", got, want)
+	}
+}
+
+func TestOnlyRemovedSamples(t *testing.T) {
+	r := metricReport(metric("faithfulness", compare.VerdictNoChange, 50, 0.8, 0.8))
+	r.Removed = []compare.SampleRef{{ID: "a"}, {ID: "b"}, {ID: "c"}}
+	r.Counts.Removed = 3
+	md := Summary(r, Options{})
+	if !strings.Contains(md, "<summary>New and removed samples (3 removed)</summary>") {
+		t.Errorf("summary:\n%s", md)
+	}
+	r.New, r.Removed = r.Removed, nil
+	if md := Summary(r, Options{}); !strings.Contains(md, "<summary>New and removed samples (3 new)</summary>") {
+		t.Errorf("summary:\n%s", md)
+	}
+}
