@@ -390,3 +390,40 @@ func TestOnlyRemovedSamples(t *testing.T) {
 		t.Errorf("summary:\n%s", md)
 	}
 }
+
+// TestFindingSentences: the listing and segment-key sentences name what
+// the user has to fix.
+func TestFindingSentences(t *testing.T) {
+	r := metricReport()
+	few := func(n int) []compare.Finding {
+		var fs []compare.Finding
+		for i := range n {
+			fs = append(fs, compare.Finding{Kind: compare.KindSegmentFewPairs, Level: compare.LevelNote, Segment: fmt.Sprintf("topic=t%d", i), N: 3, Of: 10})
+		}
+		return fs
+	}
+	missing := compare.Finding{Kind: compare.KindSegmentKeyMissing, Level: compare.LevelWarn, Key: "Topic"}
+	withSuggestion, withKnown := missing, missing
+	withSuggestion.Suggestion = "topic"
+	withKnown.Known = []string{"lang", "source"}
+	for _, tt := range []struct {
+		fs   []compare.Finding
+		want string
+	}{
+		{[]compare.Finding{{Kind: compare.KindThresholdsUnused, Level: compare.LevelNote, Metric: "faithfulnes"}, {Kind: compare.KindThresholdsUnused, Level: compare.LevelNote, Metric: "recall"}},
+			"the thresholds set rules for metrics neither side scored: faithfulnes, recall"},
+		{few(10), "listed but not tested: topic=t0 (3), topic=t1 (3), topic=t2 (3), topic=t3 (3), topic=t4 (3), topic=t5 (3), topic=t6 (3), topic=t7 (3), topic=t8 (3), topic=t9 (3)"},
+		{few(11), "topic=t8 (3), topic=t9 (3) and 1 more"},
+		{[]compare.Finding{missing}, `segment key "Topic" is in no paired sample's metadata, so no segment was compared (the results carry no metadata`},
+		{[]compare.Finding{withSuggestion}, `so no segment was compared; did you mean "topic"? (keys are column names as written, case included)`},
+		{[]compare.Finding{withKnown}, `so no segment was compared; metadata keys: lang, source`},
+		{[]compare.Finding{{Kind: compare.KindHeadTooSmall, Level: compare.LevelFail, N: 10, Of: 100, DatasetChanged: true}},
+			"head pairs with only 10 of the base's 100 samples (at least half must pair): the dataset changed; store a baseline of the new dataset with `gate baseline put`"},
+	} {
+		r.Findings = tt.fs
+		got := strings.Join(sentences(r, tt.fs[0].Level, nil), "\n")
+		if !strings.Contains(got, tt.want) || strings.HasSuffix(tt.want, "(3)") && strings.Contains(got, "more") {
+			t.Errorf("sentences %q, want %q", got, tt.want)
+		}
+	}
+}
