@@ -1,9 +1,12 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/results"
@@ -425,5 +428,112 @@ func TestFindingSentences(t *testing.T) {
 		if !strings.Contains(got, tt.want) || strings.HasSuffix(tt.want, "(3)") && strings.Contains(got, "more") {
 			t.Errorf("sentences %q, want %q", got, tt.want)
 		}
+	}
+}
+
+// historyOf is six stored baselines of main, the judge changed at the
+// fourth; context_recall was added at the second.
+func historyOf() *History {
+	faith := []float64{0.8, 0.6, 0.7, 0.9, 0.75, 0.85}
+	var files []HistoryFile
+	for i, x := range faith {
+		s := results.Sample{ID: "q-1", Scores: map[string]results.Score{"faithfulness": results.Score(x)}}
+		names := []string{"faithfulness"}
+		if i > 0 {
+			s.Scores["context_recall"] = results.Score(0.5 + float64(i)/10)
+			names = append(names, "context_recall")
+		}
+		f := fileFor(strings.Repeat(fmt.Sprint(i+1), 40), []results.Sample{s}, names)
+		if i >= 3 {
+			f.Judge.Fingerprint = "0ther0judge0000"
+		}
+		files = append(files, HistoryFile{SHA: f.Git.SHA, Date: created.Add(time.Duration(i) * time.Hour), File: f})
+	}
+	return NewHistory("main", files)
+}
+
+// TestHistoryOutputs: every format of the history shows each commit, its
+// means, the judge change and the sparklines.
+func TestHistoryOutputs(t *testing.T) {
+	h := historyOf()
+	var b bytes.Buffer
+	if err := HistoryText(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if want := `main: 6 stored baselines
+
+  #  commit        date                  judge
+  1  111111111111  2026-11-30 12:00Z     7e57ab1e5eed
+  2  222222222222  2026-11-30 13:00Z     7e57ab1e5eed
+  3  333333333333  2026-11-30 14:00Z     7e57ab1e5eed
+  4  444444444444  2026-11-30 15:00Z     0ther0judge0  * judge changed: not comparable with the lines above
+  5  555555555555  2026-11-30 16:00Z     0ther0judge0
+  6  666666666666  2026-11-30 17:00Z     0ther0judge0
+
+metric          trend      first     last      min      max
+faithfulness    ▆▁▃|█▅▇    0.800    0.850    0.600    0.900
+context_recall   ▁▃|▅▆█      n/a    1.000    0.600    1.000
+
+| in a trend: the judge changed there (model, prompts or settings); values on either side are not comparable.
+`; b.String() != want {
+		t.Errorf("history text:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := HistoryMarkdown(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if want := strings.ReplaceAll(`### raggate history: main
+
+| Commit | Date | Judge | faithfulness | context_recall |
+|:---|:---|:---|---:|---:|
+| '111111111111' | 2026-11-30 12:00Z | '7e57ab1e5eed' | 0.800 | n/a |
+| '222222222222' | 2026-11-30 13:00Z | '7e57ab1e5eed' | 0.600 | 0.600 |
+| '333333333333' | 2026-11-30 14:00Z | '7e57ab1e5eed' | 0.700 | 0.700 |
+| '444444444444' | 2026-11-30 15:00Z | '0ther0judge0' ⚠️ changed | 0.900 | 0.800 |
+| '555555555555' | 2026-11-30 16:00Z | '0ther0judge0' | 0.750 | 0.900 |
+| '666666666666' | 2026-11-30 17:00Z | '0ther0judge0' | 0.850 | 1.000 |
+| trend | | | ▆▁▃|█▅▇ |  ▁▃|▅▆█ |
+
+<sub>⚠️ changed: the judge fingerprint differs from the commit above (| in a trend): values across it are not comparable.</sub>
+`, "'", "`"); b.String() != want {
+		t.Errorf("history markdown:\n%s\nwant\n%s", b.String(), want)
+	}
+	b.Reset()
+	if err := HistoryCSV(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if want := `commit,date,judge,judge_changed,faithfulness,context_recall
+1111111111111111111111111111111111111111,2026-11-30T12:00:00Z,7e57ab1e5eed1234abcd,false,0.8,
+2222222222222222222222222222222222222222,2026-11-30T13:00:00Z,7e57ab1e5eed1234abcd,false,0.6,0.6
+3333333333333333333333333333333333333333,2026-11-30T14:00:00Z,7e57ab1e5eed1234abcd,false,0.7,0.7
+4444444444444444444444444444444444444444,2026-11-30T15:00:00Z,0ther0judge0000,true,0.9,0.8
+5555555555555555555555555555555555555555,2026-11-30T16:00:00Z,0ther0judge0000,false,0.75,0.9
+6666666666666666666666666666666666666666,2026-11-30T17:00:00Z,0ther0judge0000,false,0.85,1
+`; b.String() != want {
+		t.Errorf("history csv:\n%s\nwant\n%s", b.String(), want)
+	}
+	j, err := HistoryJSON(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back History
+	if err := json.Unmarshal(j, &back); err != nil || len(back.Points) != 6 || !back.Points[3].JudgeChanged || back.Points[4].JudgeChanged || back.Points[5].Means["faithfulness"] != 0.85 {
+		t.Errorf("history json does not read back (%v):\n%s", err, j)
+	}
+}
+
+// TestHistoryWithoutJudgeChange: no change is marked or explained.
+func TestHistoryWithoutJudgeChange(t *testing.T) {
+	h := historyOf()
+	h.Points = h.Points[:3]
+	var b bytes.Buffer
+	if err := HistoryText(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if err := HistoryMarkdown(&b, h); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "changed") || strings.Contains(out, "|▁") {
+		t.Errorf("history without a judge change:\n%s", out)
 	}
 }
