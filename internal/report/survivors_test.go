@@ -537,3 +537,31 @@ func TestHistoryWithoutJudgeChange(t *testing.T) {
 		t.Errorf("history without a judge change:\n%s", out)
 	}
 }
+
+// TestRunTableOrder: the run table lists the catalogue's metrics in
+// catalogue order, then user-defined ones by name.
+func TestRunTableOrder(t *testing.T) {
+	names := []string{"zeta_custom", "context_recall", "alpha_custom", "faithfulness", "noise_sensitivity_relevant"}
+	s := results.Sample{ID: "q-1", Scores: map[string]results.Score{}}
+	for i, n := range names {
+		s.Scores[n] = results.Score(float64(i) / 10)
+	}
+	f := fileFor(testHead, []results.Sample{s}, names)
+	f.Summary = results.Summarize(names, f.Samples)
+	var b bytes.Buffer
+	if err := RunTable(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	at := -1
+	for _, n := range []string{"context_recall", "faithfulness", "noise_sensitivity_relevant", "alpha_custom", "zeta_custom"} {
+		i := strings.Index(out, " "+n+" ")
+		if i < at {
+			t.Fatalf("%s out of order:\n%s", n, out)
+		}
+		at = i
+	}
+	if !strings.Contains(out, "0.400") || !strings.Contains(out, "lower") {
+		t.Errorf("run table lacks a mean or a direction:\n%s", out)
+	}
+}
