@@ -188,6 +188,9 @@ exit 0
 #                     stats.go exactCounts, drawCounts (pattern sums against
 #                     the observed sum +- eps)
 #   internal/results  io.go checkScore (x < lo-rangeSlack, x > hi+rangeSlack)
+#   internal/report   trend.go axisRange (z-a < 0.1-1e-9, 0.1-1e-9 to
+#                     0.1+1e-9: at a width of a tenth up to rounding, a =
+#                     z-0.1 is a again); history.go Sparkline (hi-lo < 1e-9)
 #
 # Sort keys that cannot be equal, or ties whose order cannot show.
 #   internal/compare  compare.go metricOrder (oi < oj is only reached when
@@ -203,6 +206,8 @@ exit 0
 #                     same shard number, an error either way);
 #                     undefined.go judgeUndefined (r < top: reasons are map
 #                     keys, never equal)
+#   internal/report   segments.go segmentRows (ra < rb is only reached when
+#                     ra != rb)
 #
 # Guards whose other side gives the same result.
 #   internal/compare  side.go newSide (len(smp.Reasons) > 0: an empty
@@ -245,6 +250,31 @@ exit 0
 #                     which string is "a" only decides the row length, the
 #                     distance is symmetric); score.go percentileSorted (idx
 #                     <= 0: at index 0 the interpolation gives sorted[0] too)
+#   internal/report   cuts of a list to its own length: markdown.go rows
+#                     (len(r.Metrics) <= limit), writeList (len(shown) >
+#                     p.sentences), writeRegressed (len(shown) > p.samples),
+#                     writeNewRemoved (len(shown) > p.listCap), code (len(s)
+#                     > n), segments.go writeSegments (len(shown) >
+#                     p.segRows), format.go short (len(h) > 12); guards no
+#                     profile reaches: render (p.samples > 0: every profile
+#                     shows at least 3); segments.go segmentCell
+#                     (len(parts) > 0: a significant change always has a
+#                     part); markdown.go hardCut (budget < 0: at 0 the loop
+#                     keeps nothing and cuts the same bytes); cutBytes (n >
+#                     0 to n >= 0: only a string starting with a
+#                     continuation byte gets there, cut to "" either way);
+#                     code (r < utf8.RuneSelf to <=: U+0080 fails every
+#                     class that follows); format.go fmtDelta (x < 0: 0
+#                     printed 0.000 above); fmtBound (i < 0: FormatFloat
+#                     never starts with '.'; len(s)-i-1 < 2: two decimals
+#                     append nothing); capacity hints: escape.go flattenN
+#                     (b.Grow(min(len(s), 4*limit+4))), escapeFlat
+#                     (b.Grow(len(s)+len(s)/8)), trend.go trendSeries
+#                     (make(..., len(pts)+1)); counters only compared with
+#                     0: verdict.go tally (c.tested++); escape.go flattenN
+#                     (n++ after a space: n-- lets it read further, but
+#                     snippet keeps the same n-1 runes, and flatten has no
+#                     limit n can reach)
 #
 # Same value by algebra or by numerics.
 #   internal/compare  calibrate.go sampleVariance and stats.go stddev ((x -
