@@ -234,7 +234,9 @@ exit 0
 #                     the field); results.go ShortHash (len(h) > 12: h[:12]
 #                     of a 12-digit hash is itself); undefined.go
 #                     TooManyUndefined (limit >= 1: at limit 1 no count can
-#                     exceed the number of samples)
+#                     exceed the number of samples); texts.go BoundEvidence
+#                     (len(items) > MaxEvidence: cutting a slice to its own
+#                     length)
 #   internal/dataset  the record counters n++ of readLines, streamLines,
 #                     readArray, readParquet, readCSV (the count is only
 #                     compared with 0: -n is as non-zero as n); dataset.go
