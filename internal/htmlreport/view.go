@@ -3,9 +3,9 @@ package htmlreport
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/raggate/raggate/internal/compare"
@@ -148,7 +148,7 @@ func fmtCI(ci compare.Interval) string {
 func sampleOf(r ranked, rank int, ms []metricInfo) sampleView {
 	h := r.head
 	v := sampleView{ID: h.ID, Question: h.Question, Rank: rank, Paired: r.base != nil}
-	for _, k := range sortedKeys(h.Metadata) {
+	for _, k := range slices.Sorted(maps.Keys(h.Metadata)) {
 		v.Meta = append(v.Meta, k+"="+h.Metadata[k])
 	}
 	segs, _ := json.Marshal(v.Meta)
@@ -227,7 +227,7 @@ func contextsOf(s *results.Sample) []contextView {
 	for i, c := range s.Contexts {
 		out[i] = contextView{N: i + 1, Text: c}
 	}
-	for _, m := range sortedKeys(s.Evidence) {
+	for _, m := range slices.Sorted(maps.Keys(s.Evidence)) {
 		for _, e := range s.Evidence[m] {
 			if e.Context >= 1 && e.Context <= len(out) {
 				out[e.Context-1].Verdicts = append(out[e.Context-1].Verdicts, contextVerdict{Metric: m, Useful: e.Verdict == 1, Reason: e.Reason})
@@ -241,7 +241,7 @@ func contextsOf(s *results.Sample) []contextView {
 // verdicts) by metric.
 func evidenceOf(s *results.Sample) []evidenceGroup {
 	var out []evidenceGroup
-	for _, m := range sortedKeys(s.Evidence) {
+	for _, m := range slices.Sorted(maps.Keys(s.Evidence)) {
 		g := evidenceGroup{Metric: m}
 		for _, e := range s.Evidence[m] {
 			if e.Context == 0 {
@@ -269,9 +269,9 @@ func segmentsOf(samples []sampleView) []string {
 		}
 	}
 	var out []string
-	for _, k := range sortedKeys(byKey) {
+	for _, k := range slices.Sorted(maps.Keys(byKey)) {
 		if len(byKey[k]) <= maxSegmentValues {
-			out = append(out, sortedKeys(byKey[k])...)
+			out = append(out, slices.Sorted(maps.Keys(byKey[k]))...)
 		}
 	}
 	return out
@@ -280,12 +280,3 @@ func segmentsOf(samples []sampleView) []string {
 // maxSegmentValues bounds the values of a key offered as segments: a key
 // with more (an id, a URL) is not a segment.
 const maxSegmentValues = 50
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
