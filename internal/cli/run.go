@@ -90,6 +90,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	prov := provenance(env, o, in.ds, all, jr.info)
 	prov.UserMetrics = definitionsOf(in.ms)
 	f := resultsFile(env, o, prov, inputs, jr)
+	f.Config.MaxUndefined, f.Config.MaxTargetFailures = &o.MaxUndefined, &o.Target.MaxFailures
 	attachTargetCalls(f, ph)
 	if runErr != nil {
 		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(in.samples))

@@ -77,6 +77,9 @@ type comparison struct {
 	// findings collects the findings in report order; few, weak and
 	// reportOnly are notes gathered on the way and placed later.
 	findings, few, weak, reportOnly []Finding
+	// incomparable holds the finding of each metric that is not
+	// comparable, recorded with its metric's reasons.
+	incomparable map[string]Finding
 }
 
 // newComparison resolves the settings, starts the report and indexes the
@@ -109,7 +112,8 @@ func (c Config) newComparison(base, head *results.File, th Thresholds) *comparis
 			PermutationDraws: draws, CILevel: ciLevel, Power: mdePower},
 	}
 	cmp := &comparison{r: r, th: th, def: def, base: base, head: head, hs: newSide(head),
-		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]diffs{}}
+		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]diffs{},
+		incomparable: map[string]Finding{}}
 	r.Head = cmp.hs.info()
 	r.Counts.Head = len(head.Samples)
 	if base != nil {
@@ -196,7 +200,11 @@ func (cmp *comparison) testMetrics() {
 			dd, ok := cmp.st.testPairs(&mr, cmp.hs, cmp.bs, cmp.pairs, m)
 			cmp.perMetric[m] = dd
 			if !ok {
-				cmp.few = append(cmp.few, Finding{Kind: KindFewPairs, Level: LevelNote, Metric: m, N: mr.N, Of: cmp.def.MinSamples})
+				if f := cmp.untested(&mr); f.Kind == KindNotComparable {
+					cmp.incomparable[m] = f
+				} else {
+					cmp.few = append(cmp.few, f)
+				}
 				break
 			}
 			cmp.tested = append(cmp.tested, len(cmp.r.Metrics))
@@ -258,6 +266,10 @@ func (cmp *comparison) applyRules() {
 		}
 		if f, ok := cmp.judgeFailed(mr); ok {
 			cmp.flush(mr, []Finding{f})
+		} else if f, ok := cmp.incomparable[mr.Metric]; ok {
+			// Its level is set: a base that only lacked the data warns.
+			mr.Status = statusOf(f.Level)
+			cmp.findings = append(cmp.findings, f)
 		}
 		if isTested(mr.Change) && !mr.MDE.IsNaN() && mr.MDE.Value() > mr.Rule.Tolerance+eps {
 			cmp.weak = append(cmp.weak, Finding{Kind: KindWeakPower, Level: LevelNote, Metric: mr.Metric, Value: mr.MDE.Value()})
