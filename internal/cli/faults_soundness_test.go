@@ -292,3 +292,43 @@ func TestActionRefusesAnEmptyBaseline(t *testing.T) {
 		t.Errorf("stored on the baseline branch: %v", paths)
 	}
 }
+
+// TestContextIDTurnoverIsNotARegression (issue 22, item 4): a head whose
+// retrieved context ids all changed (the corpus was re-chunked) is not
+// failed on the id metrics, even when they are gated: the table and the
+// comment say the context ids changed and those metrics are left out.
+// The results record each sample's retrieved context ids.
+func TestContextIDTurnoverIsNotARegression(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "base.json")
+	if r := gate(t, nil, "run", "--dataset", demo, "--judge", "offline", "--out", base, "--quiet"); r.code != 0 {
+		t.Fatalf("base run: exit %d\n%s", r.code, r.stderr)
+	}
+	if f := readResults(t, base); len(f.Samples[0].ContextIDs) == 0 {
+		t.Fatalf("the results record no retrieved context ids: %+v", f.Samples[0])
+	}
+	rechunked := sndDemoRows(t, []string{"id", "user_input", "retrieved_contexts", "retrieved_context_ids", "response", "reference", "reference_contexts", "reference_context_ids"},
+		func(row map[string]any) {
+			ids := row["retrieved_context_ids"].([]any)
+			for i := range ids {
+				ids[i] = "chunk-v2-" + ids[i].(string)
+			}
+		})
+	th := filepath.Join(dir, "thresholds.yaml")
+	if err := os.WriteFile(th, []byte("version: 1\nmetrics:\n  id_context_precision: {}\n  id_context_recall: {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, format := range []string{"text", "markdown"} {
+		r := gate(t, nil, "check", "--dataset", rechunked, "--baseline", base, "--judge", "offline", "--thresholds", th,
+			"--format", format, "--out", filepath.Join(dir, "head.json"), "--quiet")
+		if r.code != 0 {
+			t.Fatalf("%s: exit %d, want 0 (id turnover is not a regression)\n%s\n%s", format, r.code, r.stdout, r.stderr)
+		}
+		for _, want := range []string{"context ids changed: not comparable",
+			"context ids changed: id metrics not comparable with this baseline (", "id_context_precision, id_context_recall left out of the decision"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("%s report lacks %q:\n%s", format, want, r.stdout)
+			}
+		}
+	}
+}

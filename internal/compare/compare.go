@@ -80,6 +80,11 @@ type comparison struct {
 	// incomparable holds the finding of each metric that is not
 	// comparable, recorded with its metric's reasons.
 	incomparable map[string]Finding
+	// ids counts the distinct context ids the paired head samples
+	// retrieved that base never did, and all of them; idFindings are the
+	// id metrics left out because most of those ids are new.
+	ids        [2]int
+	idFindings []Finding
 }
 
 // newComparison resolves the settings, starts the report and indexes the
@@ -187,6 +192,7 @@ func metricOrder(hs, bs *side) []string {
 // testMetrics describes every metric on each side and runs the paired
 // test where both sides scored it.
 func (cmp *comparison) testMetrics() {
+	idsChanged := cmp.idsChanged()
 	for _, m := range cmp.order {
 		mr := cmp.describeMetric(m)
 		switch {
@@ -196,6 +202,9 @@ func (cmp *comparison) testMetrics() {
 			mr.Change = VerdictNotInHead
 		case !cmp.bs.present[m]:
 			mr.Change = VerdictNewMetric
+		case idsChanged && readsContextIDs(m):
+			cmp.st.testPairs(&mr, cmp.hs, cmp.bs, cmp.pairs, m) // for the table
+			cmp.idFindings = append(cmp.idFindings, cmp.leaveOut(&mr))
 		default:
 			dd, ok := cmp.st.testPairs(&mr, cmp.hs, cmp.bs, cmp.pairs, m)
 			cmp.perMetric[m] = dd
@@ -259,6 +268,9 @@ func (cmp *comparison) applyRules() {
 	for i := range cmp.r.Metrics {
 		mr := &cmp.r.Metrics[i]
 		mr.Verdict = mr.Change
+		if mr.NotComparable == NotComparableContextIDs {
+			continue // out of the decision, floors included
+		}
 		reasons := cmp.metricReasons(mr)
 		cmp.flush(mr, reasons)
 		if mr.Change == VerdictNotInHead {
@@ -372,6 +384,7 @@ func (cmp *comparison) situations(segs *segmentRun) {
 		cmp.add(cmp.noBaseline()...)
 	} else {
 		cmp.add(cmp.baseSituations()...)
+		cmp.add(cmp.idFindings...)
 		cmp.add(cmp.few...)
 		cmp.add(segs.notes...)
 		cmp.add(segs.untested(cmp.def.MinSamples)...)

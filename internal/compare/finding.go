@@ -113,6 +113,11 @@ const (
 	// samples) has no score for it: N of Of samples of that side scored,
 	// Reason the most frequent reason there.
 	KindNotComparable Kind = "not_comparable"
+	// KindContextIDsChanged: N of the Of distinct context ids the paired
+	// head samples retrieved were never retrieved on base (more than
+	// MaxContextIDTurnover): the Metric, computed from ids, is not
+	// compared and left out of the decision.
+	KindContextIDsChanged Kind = "context_ids_changed"
 	// KindWeakPower: the metric's minimum detectable effect (Value) exceeds
 	// its tolerance.
 	KindWeakPower Kind = "weak_power"

@@ -85,7 +85,7 @@ func groupOf(f compare.Finding) string {
 		return "report_only"
 	}
 	switch f.Kind {
-	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs:
+	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs, compare.KindContextIDsChanged:
 		return string(f.Kind)
 	}
 	return ""
@@ -116,6 +116,12 @@ func groupSentence(r *compare.Report, fs []compare.Finding) string {
 			items[i] = g.Metric
 		}
 		return "the thresholds set rules for metrics neither side scored: " + strings.Join(items, ", ")
+	case f.Kind == compare.KindContextIDsChanged:
+		for i, g := range fs {
+			items[i] = g.Metric
+		}
+		return fmt.Sprintf("context ids changed: id metrics not comparable with this baseline (%d of the %d context ids retrieved on head were never retrieved on base): %s left out of the decision; store a baseline of the re-indexed corpus with `gate baseline put`",
+			f.N, f.Of, strings.Join(items, ", "))
 	}
 	return untestedSegments(fs)
 }
@@ -180,7 +186,7 @@ func metricSentence(f compare.Finding) (string, bool) {
 			f.Metric, f.N, f.Of, f.BaseN, f.BaseOf), true
 	case compare.KindNotComparable:
 		return notComparable(f), true
-	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs:
+	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs, compare.KindContextIDsChanged:
 		return groupSentence(nil, []compare.Finding{f}), true
 	}
 	return "", false

@@ -150,6 +150,8 @@ func notComparableCell(why string) string {
 		return "not comparable: no scores"
 	case compare.NotComparableDisjoint:
 		return "not comparable: no common samples"
+	case compare.NotComparableContextIDs:
+		return "context ids changed: not comparable"
 	}
 	return "not comparable"
 }

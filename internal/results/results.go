@@ -182,6 +182,11 @@ type Sample struct {
 	// Target is how the pipeline answered the sample when the run called
 	// it (gate run --target); nil otherwise. Added within v1.
 	Target *TargetCall `json:"target,omitempty"`
+	// ContextIDs are the ids of the contexts the pipeline retrieved for
+	// the sample, when known: a comparison tells from them that the
+	// corpus was re-indexed (see compare). Added within v1: omitted when
+	// the sample has none; kept on reads, unlike the texts.
+	ContextIDs []string `json:"retrieved_context_ids,omitempty"`
 }
 
 // UndefinedKind says why a score is undefined.
