@@ -730,6 +730,9 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 		f.Git = &results.Git{}
 	}
 	f.Git.SHA, f.Git.Ref = key.SHA, "refs/heads/"+key.Branch
+	if err := storable("mode: baseline", f, a.o.Out); err != nil {
+		return err
+	}
 	if err := store.Put(ctx, key, f); err != nil {
 		return fmt.Errorf("store the baseline: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/ghapi"
+	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -62,7 +63,7 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 		if err != nil {
 			return withCode(ExitUsage, err)
 		}
-		if err := storable(f, b.results); err != nil {
+		if err := storable("baseline put", f, b.results); err != nil {
 			return err
 		}
 		if key.SHA == "" && f.Git != nil {
@@ -116,19 +117,48 @@ func (b *baselineFlags) validate(env Env, put bool) error {
 	return joinProblems(outputProblems(env, in, []namedPath{{"out", b.out}}), flagName)
 }
 
-// storable refuses results that cannot stand for a branch: an incomplete
-// run, one shard, or no scored sample (exit 2).
-func storable(f *results.File, path string) error {
+// storable refuses results that cannot stand for a branch (exit 2): an
+// incomplete run, one shard, no scored sample or value, or more samples
+// unscored than the run's own limits allow. cmd names the command.
+func storable(cmd string, f *results.File, path string) error {
 	const fix = "re-run `gate run` to completion and store that file"
 	switch {
 	case f.Incomplete != "":
-		return usageErr("baseline put: %s is an incomplete run (%s); a baseline must be complete: %s", path, f.Incomplete, fix)
+		return usageErr("%s: %s is an incomplete run (%s); a baseline must be complete: %s", cmd, path, f.Incomplete, fix)
 	case len(f.Samples) == 0:
-		return usageErr("baseline put: %s has no scored samples; %s", path, fix)
+		return usageErr("%s: %s has no scored samples; %s", cmd, path, fix)
 	case f.Shard != "":
-		return usageErr("baseline put: %s holds only shard %s; merge the shards with `gate merge` and store the merged file", path, f.Shard)
+		return usageErr("%s: %s holds only shard %s; merge the shards with `gate merge` and store the merged file", cmd, path, f.Shard)
+	}
+	if n, top := f.Scored(); n == 0 {
+		return usageErr("%s: %s has no scored value: every score of its %d samples is undefined (most often: %s); "+
+			"a baseline with nothing to compare would let every change pass: fix what failed (target, judge or dataset) and store a run that scored", cmd, path, len(f.Samples), top)
+	}
+	if msg := beyondLimits(f); msg != "" {
+		return usageErr("%s: %s: %s; a baseline is held to its run's own limits: fix what failed and store a run within them", cmd, path, msg)
 	}
 	return nil
+}
+
+// beyondLimits says how f left more samples unscored than its run allowed
+// (the limits it records; the defaults of gate run for a file that
+// records none): by failed target calls, or by the judge. "" when within.
+func beyondLimits(f *results.File) string {
+	def := defaultOptions()
+	maxTarget, maxUndefined := def.Target.MaxFailures, def.MaxUndefined
+	if f.Config.MaxTargetFailures != nil {
+		maxTarget = *f.Config.MaxTargetFailures
+	}
+	if f.Config.MaxUndefined != nil {
+		maxUndefined = *f.Config.MaxUndefined
+	}
+	if msg := tooManyTargetFailures(f, maxTarget); msg != "" {
+		return msg
+	}
+	if msg := scoredByJudge(f, judge.Info{Provider: f.Judge.Provider}).TooManyUndefined(maxUndefined); msg != "" {
+		return fmt.Sprintf("%s; the run's --max-undefined was %g", msg, maxUndefined)
+	}
+	return ""
 }
 
 func (b *baselineFlags) open(env Env) (baseline.Store, error) {

@@ -90,6 +90,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	prov := provenance(env, o, in.ds, all, jr.info)
 	prov.UserMetrics = definitionsOf(in.ms)
 	f := resultsFile(env, o, prov, inputs, jr)
+	f.Config.MaxUndefined, f.Config.MaxTargetFailures = &o.MaxUndefined, &o.Target.MaxFailures
 	attachTargetCalls(f, ph)
 	if runErr != nil {
 		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(in.samples))
@@ -149,6 +150,9 @@ func loadRun(ctx context.Context, env Env, o *Options) (*runInputs, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkScorable(ms, o.hasField(ds), o.offlineJudge(env)); err != nil {
+		return nil, err
+	}
 	if err := checkUserColumns(ds, ms, o.targetColumns()...); err != nil {
 		return nil, err
 	}
@@ -162,6 +166,9 @@ func loadRun(ctx context.Context, env Env, o *Options) (*runInputs, error) {
 // unscored: by the judge (--max-undefined) or by failed target calls
 // (--max-target-failures).
 func gateUnscored(o *Options, f *results.File, info judge.Info) error {
+	if msg := nothingScored(f); msg != "" {
+		return usageErr("%s; the results are saved in %s", msg, o.Out)
+	}
 	if msg := scoredByJudge(f, info).TooManyUndefined(o.MaxUndefined); msg != "" {
 		return withCode(ExitOperational, fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
 	}
@@ -226,7 +233,7 @@ var errTimeBudget = errors.New("time budget reached")
 // user-defined metric. A metric named that the offline judge declines is
 // kept, undefined, with a note.
 func (o *Options) suite(env Env, ds *dataset.Dataset) ([]metrics.Metric, error) {
-	has := func(f metrics.Field) bool { return ds.Fields[f] || o.targetProvides(f) }
+	has := o.hasField(ds)
 	user := o.userMetrics()
 	names := o.metricNames()
 	if len(names) == 0 {

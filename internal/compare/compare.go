@@ -77,6 +77,14 @@ type comparison struct {
 	// findings collects the findings in report order; few, weak and
 	// reportOnly are notes gathered on the way and placed later.
 	findings, few, weak, reportOnly []Finding
+	// incomparable holds the finding of each metric that is not
+	// comparable, recorded with its metric's reasons.
+	incomparable map[string]Finding
+	// ids counts the distinct context ids the paired head samples
+	// retrieved that base never did, and all of them; idFindings are the
+	// id metrics left out because most of those ids are new.
+	ids        [2]int
+	idFindings []Finding
 }
 
 // newComparison resolves the settings, starts the report and indexes the
@@ -109,7 +117,8 @@ func (c Config) newComparison(base, head *results.File, th Thresholds) *comparis
 			PermutationDraws: draws, CILevel: ciLevel, Power: mdePower},
 	}
 	cmp := &comparison{r: r, th: th, def: def, base: base, head: head, hs: newSide(head),
-		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]diffs{}}
+		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]diffs{},
+		incomparable: map[string]Finding{}}
 	r.Head = cmp.hs.info()
 	r.Counts.Head = len(head.Samples)
 	if base != nil {
@@ -183,6 +192,7 @@ func metricOrder(hs, bs *side) []string {
 // testMetrics describes every metric on each side and runs the paired
 // test where both sides scored it.
 func (cmp *comparison) testMetrics() {
+	idsChanged := cmp.idsChanged()
 	for _, m := range cmp.order {
 		mr := cmp.describeMetric(m)
 		switch {
@@ -192,11 +202,18 @@ func (cmp *comparison) testMetrics() {
 			mr.Change = VerdictNotInHead
 		case !cmp.bs.present[m]:
 			mr.Change = VerdictNewMetric
+		case idsChanged && readsContextIDs(m):
+			cmp.st.testPairs(&mr, cmp.hs, cmp.bs, cmp.pairs, m) // for the table
+			cmp.idFindings = append(cmp.idFindings, cmp.leaveOut(&mr))
 		default:
 			dd, ok := cmp.st.testPairs(&mr, cmp.hs, cmp.bs, cmp.pairs, m)
 			cmp.perMetric[m] = dd
 			if !ok {
-				cmp.few = append(cmp.few, Finding{Kind: KindFewPairs, Level: LevelNote, Metric: m, N: mr.N, Of: cmp.def.MinSamples})
+				if f := cmp.untested(&mr); f.Kind == KindNotComparable {
+					cmp.incomparable[m] = f
+				} else {
+					cmp.few = append(cmp.few, f)
+				}
 				break
 			}
 			cmp.tested = append(cmp.tested, len(cmp.r.Metrics))
@@ -251,6 +268,9 @@ func (cmp *comparison) applyRules() {
 	for i := range cmp.r.Metrics {
 		mr := &cmp.r.Metrics[i]
 		mr.Verdict = mr.Change
+		if mr.NotComparable == NotComparableContextIDs {
+			continue // out of the decision, floors included
+		}
 		reasons := cmp.metricReasons(mr)
 		cmp.flush(mr, reasons)
 		if mr.Change == VerdictNotInHead {
@@ -258,6 +278,10 @@ func (cmp *comparison) applyRules() {
 		}
 		if f, ok := cmp.judgeFailed(mr); ok {
 			cmp.flush(mr, []Finding{f})
+		} else if f, ok := cmp.incomparable[mr.Metric]; ok {
+			// Its level is set: a base that only lacked the data warns.
+			mr.Status = statusOf(f.Level)
+			cmp.findings = append(cmp.findings, f)
 		}
 		if isTested(mr.Change) && !mr.MDE.IsNaN() && mr.MDE.Value() > mr.Rule.Tolerance+eps {
 			cmp.weak = append(cmp.weak, Finding{Kind: KindWeakPower, Level: LevelNote, Metric: mr.Metric, Value: mr.MDE.Value()})
@@ -360,6 +384,7 @@ func (cmp *comparison) situations(segs *segmentRun) {
 		cmp.add(cmp.noBaseline()...)
 	} else {
 		cmp.add(cmp.baseSituations()...)
+		cmp.add(cmp.idFindings...)
 		cmp.add(cmp.few...)
 		cmp.add(segs.notes...)
 		cmp.add(segs.untested(cmp.def.MinSamples)...)

@@ -126,9 +126,9 @@ func TestCompareVerdicts(t *testing.T) {
 			reasonLike: "answer_relevancy regressed by 0.15",
 		},
 		{
-			name: "too few pairs never fail", metric: "faithfulness", n: 6,
+			name: "too few pairs never fail, and warn", metric: "faithfulness", n: 6,
 			head:   func(i int) float64 { return base(i) - 0.3 },
-			change: VerdictInsufficientData, verdict: VerdictInsufficientData, status: StatusOK, passed: true, overall: VerdictPass,
+			change: VerdictInsufficientData, verdict: VerdictInsufficientData, status: StatusOK, passed: true, overall: VerdictPassWithWarnings,
 		},
 		{
 			name: "below floor without a regression", metric: "context_recall", n: 40,

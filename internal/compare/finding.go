@@ -105,8 +105,19 @@ const (
 	// KindRepeatsDiffer: base ran BaseN repeats, head N.
 	KindRepeatsDiffer Kind = "repeats_differ"
 	// KindFewPairs: the metric has N paired samples, fewer than Of
-	// (min_samples): reported but not tested.
+	// (min_samples): reported but not tested. A warning for a gated metric
+	// with at least one pair, else a note.
 	KindFewPairs Kind = "few_pairs"
+	// KindNotComparable: a gated metric has no paired sample because Side
+	// ("base", "head", "both", or "" when both scored it on different
+	// samples) has no score for it: N of Of samples of that side scored,
+	// Reason the most frequent reason there.
+	KindNotComparable Kind = "not_comparable"
+	// KindContextIDsChanged: N of the Of distinct context ids the paired
+	// head samples retrieved were never retrieved on base (more than
+	// MaxContextIDTurnover): the Metric, computed from ids, is not
+	// compared and left out of the decision.
+	KindContextIDsChanged Kind = "context_ids_changed"
 	// KindWeakPower: the metric's minimum detectable effect (Value) exceeds
 	// its tolerance.
 	KindWeakPower Kind = "weak_power"
@@ -128,7 +139,7 @@ const (
 // the gate, as opposed to a situation of the comparison.
 func (f Finding) IsMetricReason() bool {
 	switch f.Kind {
-	case KindRegression, KindLostScores, KindBelowFloor, KindAboveCeiling, KindJudgeFailed:
+	case KindRegression, KindLostScores, KindBelowFloor, KindAboveCeiling, KindJudgeFailed, KindNotComparable:
 		return true
 	}
 	return false

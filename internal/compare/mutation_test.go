@@ -230,7 +230,8 @@ func constDrop(n int, drop float64) (*results.File, *results.File) {
 }
 
 // TestMinSamplesBoundary: a metric with exactly min_samples pairs is
-// tested (and here regresses); one pair fewer is reported, never failed.
+// tested (and here regresses); one pair fewer is reported, never failed
+// (a warning).
 func TestMinSamplesBoundary(t *testing.T) {
 	tests := []struct {
 		name       string
@@ -256,10 +257,11 @@ func TestMinSamplesBoundary(t *testing.T) {
 			if m.Change != tt.change || r.Passed != tt.passed || m.N != tt.n {
 				t.Fatalf("n %d: change %s passed %v, want %s %v", m.N, m.Change, r.Passed, tt.change, tt.passed)
 			}
-			notes := strings.Join(r.Notes, "\n")
+			// A gated metric with too few pairs passes with a warning.
+			warnings := strings.Join(r.Warnings, "\n")
 			few := fmt.Sprintf("fewer than %d paired samples, reported but not tested: faithfulness (%d)", th.Defaults.MinSamples, tt.n)
-			if strings.Contains(notes, few) != (tt.change == VerdictInsufficientData) {
-				t.Errorf("notes %q: want the insufficient-data note only when untested", r.Notes)
+			if strings.Contains(warnings, few) != (tt.change == VerdictInsufficientData) {
+				t.Errorf("warnings %q: want the insufficient-data warning only when untested", r.Warnings)
 			}
 			if tt.change == VerdictInsufficientData && !m.PWorse.IsNaN() {
 				t.Errorf("an untested metric has p_worse %v", m.PWorse)

@@ -174,7 +174,7 @@ func (st statsConfig) compareSegment(run *segmentRun, ki, si int, key, value str
 	var ms []MetricResult
 	var tested []bool
 	for _, w := range whole {
-		if !hs.present[w.Metric] || !bs.present[w.Metric] {
+		if !hs.present[w.Metric] || !bs.present[w.Metric] || w.Change == VerdictNotComparable {
 			continue
 		}
 		mr := newMetricResult(w.Metric, w.Direction, w.Rule, w.ReportOnly)

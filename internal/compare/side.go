@@ -30,11 +30,13 @@ func newSide(f *results.File) *side {
 	s := &side{f: f, byID: map[string]int{}, present: map[string]bool{},
 		scores: map[string][]float64{}, noise: map[string]float64{},
 		reasons: make([]map[string]string, n), undef: make([]map[string]string, n)}
+	// A metric the file names but no sample records still gets its
+	// column (every score undefined): the paired test reads it.
 	for _, m := range f.Config.Metrics {
-		s.present[CanonicalMetric(m)] = true
+		s.column(CanonicalMetric(m))
 	}
 	for m := range f.Summary {
-		s.present[CanonicalMetric(m)] = true
+		s.column(CanonicalMetric(m))
 	}
 	var noise noiseSums
 	for i, smp := range f.Samples {

@@ -36,6 +36,12 @@ const (
 	// VerdictLostScores: significantly more paired samples lost their
 	// score (defined on base, undefined on head) than gained one.
 	VerdictLostScores Verdict = "lost_scores"
+	// VerdictNotComparable: a gated metric scored on both sides has no
+	// paired sample to compare (one side has no score for it), or its
+	// scores cannot be compared (MetricResult.NotComparable says why). It
+	// fails the gate unless the rule's level is warn or the base only
+	// lacked the data.
+	VerdictNotComparable Verdict = "not_comparable"
 )
 
 // Overall verdicts of the gate.
@@ -251,7 +257,22 @@ type MetricResult struct {
 	LostScores bool `json:"lost_scores"`
 	// LostReason is the most frequent head reason among the lost samples.
 	LostReason string `json:"lost_reason,omitempty"`
+	// NotComparable says why the metric was not compared (Change is
+	// VerdictNotComparable): one of the NotComparable* values.
+	NotComparable string `json:"not_comparable,omitempty"`
 }
+
+// Why a metric is not comparable (MetricResult.NotComparable).
+const (
+	// NotComparableBase: the base has no score for the metric.
+	NotComparableBase = "base_unscored"
+	// NotComparableHead: the head has no score for the metric.
+	NotComparableHead = "head_unscored"
+	// NotComparableBoth: neither side has a score for the metric.
+	NotComparableBoth = "unscored"
+	// NotComparableDisjoint: both sides scored it, on no common sample.
+	NotComparableDisjoint = "no_common_samples"
+)
 
 // SampleRef names a sample.
 type SampleRef struct {

@@ -17,16 +17,22 @@ import (
 type Inputs struct {
 	Hash     map[string]string
 	Metadata map[string]map[string]string // only the samples that have any
+	// ContextIDs are the ids of the retrieved contexts, of the samples
+	// that have any.
+	ContextIDs map[string][]string
 }
 
 // InputsOf records the inputs of samples. Call it before Run releases
 // their texts (Options.Release).
 func InputsOf(samples []metrics.Sample) Inputs {
-	in := Inputs{Hash: make(map[string]string, len(samples)), Metadata: map[string]map[string]string{}}
+	in := Inputs{Hash: make(map[string]string, len(samples)), Metadata: map[string]map[string]string{}, ContextIDs: map[string][]string{}}
 	for i := range samples {
 		in.Hash[samples[i].ID] = InputHash(&samples[i])
 		if len(samples[i].Metadata) > 0 {
 			in.Metadata[samples[i].ID] = samples[i].Metadata
+		}
+		if ids := samples[i].RetrievedContextIDs; len(ids) > 0 {
+			in.ContextIDs[samples[i].ID] = ids
 		}
 	}
 	return in
@@ -84,6 +90,7 @@ func NewFile(p Provenance, in Inputs, runs []*Result) *results.File {
 		if md := in.Metadata[s.ID]; len(md) > 0 {
 			rs.Metadata = md
 		}
+		rs.ContextIDs = in.ContextIDs[s.ID]
 		f.Samples = append(f.Samples, rs)
 	}
 	f.Summary = results.Summarize(f.Config.Metrics, f.Samples)

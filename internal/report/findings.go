@@ -85,7 +85,7 @@ func groupOf(f compare.Finding) string {
 		return "report_only"
 	}
 	switch f.Kind {
-	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs:
+	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs, compare.KindContextIDsChanged:
 		return string(f.Kind)
 	}
 	return ""
@@ -116,6 +116,12 @@ func groupSentence(r *compare.Report, fs []compare.Finding) string {
 			items[i] = g.Metric
 		}
 		return "the thresholds set rules for metrics neither side scored: " + strings.Join(items, ", ")
+	case f.Kind == compare.KindContextIDsChanged:
+		for i, g := range fs {
+			items[i] = g.Metric
+		}
+		return fmt.Sprintf("context ids changed: id metrics not comparable with this baseline (%d of the %d context ids retrieved on head were never retrieved on base): %s left out of the decision; store a baseline of the re-indexed corpus with `gate baseline put`",
+			f.N, f.Of, strings.Join(items, ", "))
 	}
 	return untestedSegments(fs)
 }
@@ -178,10 +184,34 @@ func metricSentence(f compare.Finding) (string, bool) {
 	case compare.KindJudgeFailed:
 		return fmt.Sprintf("%s is undefined for %d of %d head samples (base: %d of %d): the judge failed on most samples, see the results' undefined reasons",
 			f.Metric, f.N, f.Of, f.BaseN, f.BaseOf), true
-	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs:
+	case compare.KindNotComparable:
+		return notComparable(f), true
+	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs, compare.KindContextIDsChanged:
 		return groupSentence(nil, []compare.Finding{f}), true
 	}
 	return "", false
+}
+
+// notComparable words a gated metric with no pair to compare.
+func notComparable(f compare.Finding) string {
+	s := f.Metric + " is not comparable: "
+	most := ""
+	if f.Reason != "" {
+		most = "; most often: " + f.Reason
+	}
+	switch f.Side {
+	case "base":
+		s += fmt.Sprintf("the baseline has no score for it (0 of %d base samples scored%s)", f.Of, most)
+		if f.Level == compare.LevelWarn {
+			return s + "; the base's data lacked what it needs: store a baseline of this dataset with `gate baseline put`"
+		}
+		return s + "; store a baseline whose run scored it (re-run the base branch with a working target and judge)"
+	case "head":
+		return s + fmt.Sprintf("the head has no score for it (0 of %d head samples scored%s); see the results' undefined reasons", f.Of, most)
+	case "both":
+		return s + fmt.Sprintf("neither side has a score for it (%d head samples%s); see the results' undefined reasons", f.Of, most)
+	}
+	return s + fmt.Sprintf("no sample is scored on both sides (head scored %d of %d, base %d of %d); re-run both on the same dataset", f.N, f.Of, f.BaseN, f.BaseOf)
 }
 
 // sideSentence words the findings about the results files.

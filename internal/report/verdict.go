@@ -92,6 +92,9 @@ func verdictCell(m compare.MetricResult) cell {
 	case compare.VerdictNotInHead:
 		parts = append(parts, "not scored on head")
 		k = kindWarn
+	case compare.VerdictNotComparable:
+		parts = append(parts, notComparableCell(m.NotComparable))
+		k = kindWarn
 	}
 	switch m.Floor {
 	case compare.FloorBelowMin:
@@ -133,6 +136,24 @@ func verdictCell(m compare.MetricResult) cell {
 	text := strings.Join(parts, ", ")
 	text = strings.ReplaceAll(text, ", (warn level)", " (warn level)")
 	return cell{k, text}
+}
+
+// notComparableCell is the table's words for why a metric was not
+// compared.
+func notComparableCell(why string) string {
+	switch why {
+	case compare.NotComparableBase:
+		return "not comparable: no base scores"
+	case compare.NotComparableHead:
+		return "not comparable: no head scores"
+	case compare.NotComparableBoth:
+		return "not comparable: no scores"
+	case compare.NotComparableDisjoint:
+		return "not comparable: no common samples"
+	case compare.NotComparableContextIDs:
+		return "context ids changed: not comparable"
+	}
+	return "not comparable"
 }
 
 // allSamples quotes the all-sample head mean that a floor was checked
@@ -181,6 +202,9 @@ func headline(r *compare.Report) cell {
 		return failedHeadline(r, c)
 	case r.Verdict == compare.VerdictPassWithWarnings:
 		text := "passed with " + plural(len(sentences(r, compare.LevelWarn, nil)), "warning", "warnings")
+		if c.fewWarn > 0 {
+			text += ": " + fewPairs(r, c)
+		}
 		if !r.HasBaseline {
 			text += " (no baseline yet: floors only)"
 		}
@@ -191,8 +215,13 @@ func headline(r *compare.Report) cell {
 	return passedHeadline(r, c)
 }
 
-// counts tallies the metrics for the headline.
-type counts struct{ regressed, floors, lost, improved, few, tested int }
+// counts tallies the metrics for the headline: few counts the metrics
+// with too few pairs to test, fewWarn those of them that warn (gated, at
+// least one pair), fewMax the most pairs among them; incomparable the
+// metrics that fail as not comparable.
+type counts struct {
+	regressed, floors, lost, improved, few, fewWarn, fewMax, tested, incomparable int
+}
 
 func tally(r *compare.Report) counts {
 	var c counts
@@ -202,6 +231,10 @@ func tally(r *compare.Report) counts {
 			c.improved++
 		case compare.VerdictInsufficientData:
 			c.few++
+			c.fewMax = max(c.fewMax, m.N)
+			if m.N > 0 && !m.ReportOnly {
+				c.fewWarn++
+			}
 		}
 		if m.Change == compare.VerdictRegression || m.Change == compare.VerdictImprovement || m.Change == compare.VerdictNoChange {
 			c.tested++
@@ -212,6 +245,8 @@ func tally(r *compare.Report) counts {
 		switch {
 		case m.Change == compare.VerdictRegression:
 			c.regressed++
+		case m.Change == compare.VerdictNotComparable:
+			c.incomparable++
 		case m.LostScores:
 			c.lost++
 		case breached(m):
@@ -235,6 +270,9 @@ func failedHeadline(r *compare.Report, c counts) cell {
 	}
 	if c.floors > 0 {
 		parts = append(parts, plural(c.floors, "floor", "floors")+" breached")
+	}
+	if c.incomparable > 0 {
+		parts = append(parts, plural(c.incomparable, "metric", "metrics")+" not comparable")
 	}
 	if r.Head.Incomplete != "" {
 		parts = append(parts, "head run incomplete")
@@ -292,7 +330,7 @@ func floorsOnlyHeadline(r *compare.Report) cell {
 // passedHeadline is the passing verdict of a comparison with a baseline.
 func passedHeadline(r *compare.Report, c counts) cell {
 	if c.tested == 0 && c.few > 0 {
-		return cell{kindWarn, fmt.Sprintf("passed, but too few paired samples to test (%d; the thresholds need %d)", r.Counts.Paired, r.Settings.Defaults.MinSamples)}
+		return cell{kindWarn, "passed, but " + fewPairs(r, c)}
 	}
 	text := "no significant regression"
 	var extra []string
@@ -306,6 +344,21 @@ func passedHeadline(r *compare.Report, c counts) cell {
 		text += "; " + strings.Join(extra, "; ")
 	}
 	return cell{kindGood, text}
+}
+
+// fewPairs says that metrics went untested for want of pairs, with the
+// most pairs any of them had (not the paired samples: a metric pairs only
+// where both sides scored it).
+func fewPairs(r *compare.Report, c counts) string {
+	need := r.Settings.Defaults.MinSamples
+	if c.tested == 0 {
+		return fmt.Sprintf("too few paired samples to test (%d; the thresholds need %d)", c.fewMax, need)
+	}
+	n := c.fewWarn
+	if n == 0 {
+		n = c.few
+	}
+	return fmt.Sprintf("%s not tested: too few pairs (%d; the thresholds need %d)", plural(n, "metric", "metrics"), c.fewMax, need)
 }
 
 // failingSegments counts the segment metrics that fail the gate.

@@ -113,6 +113,13 @@ type Judge struct {
 type Config struct {
 	Metrics []string `json:"metrics"`
 	Repeats int      `json:"repeats"`
+	// MaxUndefined and MaxTargetFailures are the shares of samples the
+	// run allowed the judge to leave unscored (gate run --max-undefined)
+	// and the target to fail on (--max-target-failures), so that the file
+	// can be held to them later (gate baseline put). Added within v1: nil
+	// in files written before, which are held to the defaults.
+	MaxUndefined      *float64 `json:"max_undefined,omitempty"`
+	MaxTargetFailures *float64 `json:"max_target_failures,omitempty"`
 }
 
 // Usage counts judge work, in total and per metric.
@@ -175,6 +182,11 @@ type Sample struct {
 	// Target is how the pipeline answered the sample when the run called
 	// it (gate run --target); nil otherwise. Added within v1.
 	Target *TargetCall `json:"target,omitempty"`
+	// ContextIDs are the ids of the contexts the pipeline retrieved for
+	// the sample, when known: a comparison tells from them that the
+	// corpus was re-indexed (see compare). Added within v1: omitted when
+	// the sample has none; kept on reads, unlike the texts.
+	ContextIDs []string `json:"retrieved_context_ids,omitempty"`
 }
 
 // UndefinedKind says why a score is undefined.

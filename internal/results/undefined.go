@@ -48,3 +48,27 @@ func (f *File) judgeUndefined(m string) (n int, top string) {
 	}
 	return n, top
 }
+
+// Scored counts the defined scores of f (every metric of every sample)
+// and returns the most frequent reason of its undefined ones (the first
+// in byte order on a tie; "" when none is recorded).
+func (f *File) Scored() (n int, topReason string) {
+	reasons := map[string]int{}
+	for i := range f.Samples {
+		s := &f.Samples[i]
+		for m, v := range s.Scores {
+			if !v.IsNaN() {
+				n++
+			} else if r, ok := s.Undefined[m]; ok {
+				reasons[r]++
+			}
+		}
+	}
+	topN := 0
+	for r, c := range reasons {
+		if c > topN || (c == topN && r < topReason) {
+			topReason, topN = r, c
+		}
+	}
+	return n, topReason
+}
