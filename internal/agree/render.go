@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/raggate/raggate/internal/report"
 )
 
 // Header says whose scores were measured, for the report's first line.
@@ -159,9 +161,9 @@ func (r *Report) JSON(w io.Writer, h Header) error {
 	return err
 }
 
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;", "`", "\\`").Replace(s)
-}
+// mdEscape is the PR comment's escaping: no HTML, no broken tables, no
+// mentions, issue references or links from the labelled data.
+func mdEscape(s string) string { return report.Escape(s) }
 
 func fmtEst(e Estimate) string {
 	if !e.Defined() {
