@@ -105,6 +105,9 @@ func (r *Report) intro(h Header) []string {
 	if r.Unpaired > 0 {
 		lines[1] += fmt.Sprintf(", %d rows without a partner left out", r.Unpaired)
 	}
+	for _, w := range r.Warnings {
+		lines = append(lines, "warning: "+w)
+	}
 	return lines
 }
 
@@ -133,6 +136,9 @@ func (r *Report) Markdown(w io.Writer, h Header) error {
 	var b strings.Builder
 	in := r.intro(h)
 	fmt.Fprintf(&b, "### %s\n\n%s\n", mdEscape(in[0]), mdEscape(in[1]))
+	for _, l := range in[2:] {
+		fmt.Fprintf(&b, "\n%s\n", mdEscape(l))
+	}
 	for _, t := range r.tables() {
 		fmt.Fprintf(&b, "\n**%s**\n\n", mdEscape(t.title))
 		b.WriteString("| " + strings.Join(t.head, " | ") + " |\n|" + strings.Repeat(" --- |", len(t.head)) + "\n")

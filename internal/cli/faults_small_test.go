@@ -91,3 +91,101 @@ func TestSmallAgreeMarkdownEscaped(t *testing.T) {
 		t.Errorf("markdown links or pings:\n%s", r.stdout)
 	}
 }
+
+// writeLabelled writes the labelled demo to dir/name with edit applied to
+// each line (1-based).
+func writeLabelled(t *testing.T, dir, name string, edit func(line int, s string) string) string {
+	t.Helper()
+	b, err := os.ReadFile(labelled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for i, l := range strings.SplitAfter(string(b), "\n") {
+		if l != "" {
+			out.WriteString(edit(i+1, l))
+		}
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A label that is neither a --positive value nor the one other value is a
+// typo, not a negative: exit 2 naming the file, the line and the value,
+// before any judge call.
+func TestSmallAgreeLabelTypos(t *testing.T) {
+	dir := t.TempDir()
+	for _, tt := range []struct{ typo, want string }{
+		{"N0", `typo.jsonl:4: label human="N0" is neither a good value (--positive yes) nor the other value "No": did you mean "No"?`},
+		{"Yse", `typo.jsonl:4: label human="Yse" is neither a good value (--positive yes) nor the other value "No": did you mean "yes"?`},
+	} {
+		t.Run(tt.typo, func(t *testing.T) {
+			ds := writeLabelled(t, dir, "typo.jsonl", func(line int, s string) string {
+				if line == 4 {
+					return strings.Replace(s, `"human": "No"`, `"human": "`+tt.typo+`"`, 1)
+				}
+				return s
+			})
+			out := filepath.Join(dir, "r.json")
+			r := gate(t, nil, "agree", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics", "faithfulness",
+				"--label", "human", "--positive", "yes", "--out", out)
+			if r.code != ExitUsage || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("exit %d, want 2 with %q\n%s", r.code, tt.want, r.stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("the dataset was judged before its labels were checked")
+			}
+		})
+	}
+	// A results file judged before: the sample is named.
+	good := filepath.Join(dir, "good.json")
+	if r := gate(t, nil, "agree", "--quiet", "--dataset", labelled, "--judge", "offline", "--metrics", "faithfulness",
+		"--label", "human", "--positive", "yes", "--out", good); r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	bad := editResults(t, good, filepath.Join(dir, "bad.json"), func(f *results.File) { f.Samples[5].Metadata["human"] = "Noo" })
+	r := gate(t, nil, "agree", "--results", bad, "--label", "human", "--positive", "yes")
+	if want := `bad.json: sample "k2-003-b": label human="Noo" is neither a good value`; r.code != ExitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("--results: exit %d, want 2 with %q\n%s", r.code, want, r.stderr)
+	}
+}
+
+// Labels of one class measure nothing: a warning says so.
+func TestSmallAgreeOneClassWarns(t *testing.T) {
+	dir := t.TempDir()
+	ds := writeLabelled(t, dir, "yes.jsonl", func(_ int, s string) string {
+		if strings.Contains(s, `"human": "No"`) {
+			return ""
+		}
+		return s
+	})
+	r := gate(t, nil, "agree", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics", "faithfulness",
+		"--label", "human", "--positive", "yes", "--out", filepath.Join(dir, "r.json"))
+	want := `warning: every label in column "human" is good (20 rows): the figures need labels of both classes`
+	if r.code != 0 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stdout, want[len("warning: "):]) {
+		t.Errorf("exit %d, want 0 with %q on stderr and in the report\n%s\n%s", r.code, want, r.stdout, r.stderr)
+	}
+}
+
+// --pair-by over a column whose every value is unique pairs nothing: the
+// report says so, and --min fails.
+func TestSmallAgreeNoPartners(t *testing.T) {
+	dir := t.TempDir()
+	ds := writeLabelled(t, dir, "nopair.jsonl", func(line int, s string) string {
+		return regexp.MustCompile(`"pair": "[^"]*"`).ReplaceAllString(s, `"pair": "p`+strings.Repeat("x", line)+`"`)
+	})
+	args := []string{"agree", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics", "faithfulness",
+		"--label", "grade", "--pair-by", "pair", "--out", filepath.Join(dir, "r.json")}
+	want := `warning: no labelled row has a partner: every value of column "pair" is on one row (35 rows); a pair is two rows with the same value`
+	r := gate(t, nil, args...)
+	if r.code != 0 || !strings.Contains(r.stderr, want) {
+		t.Errorf("exit %d, want 0 with %q\n%s", r.code, want, r.stderr)
+	}
+	r = gate(t, nil, append(args, "--min", "pairwise_accuracy=0.5")...)
+	if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "pairwise_accuracy undefined < min 0.5") {
+		t.Errorf("--min: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+}
