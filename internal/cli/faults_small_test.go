@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -187,5 +188,75 @@ func TestSmallAgreeNoPartners(t *testing.T) {
 	r = gate(t, nil, append(args, "--min", "pairwise_accuracy=0.5")...)
 	if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "pairwise_accuracy undefined < min 0.5") {
 		t.Errorf("--min: exit %d, want 1\n%s", r.code, r.stderr)
+	}
+}
+
+// numericMetricsFile defines a numeric metric reading the column cost.
+const numericMetricsFile = `version: 1
+metrics:
+  cost:
+    kind: numeric
+    description: cost of the answer
+    reads: [cost]
+    direction: lower
+`
+
+// writeCostDataset writes the demo with a cost column of value(i).
+func writeCostDataset(t *testing.T, dir, name string, value func(i int) string) string {
+	t.Helper()
+	b, err := os.ReadFile(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	for i, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		out.WriteString(strings.TrimSuffix(l, "}") + `, "cost": ` + value(i) + "}\n")
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(out.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Numeric values near the largest float overflow a mean to +Inf, and a
+// comparison of infinities passed. A dataset value that large leaves the
+// sample's score undefined (saying why); a results file holding one is
+// refused, naming the file, the sample and the metric.
+func TestSmallNumericValuesThatCannotBeSummed(t *testing.T) {
+	dir := t.TempDir()
+	mf := filepath.Join(dir, "metrics.yaml")
+	if err := os.WriteFile(mf, []byte(numericMetricsFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(name string, value func(i int) string) (runResult, string) {
+		ds := writeCostDataset(t, dir, name+".jsonl", value)
+		out := filepath.Join(dir, name+".json")
+		return gate(t, nil, "run", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics-file", mf, "--metrics", "faithfulness,cost", "--out", out), out
+	}
+	r, base := run("base", func(i int) string { return strconv.Itoa(100 + i) })
+	if r.code != 0 {
+		t.Fatalf("base: exit %d\n%s", r.code, r.stderr)
+	}
+	r, huge := run("huge", func(i int) string { return "1.7e308" })
+	if r.code != 0 {
+		t.Fatalf("huge: exit %d\n%s", r.code, r.stderr)
+	}
+	f := readResults(t, huge)
+	s := f.Samples[0]
+	if !s.Scores["cost"].IsNaN() || !strings.Contains(s.Undefined["cost"], "cost: 1.7e308 is too large") {
+		t.Errorf("score %v, reason %q: want undefined, too large", s.Scores["cost"], s.Undefined["cost"])
+	}
+
+	// A results file written by hand (or another tool) with such values.
+	head := editResults(t, base, filepath.Join(dir, "head.json"), func(f *results.File) {
+		for i := range f.Samples {
+			f.Samples[i].Scores["cost"] = 1.7e308
+		}
+	})
+	r = gate(t, nil, "compare", "--base", base, "--head", head)
+	want := `head.json: invalid results file: sample "k2-001": cost score 1.7e+308 is too large`
+	if r.code != ExitUsage || !strings.Contains(r.stderr, want) {
+		t.Errorf("compare: exit %d, want 2 with %q\n%s", r.code, want, r.stderr)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/raggate/raggate/internal/atomicfile"
+	"github.com/raggate/raggate/metrics"
 )
 
 // MarshalJSON writes NaN as null.
@@ -153,6 +154,9 @@ func checkScore(f *File, id, m string, v Score, run string) error {
 	if x := v.Value(); x < lo-rangeSlack || x > hi+rangeSlack {
 		return fmt.Errorf("sample %q: %s score %v%s is outside [%v, %v]; scores are null or in the metric's range (was the file edited by hand, or written by another tool?)",
 			id, m, x, run, lo, hi)
+	} else if math.Abs(x) > metrics.MaxNumeric {
+		return fmt.Errorf("sample %q: %s score %v%s is too large: numeric scores are at most %g in size, so that their sums stay finite (was the file edited by hand, or written by another tool?)",
+			id, m, x, run, metrics.MaxNumeric)
 	}
 	return nil
 }
