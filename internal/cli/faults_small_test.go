@@ -7,6 +7,10 @@ package cli
 //	go test ./internal/cli -run Small
 
 import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -258,5 +262,35 @@ func TestSmallNumericValuesThatCannotBeSummed(t *testing.T) {
 	want := `head.json: invalid results file: sample "k2-001": cost score 1.7e+308 is too large`
 	if r.code != ExitUsage || !strings.Contains(r.stderr, want) {
 		t.Errorf("compare: exit %d, want 2 with %q\n%s", r.code, want, r.stderr)
+	}
+}
+
+// A target reporting an absurd token usage (2^62 prompt and completion
+// tokens) overflowed the total into a negative count that read as the best
+// score: such a reply is refused, saying why.
+func TestSmallTargetUsageOverflow(t *testing.T) {
+	rows := demoRows(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Q string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		fmt.Fprintf(w, `{"answer": %q, "usage": {"prompt_tokens": 4611686018427387904, "completion_tokens": 4611686018427387904}}`, rows[req.Q].Response)
+	}))
+	defer srv.Close()
+	out := filepath.Join(t.TempDir(), "r.json")
+	r := gate(t, nil, "run", "--quiet", "--dataset", demo, "--judge", "offline", "--out", out, "--target", srv.URL,
+		"--target-body", `{"q": "{{user_input}}"}`, "--target-response-path", "answer", "--target-usage-path", "usage", "--target-retries", "0")
+	want := `usage path "usage": prompt_tokens: 4611686018427387904 is not a count of tokens (at most 9007199254740992)`
+	if r.code != ExitOperational || !strings.Contains(r.stderr, want) {
+		t.Fatalf("exit %d, want 3 with %q\n%s", r.code, want, r.stderr)
+	}
+	if f, err := results.Read(out); err == nil {
+		for _, s := range f.Samples {
+			if v, ok := s.Scores[colTokens]; ok && !v.IsNaN() && v.Value() < 0 {
+				t.Errorf("sample %s: %s = %v", s.ID, colTokens, v.Value())
+			}
+		}
 	}
 }
