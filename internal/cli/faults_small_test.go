@@ -294,3 +294,31 @@ func TestSmallTargetUsageOverflow(t *testing.T) {
 		}
 	}
 }
+
+// A second YAML document in a config file ("---" and more keys) was
+// silently ignored: exit 2, before any call.
+func TestSmallSecondYAMLDocument(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	target := write("target.yaml", "target:\n  url: http://127.0.0.1:1/ask\n  body: {q: \"{{user_input}}\"}\n  response: answer\n---\ntarget:\n  timeout: 5s\n")
+	prices := write("prices.yaml", "judge-model: {input_per_mtok: 1, output_per_mtok: 2}\n---\njudge-model: {input_per_mtok: 100, output_per_mtok: 200}\n")
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--judge", "offline", "--target-config", target}, "target.yaml:5: a second YAML document; a target config holds one (remove the \"---\" line and what follows, or merge it into the first)"},
+		{[]string{"--base-url", "http://127.0.0.1:1/v1", "--model", "judge-model", "--dry-run", "--metrics", "faithfulness", "--prices", prices}, "prices.yaml:2: a second YAML document; a price table holds one"},
+	} {
+		args := append([]string{"run", "--quiet", "--dataset", demo, "--out", filepath.Join(dir, "r.json")}, tt.args...)
+		r := gate(t, map[string]string{"OPENAI_API_KEY": "sk-test"}, args...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, tt.want) {
+			t.Errorf("%v: exit %d, want 2 with %q\n%s", tt.args, r.code, tt.want, r.stderr)
+		}
+	}
+}
