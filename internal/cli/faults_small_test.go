@@ -322,3 +322,33 @@ func TestSmallSecondYAMLDocument(t *testing.T) {
 		}
 	}
 }
+
+// The 10-key segment cap applies to the union of the thresholds' keys
+// and --segment-by: 6 + 5 keys are 11, exit 2 before anything is judged.
+func TestSmallSegmentCapCountsTheUnion(t *testing.T) {
+	dir := t.TempDir()
+	th := filepath.Join(dir, "t.yaml")
+	if err := os.WriteFile(th, []byte("version: 1\nsegments: [a, b, c, d, e, f]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := smallBase(t, dir)
+	want := "--segment-by: 11 segment keys with the thresholds' (a, b, c, d, e, f, g, h, i, j, k), at most 10"
+	for _, args := range [][]string{
+		{"compare", "--base", base, "--head", base},
+		{"check", "--quiet", "--dataset", demo, "--judge", "offline", "--baseline", base, "--out", filepath.Join(dir, "r.json")},
+	} {
+		// b repeats a thresholds key: the union counts it once.
+		r := gate(t, nil, append(args, "--thresholds", th, "--segment-by", "g,h,b,i,j,k")...)
+		if r.code != ExitUsage || !strings.Contains(r.stderr, want) {
+			t.Errorf("%s: exit %d, want 2 with %q\n%s", args[0], r.code, want, r.stderr)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "r.json")); err == nil {
+		t.Error("check judged before refusing the keys")
+	}
+	// Ten in all is fine (the dataset has none of them: that is another error).
+	r := gate(t, nil, "compare", "--base", base, "--head", base, "--thresholds", th, "--segment-by", "g,h,b,i,j")
+	if strings.Contains(r.stderr, "at most 10") {
+		t.Errorf("10 keys refused\n%s", r.stderr)
+	}
+}
