@@ -352,3 +352,56 @@ func TestSmallSegmentCapCountsTheUnion(t *testing.T) {
 		t.Errorf("10 keys refused\n%s", r.stderr)
 	}
 }
+
+// A corrupt results file's error names the file, the sample (index and
+// id) and the field in the file's own terms, never Go's ("Go struct field
+// Sample.samples.id of type string").
+func TestSmallCorruptBaselineNamesSampleAndField(t *testing.T) {
+	dir := t.TempDir()
+	base := smallBase(t, dir)
+	b, err := os.ReadFile(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	corrupt := func(name string, edit func(f map[string]any)) string {
+		var f map[string]any
+		if err := json.Unmarshal(b, &f); err != nil {
+			t.Fatal(err)
+		}
+		edit(f)
+		out, _ := json.MarshalIndent(f, "", "  ")
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, out, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	sample := func(f map[string]any, i int) map[string]any { return f["samples"].([]any)[i].(map[string]any) }
+	for _, tt := range []struct {
+		name string
+		edit func(f map[string]any)
+		want string
+	}{
+		{"id.json", func(f map[string]any) { sample(f, 2)["id"] = 5 }, `samples[2]: id is a number, want text`},
+		{"score.json", func(f map[string]any) { sample(f, 3)["scores"].(map[string]any)["faithfulness"] = "high" },
+			`samples[3] (id "k2-004"): scores.faithfulness is text, want a number or null`},
+		{"contexts.json", func(f map[string]any) { sample(f, 1)["retrieved_contexts"] = "one context" },
+			`samples[1] (id "k2-002"): retrieved_contexts is text, want a list of texts`},
+		{"sample.json", func(f map[string]any) { f["samples"].([]any)[4] = "k2-005" }, `samples[4] is text, want an object`},
+		{"usage.json", func(f map[string]any) { f["usage"].(map[string]any)["chat_calls"] = "many" }, `usage.chat_calls is text, want an integer`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			p := corrupt(tt.name, tt.edit)
+			for _, args := range [][]string{
+				{"compare", "--base", p, "--head", base},
+				{"check", "--quiet", "--dataset", demo, "--judge", "offline", "--baseline", p, "--out", filepath.Join(dir, "r.json")},
+			} {
+				r := gate(t, nil, args...)
+				want := tt.name + ": invalid results file: line "
+				if r.code != ExitUsage || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, tt.want) || strings.Contains(r.stderr, "Go ") {
+					t.Errorf("%s: exit %d, want 2 with %q and %q\n%s", args[0], r.code, want, tt.want, r.stderr)
+				}
+			}
+		})
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"sort"
 	"strconv"
 
@@ -33,6 +34,11 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 	}
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Bare, so that the decoder adds the field's path.
+			return &json.UnmarshalTypeError{Value: te.Value, Type: reflect.TypeFor[Score]()}
+		}
 		return fmt.Errorf("score: %w", err)
 	}
 	*s = Score(f)
@@ -85,6 +91,10 @@ func parseWhole(data []byte) (*File, error) {
 	}
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, wordTypeError(data, err))
+		}
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, jsonErrorPosition(data, err))
 	}
 	if err := checkFile(&f); err != nil {
