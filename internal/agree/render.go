@@ -25,12 +25,15 @@ type table struct {
 	title string
 	head  []string
 	rows  [][]string
+	// text marks the columns of untrusted text (metric names, ids,
+	// labels), escaped in markdown; the others hold our own figures.
+	text map[int]bool
 }
 
 // tables lays the report out as tables: the figures, then the rows
 // where judge and label disagree most.
 func (r *Report) tables() []table {
-	figs := table{title: "Agreement per metric (95% bootstrap intervals)"}
+	figs := table{title: "Agreement per metric (95% bootstrap intervals)", text: map[int]bool{0: true}}
 	var cuts []string
 	switch r.Kind {
 	case KindBinary:
@@ -55,7 +58,7 @@ func (r *Report) tables() []table {
 		if len(m.Disagreements) == 0 {
 			continue
 		}
-		d := table{title: "Where " + m.Metric + " and the labels disagree most"}
+		d := table{title: "Where " + m.Metric + " and the labels disagree most", text: map[int]bool{0: true, 2: true}}
 		if r.Kind == KindPairwise {
 			d.head = []string{"preferred by label", "score", "other", "score"}
 			for _, x := range m.Disagreements {
@@ -145,7 +148,10 @@ func (r *Report) Markdown(w io.Writer, h Header) error {
 		for _, row := range t.rows {
 			cells := make([]string, len(row))
 			for i, c := range row {
-				cells[i] = mdEscape(c)
+				cells[i] = c
+				if t.text[i] {
+					cells[i] = mdEscape(c)
+				}
 			}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 		}
