@@ -231,6 +231,11 @@ func RubricScore(level int, levels []RubricLevel) float64 {
 	return float64(level-lo) / float64(hi-lo)
 }
 
+// MaxNumeric bounds the size of a numeric metric's value: sums and sums of
+// squares of a million such values stay finite, so means, deviations and
+// tests do too.
+const MaxNumeric = 1e150
+
 // ErrNotNumber is wrapped by NumericValue for a value that is not a
 // finite number.
 var ErrNotNumber = errors.New("not a number")
@@ -242,6 +247,9 @@ func NumericValue(text string, t Transform) (float64, error) {
 	x, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 	if err != nil || math.IsNaN(x) || math.IsInf(x, 0) {
 		return math.NaN(), fmt.Errorf("%q is %w", text, ErrNotNumber)
+	}
+	if math.Abs(x) > MaxNumeric {
+		return math.NaN(), fmt.Errorf("%s is too large: numeric values are at most %g in size, so that their sums stay finite", strings.TrimSpace(text), MaxNumeric)
 	}
 	if t == TransformLog {
 		if x <= 0 {

@@ -41,6 +41,8 @@ type Spec struct {
 	PairBy string
 	// Show is the number of disagreeing rows listed per metric.
 	Show int
+	// Source names the file the rows come from, for messages ("" none).
+	Source string
 	Options
 }
 
@@ -50,6 +52,33 @@ type Row struct {
 	ID       string
 	Scores   map[string]float64
 	Metadata map[string]string
+	// Where is the row's place in its file for messages, such as
+	// "golden.jsonl:7"; "" names it by Spec.Source and its id.
+	Where string
+}
+
+// where names the row in a message.
+func (r *Row) where(source string) string {
+	if r.Where != "" {
+		return r.Where
+	}
+	if source == "" {
+		return fmt.Sprintf("sample %q", r.ID)
+	}
+	return fmt.Sprintf("%s: sample %q", source, r.ID)
+}
+
+// errorf is an error of row r (nil: of the whole source), prefixed with
+// where it is.
+func (spec Spec) errorf(r *Row, format string, args ...any) error {
+	loc := spec.Source
+	if r != nil {
+		loc = r.where(spec.Source)
+	}
+	if loc == "" {
+		return fmt.Errorf(format, args...)
+	}
+	return fmt.Errorf("%s: %w", loc, fmt.Errorf(format, args...))
 }
 
 // Metric names a metric and its direction.
@@ -76,6 +105,9 @@ type Report struct {
 	// Unpaired are labelled rows alone in their group, left out.
 	Unpaired int            `json:"unpaired,omitempty"`
 	Metrics  []MetricReport `json:"metrics"`
+	// Warnings say why figures are undefined for every metric: labels of
+	// one class, no pair.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // MetricReport is one metric's agreement with the labels.
@@ -101,7 +133,8 @@ type labelled struct {
 
 // Measure reads the labels of rows as spec says and measures each metric
 // of ms against them. An error means the labels cannot be read (no row has
-// the label, a value that is not a label, a pair that is not two rows):
+// the label, a value that is not a label, such as a typo beside the
+// --positive values and the one other value, a pair that is not two rows):
 // its text says which row and how to fix it.
 func Measure(rows []Row, ms []Metric, spec Spec) (*Report, error) {
 	if err := checkKeys(rows, spec); err != nil {
@@ -121,13 +154,16 @@ func Measure(rows []Row, ms []Metric, spec Spec) (*Report, error) {
 		}
 		x, err := parseLabel(v, kind, spec.Positive)
 		if err != nil {
-			return nil, fmt.Errorf("sample %q: label %s=%q: %w", rows[i].ID, spec.Label, v, err)
+			return nil, spec.errorf(&rows[i], "label %s=%q: %w", spec.Label, v, err)
 		}
 		ls = append(ls, labelled{row: &rows[i], label: x, text: strings.TrimSpace(v)})
 	}
+	if err := checkOtherValue(ls, spec); err != nil {
+		return nil, err
+	}
 	var pairs [][2]labelled
 	if kind == KindPairwise {
-		if pairs, rep.TiedPairs, rep.Unpaired, err = pairUp(ls, spec.PairBy); err != nil {
+		if pairs, rep.TiedPairs, rep.Unpaired, err = pairUp(ls, spec); err != nil {
 			return nil, err
 		}
 	}
@@ -135,17 +171,85 @@ func Measure(rows []Row, ms []Metric, spec Spec) (*Report, error) {
 		t := spec.Threshold
 		rep.Threshold = &t
 	}
+	rep.Warnings = warnings(rep, ls, pairs, spec)
 	for _, m := range ms {
 		rep.Metrics = append(rep.Metrics, measureMetric(m, kind, ls, pairs, spec))
 	}
 	return rep, nil
 }
 
+// checkOtherValue fails, with --positive, on a label that is neither a
+// positive value nor the one other value (the most frequent of the rest):
+// a typo such as "N0" or "Yse" must not count as a negative.
+func checkOtherValue(ls []labelled, spec Spec) error {
+	if len(spec.Positive) == 0 {
+		return nil
+	}
+	count, first := map[string]int{}, map[string]string{} // by value ignoring case
+	other := ""
+	for _, l := range ls {
+		if l.label == 1 {
+			continue
+		}
+		k := strings.ToLower(l.text)
+		if count[k] == 0 {
+			first[k] = l.text
+		}
+		count[k]++
+		if other == "" || count[k] > count[other] {
+			other = k
+		}
+	}
+	if len(count) < 2 {
+		return nil
+	}
+	for _, l := range ls {
+		if l.label == 1 || strings.ToLower(l.text) == other {
+			continue
+		}
+		hint := "fix the label, or add it to --positive if it marks a good answer"
+		if s := suggest.Closest(l.text, append(slices.Clone(spec.Positive), first[other])); s != "" {
+			hint = fmt.Sprintf("did you mean %q? (or add it to --positive if it marks a good answer)", strings.TrimSpace(s))
+		}
+		return spec.errorf(l.row, "label %s=%q is neither a good value (--positive %s) nor the other value %q: %s",
+			spec.Label, l.text, strings.Join(spec.Positive, ","), first[other], hint)
+	}
+	return nil
+}
+
+// warnings say why every metric's figures will be undefined: labels of
+// one class (binary, or graded labels all equal), or pairwise labels with
+// no pair.
+func warnings(rep *Report, ls []labelled, pairs [][2]labelled, spec Spec) []string {
+	switch {
+	case len(ls) == 0:
+		return nil
+	case rep.Kind == KindPairwise:
+		if len(pairs) == 0 && rep.TiedPairs == 0 && rep.Unpaired == len(ls) {
+			return []string{fmt.Sprintf("no labelled row has a partner: every value of column %q is on one row (%d rows); a pair is two rows with the same value", spec.PairBy, len(ls))}
+		}
+		return nil
+	}
+	for _, l := range ls[1:] {
+		if l.label != ls[0].label {
+			return nil
+		}
+	}
+	if rep.Kind == KindBinary {
+		class := "bad"
+		if ls[0].label == 1 {
+			class = "good"
+		}
+		return []string{fmt.Sprintf("every label in column %q is %s (%d rows): the figures need labels of both classes", spec.Label, class, len(ls))}
+	}
+	return []string{fmt.Sprintf("every label in column %q is %s (%d rows): the figures need labels that differ", spec.Label, ls[0].text, len(ls))}
+}
+
 // checkKeys fails when no row has the label (or pair-by) key, naming the
 // keys there are.
 func checkKeys(rows []Row, spec Spec) error {
 	if spec.Label == "" {
-		return fmt.Errorf("no label key given")
+		return spec.errorf(nil, "no label key given")
 	}
 	have := map[string]bool{}
 	for i := range rows {
@@ -158,13 +262,13 @@ func checkKeys(rows []Row, spec Spec) error {
 			continue
 		}
 		if len(have) == 0 {
-			return fmt.Errorf("no row has a column %q: the rows have no columns besides the fields", k)
+			return spec.errorf(nil, "no row has a column %q: the rows have no columns besides the fields", k)
 		}
 		keys := slices.Sorted(maps.Keys(have))
 		if s := suggest.Closest(k, keys); s != "" {
-			return fmt.Errorf("no row has a column %q: did you mean %q? (columns: %s)", k, s, strings.Join(keys, ", "))
+			return spec.errorf(nil, "no row has a column %q: did you mean %q? (columns: %s)", k, s, strings.Join(keys, ", "))
 		}
-		return fmt.Errorf("no row has a column %q; the columns kept are %s", k, strings.Join(keys, ", "))
+		return spec.errorf(nil, "no row has a column %q; the columns kept are %s", k, strings.Join(keys, ", "))
 	}
 	return nil
 }
@@ -198,7 +302,7 @@ func pickKind(rows []Row, spec Spec) (Kind, error) {
 		if _, err := strconv.ParseFloat(v, 64); err == nil {
 			return KindGraded, nil
 		}
-		return "", fmt.Errorf("sample %q: label %s=%q is text: name the label values of a good answer (binary labels), e.g. --positive %q", rows[i].ID, spec.Label, v, v)
+		return "", spec.errorf(&rows[i], "label %s=%q is text: name the label values of a good answer (binary labels), e.g. --positive %q", spec.Label, v, v)
 	}
 	return KindBinary, nil
 }
@@ -236,13 +340,14 @@ func parseLabel(v string, kind Kind, positive []string) (float64, error) {
 // pairUp groups the labelled rows by the pair key: a group holds at most
 // two rows. Pairs with equal labels and rows alone in their group are
 // counted and left out.
-func pairUp(ls []labelled, key string) (pairs [][2]labelled, tied, unpaired int, err error) {
+func pairUp(ls []labelled, spec Spec) (pairs [][2]labelled, tied, unpaired int, err error) {
+	key := spec.PairBy
 	groups := map[string][]labelled{}
 	var order []string
 	for _, l := range ls {
 		g, ok := l.row.Metadata[key]
 		if !ok || strings.TrimSpace(g) == "" {
-			return nil, 0, 0, fmt.Errorf("sample %q has a label but no %s: every labelled row belongs to a pair", l.row.ID, key)
+			return nil, 0, 0, spec.errorf(l.row, "a label but no %s: every labelled row belongs to a pair", key)
 		}
 		if _, seen := groups[g]; !seen {
 			order = append(order, g)
@@ -256,7 +361,7 @@ func pairUp(ls []labelled, key string) (pairs [][2]labelled, tied, unpaired int,
 			unpaired++
 			continue
 		case len(p) > 2:
-			return nil, 0, 0, fmt.Errorf("pair %s=%q has %d labelled rows, want 2 (%s, %s, %s, ...)", key, g, len(p), p[0].row.ID, p[1].row.ID, p[2].row.ID)
+			return nil, 0, 0, spec.errorf(nil, "pair %s=%q has %d labelled rows, want 2 (%s, %s, %s, ...)", key, g, len(p), p[0].row.ID, p[1].row.ID, p[2].row.ID)
 		}
 		switch {
 		case p[0].label == p[1].label:

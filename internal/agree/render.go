@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/raggate/raggate/internal/report"
 )
 
 // Header says whose scores were measured, for the report's first line.
@@ -23,12 +25,15 @@ type table struct {
 	title string
 	head  []string
 	rows  [][]string
+	// text marks the columns of untrusted text (metric names, ids,
+	// labels), escaped in markdown; the others hold our own figures.
+	text map[int]bool
 }
 
 // tables lays the report out as tables: the figures, then the rows
 // where judge and label disagree most.
 func (r *Report) tables() []table {
-	figs := table{title: "Agreement per metric (95% bootstrap intervals)"}
+	figs := table{title: "Agreement per metric (95% bootstrap intervals)", text: map[int]bool{0: true}}
 	var cuts []string
 	switch r.Kind {
 	case KindBinary:
@@ -53,7 +58,7 @@ func (r *Report) tables() []table {
 		if len(m.Disagreements) == 0 {
 			continue
 		}
-		d := table{title: "Where " + m.Metric + " and the labels disagree most"}
+		d := table{title: "Where " + m.Metric + " and the labels disagree most", text: map[int]bool{0: true, 2: true}}
 		if r.Kind == KindPairwise {
 			d.head = []string{"preferred by label", "score", "other", "score"}
 			for _, x := range m.Disagreements {
@@ -103,6 +108,9 @@ func (r *Report) intro(h Header) []string {
 	if r.Unpaired > 0 {
 		lines[1] += fmt.Sprintf(", %d rows without a partner left out", r.Unpaired)
 	}
+	for _, w := range r.Warnings {
+		lines = append(lines, "warning: "+w)
+	}
 	return lines
 }
 
@@ -131,13 +139,19 @@ func (r *Report) Markdown(w io.Writer, h Header) error {
 	var b strings.Builder
 	in := r.intro(h)
 	fmt.Fprintf(&b, "### %s\n\n%s\n", mdEscape(in[0]), mdEscape(in[1]))
+	for _, l := range in[2:] {
+		fmt.Fprintf(&b, "\n%s\n", mdEscape(l))
+	}
 	for _, t := range r.tables() {
 		fmt.Fprintf(&b, "\n**%s**\n\n", mdEscape(t.title))
 		b.WriteString("| " + strings.Join(t.head, " | ") + " |\n|" + strings.Repeat(" --- |", len(t.head)) + "\n")
 		for _, row := range t.rows {
 			cells := make([]string, len(row))
 			for i, c := range row {
-				cells[i] = mdEscape(c)
+				cells[i] = c
+				if t.text[i] {
+					cells[i] = mdEscape(c)
+				}
 			}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 		}
@@ -159,9 +173,9 @@ func (r *Report) JSON(w io.Writer, h Header) error {
 	return err
 }
 
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "*", `\*`, "_", `\_`, "<", "&lt;", ">", "&gt;", "`", "\\`").Replace(s)
-}
+// mdEscape is the PR comment's escaping: no HTML, no broken tables, no
+// mentions, issue references or links from the labelled data.
+func mdEscape(s string) string { return report.Escape(s) }
 
 func fmtEst(e Estimate) string {
 	if !e.Defined() {

@@ -233,7 +233,8 @@ func (s *BranchStore) list(ctx context.Context, dir string) (map[string]bool, bo
 	return names, len(entries) < 1000, nil
 }
 
-// history lists up to MaxWalk commits reachable from sha, newest first.
+// history lists up to MaxWalk commits reachable from sha, newest first,
+// each once: a page with nothing new ends the listing.
 func (s *BranchStore) history(ctx context.Context, sha string) ([]string, error) {
 	walk := s.MaxWalk
 	if walk <= 0 {
@@ -241,6 +242,7 @@ func (s *BranchStore) history(ctx context.Context, sha string) ([]string, error)
 	}
 	opts := &github.CommitsListOptions{SHA: sha, ListOptions: github.ListOptions{PerPage: min(walk, 100)}}
 	var out []string
+	seen := map[string]bool{} // pages that loop repeat commits
 	for len(out) < walk {
 		commits, resp, err := s.Client.Repositories.ListCommits(ctx, s.Owner, s.Repo, opts)
 		switch ghapi.StatusOf(err) {
@@ -251,12 +253,15 @@ func (s *BranchStore) history(ctx context.Context, sha string) ([]string, error)
 		if err != nil {
 			return nil, classify(fmt.Sprintf("list the history of %s in %s/%s", results.ShortHash(sha), s.Owner, s.Repo), err)
 		}
+		fresh := 0
 		for _, c := range commits {
-			if len(out) < walk {
-				out = append(out, strings.ToLower(c.GetSHA()))
+			if sha := strings.ToLower(c.GetSHA()); len(out) < walk && !seen[sha] {
+				seen[sha] = true
+				out = append(out, sha)
+				fresh++
 			}
 		}
-		if resp == nil || resp.NextPage == 0 || len(commits) == 0 {
+		if resp == nil || resp.NextPage == 0 || fresh == 0 {
 			break
 		}
 		opts.Page = resp.NextPage

@@ -93,9 +93,13 @@ func (s *BranchStore) History(ctx context.Context, key Key, n int) ([]Entry, err
 
 // walk calls visit on the commits reachable from start, newest first, page
 // by page, until visit returns false or maxHistoryScan commits were seen.
+// A commit a page repeats is skipped, and a page with nothing new ends the
+// walk: pages that loop (a Link rel=next back to a page already read) must
+// not list commits twice.
 func (s *BranchStore) walk(ctx context.Context, start string, visit func(*github.RepositoryCommit) (bool, error)) error {
 	opts := &github.CommitsListOptions{SHA: start, ListOptions: github.ListOptions{PerPage: 100}}
-	for seen := 0; seen < maxHistoryScan; {
+	seen := map[string]bool{}
+	for len(seen) < maxHistoryScan {
 		commits, resp, err := s.Client.Repositories.ListCommits(ctx, s.Owner, s.Repo, opts)
 		if ghapi.IsNotFound(err) {
 			return fmt.Errorf("%w: %s is not a branch or commit of %s/%s", ErrUnknownRef, start, s.Owner, s.Repo)
@@ -103,14 +107,20 @@ func (s *BranchStore) walk(ctx context.Context, start string, visit func(*github
 		if err != nil {
 			return classify(fmt.Sprintf("list the history of %s in %s/%s", start, s.Owner, s.Repo), err)
 		}
+		fresh := 0
 		for _, c := range commits {
-			seen++
+			sha := strings.ToLower(c.GetSHA())
+			if seen[sha] {
+				continue
+			}
+			seen[sha] = true
+			fresh++
 			more, err := visit(c)
 			if err != nil || !more {
 				return err
 			}
 		}
-		if resp == nil || resp.NextPage == 0 || len(commits) == 0 {
+		if resp == nil || resp.NextPage == 0 || fresh == 0 {
 			return nil
 		}
 		opts.Page = resp.NextPage

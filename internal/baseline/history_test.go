@@ -3,9 +3,11 @@ package baseline_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,5 +138,61 @@ func TestDirStoreHistory(t *testing.T) {
 	}
 	if _, err := (&baseline.DirStore{Dir: filepath.Join(dir, "nope")}).History(context.Background(), baseline.Key{}, 3); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing dir: %v", err)
+	}
+}
+
+// loopPages makes the fake's commit listing loop: every page asked for is
+// answered with the first, whose Link header names page 2 as next, as an
+// API (or a proxy caching it) that ignores the page parameter would.
+func loopPages(s *ghtest.Server) {
+	s.OnRequest(func(r *http.Request) {
+		if !strings.HasSuffix(r.URL.Path, "/commits") {
+			return
+		}
+		q := r.URL.Query()
+		q.Del("page")
+		r.URL.RawQuery = q.Encode()
+	})
+}
+
+// Pages that repeat do not repeat commits: shas already seen are skipped,
+// and a page with nothing new ends the walk.
+func TestBranchStoreHistoryPagesLoop(t *testing.T) {
+	s := ghtest.NewServer(t)
+	main := s.History(repo, "main", 230)
+	st := branchStore(s)
+	for i, m := range map[int]float64{150: 0.5, 200: 0.6, 229: 0.7} {
+		mustPut(t, st, baseline.Key{Branch: "main", SHA: main[i]}, m)
+	}
+	loopPages(s)
+	s.ResetRequests()
+	got, err := st.History(context.Background(), baseline.Key{Branch: "main"}, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{0.5, 0.6, 0.7}; !slices.Equal(means(got), want) {
+		t.Errorf("means %v, want %v: each stored commit once", means(got), want)
+	}
+	if n := s.Count("GET", "/repos/octo/rag/commits"); n != 2 {
+		t.Errorf("%d pages of commits listed, want 2 (the second brings nothing new)", n)
+	}
+}
+
+// The walk to the nearest stored ancestor stops on a page with nothing new
+// too, instead of listing the same page until its limit.
+func TestBranchStoreNearestPagesLoop(t *testing.T) {
+	s := ghtest.NewServer(t)
+	main := s.History(repo, "main", 230)
+	st := branchStore(s)
+	st.MaxWalk = 1000
+	mustPut(t, st, baseline.Key{Branch: "main", SHA: main[10]}, 0.5)
+	loopPages(s)
+	s.ResetRequests()
+	_, src, err := st.Get(context.Background(), baseline.Key{Branch: "main", SHA: main[229]})
+	if err != nil || !src.Latest {
+		t.Fatalf("source %+v, %v: want the branch's latest baseline (the looping pages never list commit 10)", src, err)
+	}
+	if n := s.Count("GET", "/repos/octo/rag/commits"); n != 2 {
+		t.Errorf("%d pages of commits listed, want 2 (the second brings nothing new)", n)
 	}
 }

@@ -530,7 +530,9 @@ func (a *actionRun) check(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	th = th.WithSegments(a.o.SegmentBy...)
+	if th, err = withSegments(th, a.o.SegmentBy); err != nil {
+		return err
+	}
 	a.o.segmentKeys = th.Segments
 	defer a.o.closeTexts()
 	head, err := execRun(ctx, a.env, &a.o)
@@ -842,7 +844,10 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep := compareRedacted(a.env, base, head, th.WithSegments(a.o.SegmentBy...))
+	if th, err = withSegments(th, a.o.SegmentBy); err != nil {
+		return err
+	}
+	rep := compareRedacted(a.env, base, head, th)
 	opts := report.Options{Gate: a.st.gate, HeadSHA: wr.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL(),
 		Trend: a.readTrend(ctx, store, key, base != nil)}
 	md := report.Markdown(rep, opts)

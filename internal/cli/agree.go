@@ -60,9 +60,13 @@ func agreeCmd(ctx context.Context, env Env, args []string) error {
 	if f == nil {
 		return err
 	}
+	spec.Source = source
 	rep, merr := agree.Measure(rowsOf(f), metricsOf(f), spec)
 	if merr != nil {
-		return usageErr("%s: %v", source, merr)
+		return usageErr("%v", merr)
+	}
+	for _, w := range rep.Warnings {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
 	}
 	if err != nil {
 		return err // a run that stopped early: its results are saved
@@ -151,12 +155,12 @@ func agreeScores(ctx context.Context, env Env, o *Options, a agreeOptions, spec 
 	o.checkDataset = func(ds *dataset.Dataset) error {
 		rows := make([]agree.Row, len(ds.Samples))
 		for i, s := range ds.Samples {
-			rows[i] = agree.Row{ID: s.ID, Metadata: s.Metadata}
+			rows[i] = agree.Row{ID: s.ID, Metadata: s.Metadata, Where: ds.Where(i)}
 		}
-		if _, err := agree.Measure(rows, nil, spec); err != nil {
-			return fmt.Errorf("%s: %w", o.Dataset, err)
-		}
-		return nil
+		spec := spec
+		spec.Source = o.Dataset
+		_, err := agree.Measure(rows, nil, spec)
+		return err
 	}
 	defer o.closeTexts()
 	f, err := execRun(ctx, env, o)

@@ -70,7 +70,10 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rep := compareRedacted(env, base, head, th.WithSegments(o.SegmentBy...))
+	if th, err = withSegments(th, o.SegmentBy); err != nil {
+		return err
+	}
+	rep := compareRedacted(env, base, head, th)
 	if o.Format == "html" {
 		sides := htmlSides{base: base, head: head, headPath: env.abs(o.Head)}
 		if o.Base != "" {
@@ -117,7 +120,9 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	th = th.WithSegments(o.SegmentBy...)
+	if th, err = withSegments(th, o.SegmentBy); err != nil {
+		return err
+	}
 	o.segmentKeys = th.Segments
 	// Read the baseline before spending judge calls: a broken baseline is
 	// cheaper to learn about first. Then let go of it while judging and

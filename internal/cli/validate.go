@@ -281,6 +281,18 @@ func (o *Options) segmentProblems() []problem {
 	return ps
 }
 
+// withSegments adds the --segment-by keys to the thresholds' segments: the
+// union (a key named in both counts once) is at most
+// compare.MaxSegmentKeys, else exit 2.
+func withSegments(th compare.Thresholds, keys []string) (compare.Thresholds, error) {
+	out := th.WithSegments(keys...)
+	if n := len(out.Segments); n > compare.MaxSegmentKeys && len(keys) > 0 {
+		return out, usageErr("--segment-by: %d segment keys with the thresholds' (%s), at most %d (each key adds its segments' tests to the Holm family)",
+			n, strings.Join(out.Segments, ", "), compare.MaxSegmentKeys)
+	}
+	return out, nil
+}
+
 func (o *Options) baselineProblems() []problem {
 	var ps []problem
 	if o.Baseline != "" && o.BaselineRef != "" {

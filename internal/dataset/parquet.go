@@ -161,8 +161,12 @@ func parquetText(v any) string {
 	case time.Time:
 		return x.Format(time.RFC3339Nano)
 	case []any, map[string]any:
-		if b, err := json.Marshal(x); err == nil {
-			return string(b)
+		// Compact JSON as a JSON Lines column gives: no HTML escapes.
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(x); err == nil {
+			return strings.TrimSuffix(b.String(), "\n")
 		}
 	}
 	if s, ok := number(v); ok {

@@ -247,3 +247,22 @@ func TestParquetGoldenWithResponses(t *testing.T) {
 		t.Errorf("error %v; want it to name g.parquet row 1", err)
 	}
 }
+
+// A list column reads as the same metadata text from Parquet as from JSON
+// Lines: compact JSON, without HTML escapes (\u003c for <, \u0026 for &).
+func TestParquetListMetadataLikeJSONLines(t *testing.T) {
+	type row struct {
+		UserInput string   `parquet:"user_input"`
+		Response  string   `parquet:"response"`
+		Tags      []string `parquet:"tags,list"`
+	}
+	pq := parse(t, "g.parquet", string(writeParquet(t, []row{{UserInput: "q", Response: "r", Tags: []string{"<b>", "R&D", "a>b"}}})), dataset.Options{})
+	jl := parse(t, "g.jsonl", `{"user_input": "q", "response": "r", "tags": ["<b>", "R&D", "a>b"]}`+"\n", dataset.Options{})
+	want := `["<b>","R&D","a>b"]`
+	if got := jl.Samples[0].Metadata["tags"]; got != want {
+		t.Fatalf("JSON Lines tags %q, want %q", got, want)
+	}
+	if got := pq.Samples[0].Metadata["tags"]; got != want {
+		t.Errorf("Parquet tags %q, want %q as from JSON Lines", got, want)
+	}
+}

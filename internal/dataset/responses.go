@@ -229,6 +229,15 @@ func (d *Dataset) unit() string {
 	return "line"
 }
 
+// Where names where sample i of the golden file starts, as messages do:
+// "golden.jsonl:7", or "golden.parquet row 7"; "" when unknown.
+func (d *Dataset) Where(i int) string {
+	if i < 0 || i >= len(d.Lines) {
+		return ""
+	}
+	return d.at(d.Lines[i])
+}
+
 // at names where a golden sample starts: "golden.jsonl:7", or
 // "golden.parquet row 7".
 func (d *Dataset) at(line int) string {

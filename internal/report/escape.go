@@ -28,8 +28,9 @@ const zwsp = "\u200b"
 //     backslash-escaped, and _ where it could start or end emphasis;
 //   - no block syntax: a leading # + - = or "1." is escaped;
 //   - no pings or cross-references: a zero-width space follows every @ and
-//     every # that precedes a word character or digit, so "@user",
-//     "@org/team" and "owner/repo#12" render as text;
+//     every # that precedes a word character or digit, and the dash of
+//     "GH-123", so "@user", "@org/team", "owner/repo#12" and "GH-12"
+//     render as text;
 //   - no autolinks: GitHub links bare URLs ("https://...", any
 //     "scheme://") and "www." names without link syntax, so a zero-width
 //     space goes after the ':' of every "://" and before the '.' of
@@ -162,6 +163,9 @@ func escapeFlat(s string) string {
 				b.WriteByte('\\')
 			}
 			b.WriteRune(r)
+			if r == '-' && ghRef(rs, i) {
+				b.WriteString(zwsp)
+			}
 		case '.', ')':
 			if olist && i == lead {
 				b.WriteByte('\\')
@@ -180,6 +184,16 @@ func escapeFlat(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// ghRef reports whether the '-' at rs[i] is inside a "GH-123" issue
+// reference that GitHub would link: "GH" (any case) not preceded by a word
+// character, then the dash and a digit.
+func ghRef(rs []rune, i int) bool {
+	if i < 2 || i+1 >= len(rs) || !unicode.IsDigit(rs[i+1]) || !strings.EqualFold(string(rs[i-2:i]), "gh") {
+		return false
+	}
+	return i == 2 || !isWord(rs[i-3])
 }
 
 // wwwBefore reports whether the '.' at rs[i] ends a "www" that GitHub

@@ -33,6 +33,9 @@ func TestEscape(t *testing.T) {
 		{"heading", "# title", `\# title`},
 		{"issue reference", "see owner/repo#12 and #3", "see owner/repo#\u200b12 and #\u200b3"},
 		{"hash alone", "C# and F#", "C# and F#"},
+		{"GH reference", "fixed in GH-123, gh-7 and (GH-8)", "fixed in GH-\u200b123, gh-\u200b7 and (GH-\u200b8)"},
+		{"GH reference first", "GH-1", "GH-\u200b1"},
+		{"not a GH reference", "SIGH-12, GH-x, GH- 3, GH12", "SIGH-12, GH-x, GH- 3, GH12"},
 		{"bullet", "- item", `\- item`},
 		{"plus", "+ item", `\+ item`},
 		{"ordered", "1. item", `1\. item`},
@@ -125,6 +128,12 @@ func checkEscaped(t *testing.T, in, out string) {
 			t.Fatalf("Escape(%q) = %q: an issue reference survives", in, out)
 		}
 	}
+	for i, r := range rs {
+		if r == '-' && i >= 2 && i+1 < len(rs) && unicode.IsDigit(rs[i+1]) && strings.EqualFold(string(rs[i-2:i]), "gh") &&
+			(i == 2 || !isWord(rs[i-3])) {
+			t.Fatalf("Escape(%q) = %q: a GH- issue reference survives", in, out)
+		}
+	}
 	// GitHub autolinks "scheme://..." and "www." even without link syntax.
 	if strings.Contains(out, "://") {
 		t.Fatalf("Escape(%q) = %q: a URL survives", in, out)
@@ -159,7 +168,7 @@ func checkEscaped(t *testing.T, in, out string) {
 func FuzzEscape(f *testing.F) {
 	for _, s := range []string{
 		"@octocat", "<script>alert(1)</script>", "a|b", `\|`, "line\nbreak", "```\ncode\n```",
-		"[link](x)", "![img](x)", "owner/repo#12", "&amp;", "1. x", "# h", "\u202e", "\xff", "@\u200bx",
+		"[link](x)", "![img](x)", "owner/repo#12", "GH-12", "&amp;", "1. x", "# h", "\u202e", "\xff", "@\u200bx",
 		"_a_", "**", "$$", "~", "-", "\\\\|", "https://x.example", "www.x.example", "a:/" + "/b",
 	} {
 		f.Add(s)

@@ -9,10 +9,12 @@ import (
 	"io"
 	"math"
 	"os"
+	"reflect"
 	"sort"
 	"strconv"
 
 	"github.com/raggate/raggate/internal/atomicfile"
+	"github.com/raggate/raggate/metrics"
 )
 
 // MarshalJSON writes NaN as null.
@@ -32,6 +34,11 @@ func (s *Score) UnmarshalJSON(b []byte) error {
 	}
 	var f float64
 	if err := json.Unmarshal(b, &f); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			// Bare, so that the decoder adds the field's path.
+			return &json.UnmarshalTypeError{Value: te.Value, Type: reflect.TypeFor[Score]()}
+		}
 		return fmt.Errorf("score: %w", err)
 	}
 	*s = Score(f)
@@ -84,6 +91,10 @@ func parseWhole(data []byte) (*File, error) {
 	}
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, wordTypeError(data, err))
+		}
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, jsonErrorPosition(data, err))
 	}
 	if err := checkFile(&f); err != nil {
@@ -153,6 +164,9 @@ func checkScore(f *File, id, m string, v Score, run string) error {
 	if x := v.Value(); x < lo-rangeSlack || x > hi+rangeSlack {
 		return fmt.Errorf("sample %q: %s score %v%s is outside [%v, %v]; scores are null or in the metric's range (was the file edited by hand, or written by another tool?)",
 			id, m, x, run, lo, hi)
+	} else if math.Abs(x) > metrics.MaxNumeric {
+		return fmt.Errorf("sample %q: %s score %v%s is too large: numeric scores are at most %g in size, so that their sums stay finite (was the file edited by hand, or written by another tool?)",
+			id, m, x, run, metrics.MaxNumeric)
 	}
 	return nil
 }

@@ -21,7 +21,14 @@ func decode(r io.Reader, keep func(id string) bool, reread func() ([]byte, error
 		if rerr != nil {
 			return nil, rerr
 		}
-		if _, werr := parseWhole(data); werr != nil {
+		_, werr := parseWhole(data)
+		var se *sampleError
+		if errors.As(err, &se) && !errors.Is(werr, ErrSchema) {
+			if located := se.locate(data); located != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, located)
+			}
+		}
+		if werr != nil {
 			return nil, werr
 		}
 		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
@@ -109,8 +116,9 @@ func streamSamples(dec *json.Decoder, keep func(id string) bool) ([]Sample, erro
 	samples := []Sample{}
 	for dec.More() {
 		var s Sample
+		start := dec.InputOffset()
 		if err := dec.Decode(&s); err != nil {
-			return nil, err
+			return nil, &sampleError{index: len(samples), start: start, err: err}
 		}
 		if keep == nil || !keep(s.ID) {
 			s.dropTexts()

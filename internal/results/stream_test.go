@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -96,7 +97,9 @@ func TestStreamedReadIsUnmarshal(t *testing.T) {
 }
 
 // A file that is not a valid results file fails the streamed read with the
-// same error as the whole-file parse: the schema first, then line:col.
+// same error as the whole-file parse: the schema first, then line:col;
+// except that a value of the wrong type in a sample is worded with the
+// sample's index, id and field, which only the streamed read knows.
 func TestStreamedReadErrors(t *testing.T) {
 	v1 := `"schema": "` + Schema + `"`
 	for _, tt := range []struct{ name, data, want string }{
@@ -105,9 +108,7 @@ func TestStreamedReadErrors(t *testing.T) {
     {"id": "a", "scores": {}},
     {"id": "b" "scores": {}}
   ]}`, "line 4:16"},
-		{"wrong type in a sample", "{" + v1 + `,
-  "samples": [{"id": 7}]}`, "line 2:23"},
-		{"samples not an array", "{" + v1 + `, "samples": "x"}`, "cannot unmarshal string"},
+		{"samples not an array", "{" + v1 + `, "samples": "x"}`, "line 1:48: samples is text, want a list"},
 		{"other schema, other sample shape", `{"schema": "raggate.results/v2", "samples": {"a": 1}}`, `unsupported results schema "raggate.results/v2"`},
 		{"other schema", `{"schema": "raggate.results/v2", "samples": []}`, `unsupported results schema "raggate.results/v2"`},
 		{"empty schema", `{"schema": "", "samples": []}`, `unsupported results schema ""`},
@@ -135,6 +136,24 @@ func TestStreamedReadErrors(t *testing.T) {
 			}
 			if _, err := Read(path); err == nil || err.Error() != path+": "+want.Error() {
 				t.Errorf("Read: %v, want %s: %v", err, path, want)
+			}
+		})
+	}
+	for _, tt := range []struct{ name, data, want string }{
+		{"wrong type in a sample", "{" + v1 + `,
+  "samples": [{"id": 7}]}`, "line 2:23: samples[0]: id is a number, want text"},
+		{"score of the wrong type", "{" + v1 + `, "samples": [{"id": "a"}, {"id": "b", "scores": {"faithfulness": 1, "recall": "high"}}]}`,
+			`line 1:59: samples[1] (id "b"): scores.recall is text, want a number or null`},
+		{"run of the wrong type", "{" + v1 + `, "samples": [{"id": "a", "runs": {"faithfulness": [1, true]}}]}`,
+			`line 1:46: samples[0] (id "a"): runs.faithfulness is true or false, want a number or null`},
+		{"sample not an object", "{" + v1 + `, "samples": [{"id": "a"}, 7]}`, "line 1:60: samples[1] is a number, want an object"},
+		{"target field", "{" + v1 + `, "samples": [{"id": "a", "target": {"status": "ok", "attempts": 1.5}}]}`,
+			`samples[0] (id "a"): target.attempts is the number 1.5, want an integer`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse([]byte(tt.data))
+			if err == nil || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "Go ") {
+				t.Errorf("Parse: %v, want %q", err, tt.want)
 			}
 		})
 	}

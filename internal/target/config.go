@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/raggate/raggate/internal/yamlcheck"
 )
 
 // Config describes a target: the `target:` section of a target config
@@ -62,6 +64,11 @@ func ParseConfig(name string, data []byte) (Config, error) {
 	dec.KnownFields(true)
 	if err := dec.Decode(&doc); err != nil {
 		return Config{}, configError(name, err)
+	}
+	if line, err := yamlcheck.ExtraDocument(dec); err != nil {
+		return Config{}, configError(name, err)
+	} else if line > 0 {
+		return Config{}, fmt.Errorf("%s:%d: a second YAML document; a target config holds one (remove the \"---\" line and what follows, or merge it into the first)", name, line)
 	}
 	if doc.Target == nil {
 		return Config{}, fmt.Errorf("%s: no target: section; write target: {url: http://localhost:8000/ask, body: {query: \"{{user_input}}\"}}", name)

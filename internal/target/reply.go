@@ -159,10 +159,14 @@ func (ps Paths) usage(v any, data []byte) (*Usage, error) {
 	return &u, nil
 }
 
+// maxTokens bounds a reported token count (2^53, exact as a float): far
+// beyond any call, and the sum of two stays an int.
+const maxTokens = 1 << 53
+
 func count(n json.Number) (int, error) {
 	i, err := strconv.Atoi(n.String())
-	if err != nil || i < 0 {
-		return 0, fmt.Errorf("%s is not a count of tokens", n)
+	if err != nil || i < 0 || i > maxTokens {
+		return 0, fmt.Errorf("%s is not a count of tokens (at most %d)", n, maxTokens)
 	}
 	return i, nil
 }

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -326,10 +327,15 @@ func (p *parser) rubric(n *yaml.Node, field string) []metrics.RubricLevel {
 	}
 	var out []metrics.RubricLevel
 	seen := map[int]*yaml.Node{}
+	before := len(p.Problems)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := yamlcheck.Deref(n.Content[i]), yamlcheck.Deref(n.Content[i+1])
 		score, ok := p.Integer(k, field+" level")
 		if !ok {
+			continue
+		}
+		if !levelInRange(score) {
+			p.Add(k, "%s level: %s is out of range (%s)", field, k.Value, levelRange)
 			continue
 		}
 		if prev, dup := seen[score]; dup {
@@ -343,7 +349,7 @@ func (p *parser) rubric(n *yaml.Node, field string) []metrics.RubricLevel {
 		}
 		out = append(out, metrics.RubricLevel{Score: score, Description: desc})
 	}
-	if len(out) == 1 {
+	if len(out) == 1 && len(p.Problems) == before {
 		p.Add(n, "%s: one level; a rubric needs at least two", field)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Score < out[j].Score })
@@ -357,19 +363,38 @@ func describeEmpty(n *yaml.Node) string {
 	return yamlcheck.Describe(n)
 }
 
+// MaxRubricLevel bounds the levels of a rubric (from -MaxRubricLevel to
+// MaxRubricLevel): far-apart levels would overflow the normalisation.
+const MaxRubricLevel = 1_000_000
+
+// levelRange says the bound in messages.
+var levelRange = fmt.Sprintf("levels are integers from %d to %d", -MaxRubricLevel, MaxRubricLevel)
+
+func levelInRange(score int) bool { return score >= -MaxRubricLevel && score <= MaxRubricLevel }
+
 // ParseRubric reads a per-sample rubric from a dataset column: a JSON
-// object of integer scores to descriptions, at least two levels.
+// object of integer scores to descriptions, at least two levels, each
+// level once (" 1" and "01" are level 1) and within MaxRubricLevel.
 func ParseRubric(text string) ([]metrics.RubricLevel, error) {
 	var raw map[string]string
 	if err := json.Unmarshal([]byte(text), &raw); err != nil || len(raw) < 2 {
 		return nil, fmt.Errorf("want a JSON object of at least two levels, such as {\"1\": \"wrong\", \"2\": \"right\"}")
 	}
 	var out []metrics.RubricLevel
-	for k, v := range raw {
+	seen := map[int]string{}
+	for _, k := range slices.Sorted(maps.Keys(raw)) {
+		v := raw[k]
 		score, err := strconv.Atoi(strings.TrimSpace(k))
 		if err != nil || strings.TrimSpace(v) == "" {
 			return nil, fmt.Errorf("level %q: want an integer score with a description", k)
 		}
+		if !levelInRange(score) {
+			return nil, fmt.Errorf("level %q is out of range (%s)", k, levelRange)
+		}
+		if prev, dup := seen[score]; dup {
+			return nil, fmt.Errorf("level %d is listed twice (%q and %q)", score, prev, k)
+		}
+		seen[score] = k
 		out = append(out, metrics.RubricLevel{Score: score, Description: strings.TrimSpace(v)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Score < out[j].Score })

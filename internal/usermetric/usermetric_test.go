@@ -95,3 +95,31 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Rubric levels are bounded and unique at parse time: levels of ±5e18
+// overflowed the normalisation into a score outside [0, 1] that compare
+// then refused, long after the judge calls were paid for.
+func TestParseRubricLevelsBounded(t *testing.T) {
+	cases := map[string]string{
+		"version: 1\nmetrics:\n  x: {kind: rubric, description: d, reads: [response], definition: d, rubric: {-5000000000000000000: bad, 5000000000000000000: good}}\n": "m.yaml:3:80: metrics.x.rubric level: -5000000000000000000 is out of range (levels are integers from -1000000 to 1000000)",
+		"version: 1\nmetrics:\n  x: {kind: rubric, description: d, reads: [response], definition: d, rubric: {1: bad, 1000001: good}}\n":                                "m.yaml:3:88: metrics.x.rubric level: 1000001 is out of range",
+	}
+	for in, want := range cases {
+		_, err := Parse("m.yaml", []byte(in))
+		if !errors.Is(err, ErrMetricsFile) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", in, err, want)
+		}
+	}
+	if _, err := Parse("m.yaml", []byte("version: 1\nmetrics:\n  x: {kind: rubric, description: d, reads: [response], definition: d, rubric: {-1000000: bad, 1000000: good}}\n")); err != nil {
+		t.Errorf("levels at the bounds: %v", err)
+	}
+	for bad, want := range map[string]string{
+		`{"-5000000000000000000": "bad", "5000000000000000000": "good"}`: "out of range",
+		`{"1": "bad", " 1": "also bad", "2": "good"}`:                    "level 1 is listed twice",
+		`{"01": "bad", "1": "also bad", "2": "good"}`:                    "level 1 is listed twice",
+	} {
+		if _, err := ParseRubric(bad); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseRubric(%s): %v, want %q", bad, err, want)
+		}
+	}
+}

@@ -92,12 +92,11 @@ func (p *Parser) Document(data []byte, what string, keys []string) (root *yaml.N
 		return nil
 	}
 	// A second document ("---") would be silently ignored: refuse it.
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		p.Add(&extra, "a second YAML document; %s holds one (remove the \"---\" line)", what)
-		return nil
-	} else if err != io.EOF {
+	if line, err := ExtraDocument(dec); err != nil {
 		p.Problems = append(p.Problems, YAMLProblem(err))
+		return nil
+	} else if line > 0 {
+		p.Problems = append(p.Problems, Problem{Line: line, Column: 1, Msg: fmt.Sprintf("a second YAML document; %s holds one (remove the \"---\" line)", what)})
 		return nil
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 || IsNull(doc.Content[0]) {
@@ -110,6 +109,21 @@ func (p *Parser) Document(data []byte, what string, keys []string) (root *yaml.N
 		return nil
 	}
 	return root
+}
+
+// ExtraDocument reads on after the first document of dec: it returns the
+// line of a second document (its "---"), 0 at the end of the input, or the
+// YAML error. Decoding one document ignores the rest: a config file calls
+// this to refuse a second one, which would otherwise be silently dropped.
+func ExtraDocument(dec *yaml.Decoder) (int, error) {
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == io.EOF:
+		return 0, nil
+	case err != nil:
+		return 0, err
+	}
+	return max(extra.Line, 1), nil
 }
 
 // Mapping walks a mapping node, reporting non-scalar, unknown and duplicate

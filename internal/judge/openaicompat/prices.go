@@ -1,13 +1,17 @@
 package openaicompat
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/yamlcheck"
 )
 
 // Price is the list price of a model in US dollars per million tokens.
@@ -44,8 +48,14 @@ func DefaultPrices() Prices {
 // and extended by it.
 func ParsePrices(b []byte) (Prices, error) {
 	var file map[string]Price
-	if err := yaml.Unmarshal(b, &file); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&file); err != nil && err != io.EOF {
 		return nil, fmt.Errorf("price table: %w", err)
+	}
+	if line, err := yamlcheck.ExtraDocument(dec); err != nil {
+		return nil, fmt.Errorf("price table: %w", err)
+	} else if line > 0 {
+		return nil, &extraDocError{line}
 	}
 	p := DefaultPrices()
 	for model, price := range file {
@@ -64,6 +74,10 @@ func LoadPrices(path string) (Prices, error) {
 		return nil, fmt.Errorf("price table: %w", err)
 	}
 	p, err := ParsePrices(b)
+	var extra *extraDocError
+	if errors.As(err, &extra) {
+		return nil, fmt.Errorf("%s:%d: %w", path, extra.line, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -103,4 +117,12 @@ func EstimateCost(model, embModel string, u judge.Usage, p Prices) float64 {
 		cost += float64(u.EmbeddingTokens) * pr.InputPerMTok / 1e6
 	}
 	return cost
+}
+
+// extraDocError is a price table with a second YAML document, which would
+// be silently ignored.
+type extraDocError struct{ line int }
+
+func (e *extraDocError) Error() string {
+	return "a second YAML document; a price table holds one (remove the \"---\" line and what follows, or merge it into the first)"
 }
