@@ -229,7 +229,8 @@ func (o *Options) targetColumns() []string {
 }
 
 // checkTargetFields fails when a request template reads a column that no
-// sample of the dataset has.
+// sample of the dataset has, or when the dataset has a column the target
+// run writes.
 func (o *Options) checkTargetFields(ds *dataset.Dataset) error {
 	b := o.Target.built
 	if b == nil {
@@ -243,6 +244,9 @@ func (o *Options) checkTargetFields(ds *dataset.Dataset) error {
 		for k := range ds.Samples[i].Metadata {
 			have[k] = true
 		}
+	}
+	if err := reservedColumns(ds.Path, have); err != nil {
+		return err
 	}
 	var problems []string
 	for _, name := range b.Fields {
@@ -259,6 +263,24 @@ func (o *Options) checkTargetFields(ds *dataset.Dataset) error {
 		return usageErr("target request: %s; placeholders name sample fields (%s) or dataset columns", strings.Join(problems, "; "), strings.Join(target.SampleFields, ", "))
 	}
 	return nil
+}
+
+// reservedColumns fails when the dataset of a target run has a column the
+// run writes itself: it would stand in for the pipeline's figures (the
+// latency and tokens) when the target reports none.
+func reservedColumns(path string, have map[string]bool) error {
+	var found []string
+	for _, c := range []string{colLatency, colTokens, colPromptTokens, colCompletionTokens, colTargetError} {
+		if have[c] {
+			found = append(found, c)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	slices.Sort(found)
+	return usageErr("%s has the column(s) %s, which a target run writes itself: rename or drop them (to re-judge saved answers, give --responses instead of a target)",
+		path, strings.Join(found, ", "))
 }
 
 // setInt is an int flag that records whether it was given.

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/raggate/raggate/internal/redact"
 )
 
 // Config describes a target: the `target:` section of a target config
@@ -149,7 +151,8 @@ func configError(name string, err error) error {
 type Built struct {
 	Target  Target
 	Options Options
-	// Secrets are the expanded header values, to keep out of logs.
+	// Secrets are the expanded header values and the URL's credentials,
+	// to keep out of logs.
 	Secrets []string
 	// Fields are the sample fields and columns the requests read.
 	Fields []string
@@ -212,6 +215,7 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("target: %s", strings.Join(problems, "; "))
 	}
+	b.Secrets = append(b.Secrets, redact.URLCredentials(c.URL)...)
 	b.Fields = append(body.Names(), Placeholders(c.URL)...)
 	b.ContextIDsPath = c.ContextIDs != ""
 	if c.URL != "" {
