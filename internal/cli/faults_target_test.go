@@ -207,7 +207,7 @@ func TestFaultTargetCommandEnvironment(t *testing.T) {
 	}
 	out := filepath.Join(dir, "r.json")
 	r := gateEnviron(t, env, environ, "run", "--dataset", faultDataset(t, dir, 2), "--judge", "offline", "--out", out, "--quiet",
-		"--header", "X-Judge=${JUDGE_HEADER}", "--target-cmd", cmd, "--target-env", "PIPELINE_KEY")
+		"--header", "X-Judge=hdr-0123456789", "--target-cmd", cmd, "--target-env", "PIPELINE_KEY")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}

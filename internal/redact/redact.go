@@ -134,6 +134,16 @@ func (r *Redactor) String(s string) string {
 	return forms.Replace(s)
 }
 
+// IsSecret reports whether v is one of the secrets (as given).
+func (r *Redactor) IsSecret(v string) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.secrets[v]
+}
+
 // Strings redacts every element of ss in place.
 func (r *Redactor) Strings(ss []string) {
 	for i, s := range ss {
