@@ -39,6 +39,7 @@ type targetOptions struct {
 	Headers              []string // NAME=VALUE, ${VAR} expanded
 	Response, Contexts   string
 	ContextIDs, Usage    string
+	ID                   string
 	Concurrency, Retries setInt
 	Timeout              setDuration
 	SaveResponses        string
@@ -69,6 +70,7 @@ func (o *Options) bindTarget(fs *flag.FlagSet) {
 	fs.StringVar(&t.Contexts, "target-contexts-path", t.Contexts, "`path` of the retrieved contexts in the reply, e.g. sources[*].text (default retrieved_contexts, if present)")
 	fs.StringVar(&t.ContextIDs, "target-context-ids-path", t.ContextIDs, "`path` of the retrieved context ids in the reply (default retrieved_context_ids, if present)")
 	fs.StringVar(&t.Usage, "target-usage-path", t.Usage, "`path` of the token usage in the reply (default usage, if present)")
+	fs.StringVar(&t.ID, "target-id-path", t.ID, "`path` of the request's id in the reply, which must then be the sample's (default id, checked when present for a command target)")
 	fs.Var(&t.Concurrency, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
 	fs.Var(&t.Timeout, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
 	fs.Var(&t.Retries, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
@@ -105,6 +107,7 @@ func (o *Options) targetConfig(env Env) (target.Config, error) {
 	over(&c.Contexts, t.Contexts)
 	over(&c.ContextIDs, t.ContextIDs)
 	over(&c.Usage, t.Usage)
+	over(&c.ID, t.ID)
 	if t.Body != "" {
 		c.Body = t.Body
 	}
