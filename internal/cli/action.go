@@ -257,7 +257,11 @@ func targetInputs(in ghaction.Inputs, o *Options) error {
 		}
 	}
 	o.Target.Config = in.Get("target-config")
-	var err error
+	allow, err := in.Bool("allow-command-target", false)
+	if err != nil {
+		return err
+	}
+	o.Target.noConfigCommand = !allow
 	o.Target.MaxFailures, err = in.Float("max-target-failures", o.Target.MaxFailures)
 	return err
 }

@@ -263,7 +263,8 @@ func TestActionYAMLMatchesCode(t *testing.T) {
 		"results": o.Out, "report": o.Report, "baseline-store": st.store, "baseline-branch": st.storeBranch,
 		"gate-name": st.gate, "comment": fmt.Sprint(st.comment), "fail-on-regression": fmt.Sprint(st.failOnRegression),
 		"skip-without-key": fmt.Sprint(st.skipWithoutKey), "max-target-failures": fmt.Sprint(o.Target.MaxFailures),
-		"record-texts": fmt.Sprint(o.RecordTexts),
+		"allow-command-target": fmt.Sprint(!o.Target.noConfigCommand),
+		"record-texts":         fmt.Sprint(o.RecordTexts),
 		// The judge alone chooses default models (OpenAI's, or Azure's
 		// deployments): the action must not pick its own.
 		"model": o.Model, "embedding-model": o.EmbeddingModel,

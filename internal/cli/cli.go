@@ -24,6 +24,9 @@ type Env struct {
 	// judge and GitHub API calls (tests make the waits instant).
 	Clock  Clock
 	Getenv func(string) string
+	// Environ lists the process environment (nil: os.Environ), which a
+	// command target starts from, without the gate's secrets.
+	Environ func() []string
 	// Dir is the working directory relative paths resolve against ("" = process cwd).
 	Dir string
 

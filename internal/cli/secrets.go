@@ -50,8 +50,9 @@ func (e Env) protect(secrets ...string) []string {
 }
 
 // secretValues are the configured values of o that are secrets: the API
-// key (given, or read from its variable), the values of --header, and the
-// userinfo and query values of the base URL and Azure endpoint.
+// key (given, or read from its variable), the values of --header, the
+// userinfo and query values of the base URL and Azure endpoint, and the
+// credentials of the target's URL.
 func (o *Options) secretValues(env Env) []string {
 	out := []string{o.APIKey, strings.TrimSpace(o.APIKey)}
 	if o.APIKeyEnv != "" {
@@ -66,7 +67,9 @@ func (o *Options) secretValues(env Env) []string {
 		}
 	}
 	out = append(out, redact.URLSecrets(o.BaseURL)...)
-	out = append(out, redact.URLSecrets(o.Target.URL)...)
+	// A target's query is the pipeline's settings: only the values of
+	// secret-looking names are secrets (README "Security").
+	out = append(out, redact.URLCredentials(o.Target.URL)...)
 	return append(out, redact.URLSecrets(o.Azure.Endpoint)...)
 }
 

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"maps"
+	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,10 +39,17 @@ type targetOptions struct {
 	Headers              []string // NAME=VALUE, ${VAR} expanded
 	Response, Contexts   string
 	ContextIDs, Usage    string
+	ID                   string
 	Concurrency, Retries setInt
 	Timeout              setDuration
 	SaveResponses        string
 	MaxFailures          float64
+	// Env names variables a command target is given although they hold
+	// the gate's secrets (--target-env; added to the file's env:).
+	Env []string
+	// noConfigCommand refuses a command: from the config file (the
+	// action, unless allow-command-target: the file is the checkout's).
+	noConfigCommand bool
 
 	built *target.Built
 }
@@ -61,9 +70,11 @@ func (o *Options) bindTarget(fs *flag.FlagSet) {
 	fs.StringVar(&t.Contexts, "target-contexts-path", t.Contexts, "`path` of the retrieved contexts in the reply, e.g. sources[*].text (default retrieved_contexts, if present)")
 	fs.StringVar(&t.ContextIDs, "target-context-ids-path", t.ContextIDs, "`path` of the retrieved context ids in the reply (default retrieved_context_ids, if present)")
 	fs.StringVar(&t.Usage, "target-usage-path", t.Usage, "`path` of the token usage in the reply (default usage, if present)")
+	fs.StringVar(&t.ID, "target-id-path", t.ID, "`path` of the request's id in the reply, which must then be the sample's (default id, checked when present for a command target)")
 	fs.Var(&t.Concurrency, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
 	fs.Var(&t.Timeout, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
 	fs.Var(&t.Retries, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
+	fs.Var((*listFlag)(&t.Env), "target-env", "environment variable `NAME` a command target is given although it holds a secret of the gate (repeatable), e.g. OPENAI_API_KEY")
 	fs.StringVar(&t.SaveResponses, "save-responses", t.SaveResponses, "write the target's answers to this JSON Lines `file`, to re-judge with --responses")
 	fs.Float64Var(&t.MaxFailures, "max-target-failures", t.MaxFailures, "exit 3 when the target call fails for more than this `share` of the samples (0 to 1; default 0)")
 }
@@ -96,6 +107,7 @@ func (o *Options) targetConfig(env Env) (target.Config, error) {
 	over(&c.Contexts, t.Contexts)
 	over(&c.ContextIDs, t.ContextIDs)
 	over(&c.Usage, t.Usage)
+	over(&c.ID, t.ID)
 	if t.Body != "" {
 		c.Body = t.Body
 	}
@@ -116,6 +128,7 @@ func (o *Options) targetConfig(env Env) (target.Config, error) {
 	if t.Retries.set {
 		c.Retries = &t.Retries.v
 	}
+	c.Env = append(c.Env, t.Env...)
 	return c, nil
 }
 
@@ -129,13 +142,69 @@ func (o *Options) buildTarget(env Env) error {
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
+	if o.Target.noConfigCommand && c.Command != "" && o.Target.Cmd == "" {
+		return usageErr("%s has a command: target, which the action runs only with the input allow-command-target: true: "+
+			"the file comes from the checkout, so a pull request could run any program with the step's environment (README Security); "+
+			"call the pipeline at a URL, or give the command in the target input", o.Target.Config)
+	}
+	if err := checkEnvNames(c.Env); err != nil {
+		return err
+	}
 	b, err := target.Build(c, env.getenv, env.Dir)
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
+	if cmd, ok := b.Target.(*target.Command); ok {
+		cmd.Env = o.targetEnviron(env, c.Env)
+	}
 	env.protect(b.Secrets...)
 	o.Target.built = b
 	return nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// checkEnvNames refuses names that cannot be environment variables.
+func checkEnvNames(names []string) error {
+	for _, n := range names {
+		if !envName.MatchString(n) {
+			return usageErr("target environment variable %q (--target-env, env:): want a name such as OPENAI_API_KEY", n)
+		}
+	}
+	return nil
+}
+
+// targetEnviron is the environment a command target starts with: the
+// process's, without the gate's own secrets (the judge key's variable,
+// GITHUB_TOKEN and GH_TOKEN, the runner's ACTIONS_* and the action's
+// INPUT_* variables, and any variable holding a configured secret), but
+// with the variables allow names.
+func (o *Options) targetEnviron(env Env, allow []string) []string {
+	environ := env.Environ
+	if environ == nil {
+		environ = os.Environ
+	}
+	out := []string{}
+	for _, kv := range environ() {
+		name, value, _ := strings.Cut(kv, "=")
+		if slices.Contains(allow, name) || !o.gateSecret(env, name, value) {
+			out = append(out, kv)
+		}
+	}
+	return out
+}
+
+// gateSecret reports whether the variable name=value is one of the gate's
+// secrets, which a command target does not inherit.
+func (o *Options) gateSecret(env Env, name, value string) bool {
+	upper := strings.ToUpper(name)
+	switch {
+	case upper == "GITHUB_TOKEN", upper == "GH_TOKEN", upper == "ACTIONS_RUNTIME_TOKEN",
+		strings.HasPrefix(upper, "ACTIONS_"), strings.HasPrefix(upper, "INPUT_"),
+		o.APIKeyEnv != "" && upper == strings.ToUpper(o.APIKeyEnv):
+		return true
+	}
+	return env.red.IsSecret(value) || env.red.IsSecret(strings.TrimSpace(value))
 }
 
 // targetProblems checks the target flags' values and combinations.
@@ -229,7 +298,8 @@ func (o *Options) targetColumns() []string {
 }
 
 // checkTargetFields fails when a request template reads a column that no
-// sample of the dataset has.
+// sample of the dataset has, or when the dataset has a column the target
+// run writes.
 func (o *Options) checkTargetFields(ds *dataset.Dataset) error {
 	b := o.Target.built
 	if b == nil {
@@ -243,6 +313,9 @@ func (o *Options) checkTargetFields(ds *dataset.Dataset) error {
 		for k := range ds.Samples[i].Metadata {
 			have[k] = true
 		}
+	}
+	if err := reservedColumns(ds.Path, have); err != nil {
+		return err
 	}
 	var problems []string
 	for _, name := range b.Fields {
@@ -259,6 +332,24 @@ func (o *Options) checkTargetFields(ds *dataset.Dataset) error {
 		return usageErr("target request: %s; placeholders name sample fields (%s) or dataset columns", strings.Join(problems, "; "), strings.Join(target.SampleFields, ", "))
 	}
 	return nil
+}
+
+// reservedColumns fails when the dataset of a target run has a column the
+// run writes itself: it would stand in for the pipeline's figures (the
+// latency and tokens) when the target reports none.
+func reservedColumns(path string, have map[string]bool) error {
+	var found []string
+	for _, c := range []string{colLatency, colTokens, colPromptTokens, colCompletionTokens, colTargetError} {
+		if have[c] {
+			found = append(found, c)
+		}
+	}
+	if len(found) == 0 {
+		return nil
+	}
+	slices.Sort(found)
+	return usageErr("%s has the column(s) %s, which a target run writes itself: rename or drop them (to re-judge saved answers, give --responses instead of a target)",
+		path, strings.Join(found, ", "))
 }
 
 // setInt is an int flag that records whether it was given.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/raggate/raggate/internal/atomicfile"
+	"github.com/raggate/raggate/internal/redact"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/internal/target"
 	"github.com/raggate/raggate/metrics"
@@ -41,6 +42,7 @@ func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Samp
 	start := time.Now()
 	outs := target.Run(ctx, b.Target, samples, opts)
 	_ = b.Target.Close()
+	redactReplies(env.red, outs)
 	ph := &targetPhase{calls: map[string]*results.TargetCall{}, unanswered: map[string]string{}}
 	var saved []savedResponse
 	for i := range outs {
@@ -62,7 +64,7 @@ func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Samp
 	stopped := ctx.Err() != nil
 	save := o.Target.SaveResponses
 	if save == "" && stopped && len(saved) > 0 {
-		save = strings.TrimSuffix(o.Out, filepath.Ext(o.Out)) + ".responses.jsonl"
+		save = stoppedResponsesPath(o.Out)
 	}
 	if save != "" {
 		if err := writeResponses(env.abs(save), saved); err != nil {
@@ -77,6 +79,25 @@ func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Samp
 			time.Since(start).Round(time.Millisecond), len(ph.unanswered))
 	}
 	return ph, nil
+}
+
+// stoppedResponsesPath is where a stopped target run without
+// --save-responses saves its answers: beside the results file out. It is
+// checked like out (ioPaths).
+func stoppedResponsesPath(out string) string {
+	return strings.TrimSuffix(out, filepath.Ext(out)) + ".responses.jsonl"
+}
+
+// redactReplies removes the configured secrets from what the target
+// answered, once, as it comes back: nothing after (the saved responses,
+// the judge's prompts and cache, the results) sees them.
+func redactReplies(r *redact.Redactor, outs []target.Outcome) {
+	for i := range outs {
+		rep := &outs[i].Reply
+		rep.Response = r.String(rep.Response)
+		r.Strings(rep.Contexts)
+		r.Strings(rep.ContextIDs)
+	}
 }
 
 // targetStopped is the error of a target phase stopped after done of total

@@ -348,7 +348,42 @@ func (o *Options) ioPaths(cmd string) (in, out []namedPath) {
 // written. extraIn are further inputs (merge's positional arguments).
 func (o *Options) pathProblems(env Env, cmd string, extraIn []namedPath) []problem {
 	in, out := o.ioPaths(cmd)
-	return outputProblems(env, append(in, extraIn...), out)
+	in = append(in, extraIn...)
+	if ps := outputProblems(env, in, out); len(ps) > 0 {
+		return ps
+	}
+	return o.derivedProblems(env, cmd, append(in, out...))
+}
+
+// derivedProblems checks the files written beside an output like the
+// outputs: they must not be one of the files the command reads or
+// writes. A stopped target run without --save-responses saves its answers
+// beside --out (stoppedResponsesPath); the action records the pull request
+// beside its report (metaPath).
+func (o *Options) derivedProblems(env Env, cmd string, files []namedPath) []problem {
+	type derived struct{ path, what, from, fromPath, fix string }
+	var ds []derived
+	switch cmd {
+	case "run", "check", "action":
+		if o.Target.configured() && o.Target.SaveResponses == "" && o.Out != "" {
+			ds = append(ds, derived{stoppedResponsesPath(o.Out), "where a stopped target run saves its answers", "out", o.Out, "save-responses"})
+		}
+	}
+	if cmd == "action" && o.Report != "" {
+		ds = append(ds, derived{metaPath(o.Report), "where the pull request of the report is recorded", "report", o.Report, "report"})
+	}
+	var ps []problem
+	for _, d := range ds {
+		for _, f := range files {
+			if samePath(env.abs(d.path), env.abs(f.path)) {
+				ps = append(ps, problem{[]string{d.from, f.key, d.fix}, "", func(n []string) string {
+					return fmt.Sprintf("%s, %s (beside %s %s), would overwrite %s %s: give %s another file",
+						d.path, d.what, n[0], d.fromPath, n[1], f.path, n[2])
+				}})
+			}
+		}
+	}
+	return ps
 }
 
 // outputProblems checks outputs against inputs and earlier outputs, then

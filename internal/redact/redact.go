@@ -134,6 +134,16 @@ func (r *Redactor) String(s string) string {
 	return forms.Replace(s)
 }
 
+// IsSecret reports whether v is one of the secrets (as given).
+func (r *Redactor) IsSecret(v string) bool {
+	if r == nil {
+		return false
+	}
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	return r.secrets[v]
+}
+
 // Strings redacts every element of ss in place.
 func (r *Redactor) Strings(ss []string) {
 	for i, s := range ss {
@@ -190,37 +200,110 @@ func (w *Writer) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// URLSecrets returns the secret parts of a URL: the user name and
-// password of its userinfo (and their HTTP basic credentials), and the
-// values of its query parameters. A URL that does not parse is split by
-// hand, so that its secrets are still found.
-func URLSecrets(raw string) []string {
+// URLCredentials returns the parts of a URL that are credentials: the
+// user name and password of its userinfo (and their HTTP basic
+// credentials), and the values of the query parameters whose names look
+// secret (SecretName). The other query values are settings (?mode=fast)
+// that also occur in ordinary text. It is the rule for a target's URL,
+// whose query is the pipeline's; URLSecrets is the stricter one of the
+// judge's endpoint.
+func URLCredentials(raw string) []string {
+	user, pass, query := splitURL(raw)
+	var out []string
+	if user != "" || pass != "" {
+		out = append(out, user, pass, base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
+	}
+	for _, kv := range strings.Split(query, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if !SecretName(k) {
+			continue
+		}
+		out = append(out, v)
+		if u, err := url.QueryUnescape(v); err == nil {
+			out = append(out, u)
+		}
+	}
+	return Secrets(out...)
+}
+
+// secretWords are the parts of a parameter name that mark its value as a
+// credential; secretNames are whole names that do.
+var (
+	secretWords = []string{"key", "token", "secret", "passw", "passwd", "pwd", "signature", "credential", "auth", "session", "cookie", "jwt", "bearer", "hmac"}
+	secretNames = []string{"sig", "code", "pass", "sas"}
+)
+
+// SecretName reports whether a query parameter (or variable) name looks
+// like it holds a credential: it contains key, token, secret, passw (pwd),
+// signature, credential, auth (not author), session, cookie, jwt, bearer or
+// hmac, or is sig, code, pass or sas, case and separators aside (api_key,
+// X-Api-Key, accessToken, sig).
+func SecretName(name string) bool {
+	n := strings.ToLower(name)
+	n = strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, n)
+	if n == "" {
+		return false
+	}
+	for _, w := range secretNames {
+		if n == w {
+			return true
+		}
+	}
+	for _, w := range secretWords {
+		if i := strings.Index(n, w); i >= 0 {
+			if w == "auth" && strings.HasPrefix(n[i:], "author") && !strings.HasPrefix(n[i:], "authoriz") {
+				continue
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// splitURL returns the user name, password and query of a URL; one that
+// does not parse is split by hand, so that its secrets are still found.
+func splitURL(raw string) (user, pass, query string) {
 	raw = strings.TrimSpace(raw)
-	var user, pass, query string
 	if u, err := url.Parse(raw); err == nil {
 		if u.User != nil {
 			user = u.User.Username()
 			pass, _ = u.User.Password()
 		}
-		query = u.RawQuery
-	} else {
-		rest := raw
-		if _, after, ok := strings.Cut(rest, "//"); ok {
-			rest = after
-		}
-		if i := strings.IndexAny(rest, "/?#"); i >= 0 {
-			rest, query = rest[:i], rest[i:]
-			_, query, _ = strings.Cut(query, "?")
-		}
-		if info, _, ok := strings.Cut(rest, "@"); ok {
-			user, pass, _ = strings.Cut(info, ":")
-		}
+		return user, pass, u.RawQuery
 	}
+	rest := raw
+	if _, after, ok := strings.Cut(rest, "//"); ok {
+		rest = after
+	}
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest, query = rest[:i], rest[i:]
+		_, query, _ = strings.Cut(query, "?")
+	}
+	if info, _, ok := strings.Cut(rest, "@"); ok {
+		user, pass, _ = strings.Cut(info, ":")
+	}
+	query, _, _ = strings.Cut(query, "#")
+	return user, pass, query
+}
+
+// URLSecrets returns the secret parts of a URL: the user name and
+// password of its userinfo (and their HTTP basic credentials), and the
+// values of its query parameters. A URL that does not parse is split by
+// hand, so that its secrets are still found.
+func URLSecrets(raw string) []string {
+	user, pass, query := splitURL(raw)
 	var out []string
 	if user != "" || pass != "" {
 		out = append(out, user, pass, base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
 	}
-	query, _, _ = strings.Cut(query, "#")
 	for _, kv := range strings.Split(query, "&") {
 		_, v, _ := strings.Cut(kv, "=")
 		out = append(out, v)

@@ -58,7 +58,7 @@ func (c *Command) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
 		return Reply{}, permanent(0, "request: %v", err)
 	}
 	if c.PerSample {
-		return c.once(ctx, req)
+		return c.once(ctx, req, s)
 	}
 	p, err := c.acquire(ctx)
 	if err != nil {
@@ -70,7 +70,16 @@ func (c *Command) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
 		return Reply{}, err
 	}
 	c.release(p)
-	r, err := c.Paths.Extract(line)
+	return c.extract(line, s)
+}
+
+// extract reads a reply of the program for sample s: its id, when it
+// names one, must be s's.
+func (c *Command) extract(data []byte, s *metrics.Sample) (Reply, error) {
+	r, err := c.Paths.Extract(data)
+	if err == nil {
+		err = c.Paths.CheckID(r, s.ID, true)
+	}
 	if err != nil {
 		return Reply{}, permanent(0, "%v", err)
 	}
@@ -169,18 +178,21 @@ func shell(ctx context.Context, line string) *exec.Cmd {
 
 // once runs one process for one request: the request on stdin, the reply
 // is its stdout.
-func (c *Command) once(ctx context.Context, req []byte) (Reply, error) {
+func (c *Command) once(ctx context.Context, req []byte, s *metrics.Sample) (Reply, error) {
 	cmd := shell(ctx, c.Line)
 	cmd.Dir, cmd.Env = c.Dir, c.Env
 	cmd.Stdin = bytes.NewReader(append(req, '\n'))
-	var stdout bytes.Buffer
+	stdout := &capped{limit: maxReply, full: func() { killGroup(cmd) }}
 	stderr := &tail{}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	setProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
 	err := cmd.Run()
 	if ctx.Err() != nil {
 		return Reply{}, transient(0, "no reply: %v", ctx.Err())
+	}
+	if stdout.over {
+		return Reply{}, permanent(0, "reply larger than %d MiB: the target command %q was stopped", maxReply>>20, c.Line)
 	}
 	if err != nil {
 		code := 0
@@ -190,12 +202,34 @@ func (c *Command) once(ctx context.Context, req []byte) (Reply, error) {
 		}
 		return Reply{}, transient(code, "the target command %q failed (%v)%s", c.Line, err, stderr.say())
 	}
-	r, err := c.Paths.Extract(stdout.Bytes())
-	if err != nil {
-		return Reply{}, permanent(0, "%v", err)
-	}
-	return r, nil
+	return c.extract(stdout.buf.Bytes(), s)
 }
+
+// capped keeps up to limit bytes; past it, it calls full once (which
+// stops the writer) and refuses the rest.
+type capped struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	limit int
+	full  func()
+	over  bool
+}
+
+func (w *capped) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.over {
+		return 0, errTooLarge
+	}
+	if w.buf.Len()+len(p) > w.limit {
+		w.over = true
+		w.full()
+		return 0, errTooLarge
+	}
+	return w.buf.Write(p)
+}
+
+var errTooLarge = errors.New("reply too large")
 
 // proc is one long-running process of a command target.
 type proc struct {
@@ -205,12 +239,20 @@ type proc struct {
 	stderr *tail
 	line   string
 	exited chan struct{}
+	lines  chan lineResult // the lines of stdout, from read
+	quit   chan struct{}   // closed when the process is stopped
+	once   sync.Once
+}
+
+type lineResult struct {
+	line []byte
+	err  error
 }
 
 func (c *Command) start() (*proc, error) {
 	cmd := shell(context.Background(), c.Line)
 	cmd.Dir, cmd.Env = c.Dir, c.Env
-	p := &proc{cmd: cmd, stderr: &tail{}, line: c.Line, exited: make(chan struct{})}
+	p := &proc{cmd: cmd, stderr: &tail{}, line: c.Line, exited: make(chan struct{}), lines: make(chan lineResult, 1), quit: make(chan struct{})}
 	cmd.Stderr = p.stderr
 	setProcessGroup(cmd)
 	cmd.WaitDelay = time.Second
@@ -227,32 +269,58 @@ func (c *Command) start() (*proc, error) {
 	}
 	p.out = bufio.NewReaderSize(stdout, 64<<10)
 	go func() { _ = cmd.Wait(); close(p.exited) }()
+	go p.read()
 	return p, nil
 }
 
-// ask writes one request line and reads one reply line.
-func (p *proc) ask(ctx context.Context, req []byte) ([]byte, error) {
-	type result struct {
-		line []byte
-		err  error
-	}
-	ch := make(chan result, 1)
-	go func() {
-		if _, err := p.stdin.Write(append(req, '\n')); err != nil {
-			ch <- result{err: err}
+// read passes the process's stdout on, a line at a time, as it comes: a
+// line that arrives while no request is waiting is seen as such (ask).
+func (p *proc) read() {
+	for {
+		line, err := readLine(p.out)
+		select {
+		case p.lines <- lineResult{line, err}:
+		case <-p.quit:
 			return
 		}
-		line, err := readLine(p.out)
-		ch <- result{line, err}
-	}()
+		if err != nil {
+			return
+		}
+	}
+}
+
+// ask writes one request line and reads one reply line. A line already
+// waiting was written before the request: it is not the reply, and the
+// process's replies can no longer be matched to its requests.
+func (p *proc) ask(ctx context.Context, req []byte) ([]byte, error) {
 	select {
-	case r := <-ch:
+	case r := <-p.lines:
 		if r.err != nil {
 			return nil, p.died(r.err)
 		}
-		return r.line, nil
-	case <-ctx.Done():
-		return nil, transient(0, "no reply: %v (the process was stopped)", ctx.Err())
+		return nil, permanent(0, "the target command %q wrote a line before it was sent a request (one reply line per request; logs go to stderr): %s", p.line, snippet(r.line))
+	default:
+	}
+	written := make(chan error, 1)
+	go func() {
+		_, err := p.stdin.Write(append(req, '\n'))
+		written <- err
+	}()
+	for {
+		select {
+		case err := <-written:
+			if err != nil {
+				return nil, p.died(err)
+			}
+			written = nil
+		case r := <-p.lines:
+			if r.err != nil {
+				return nil, p.died(r.err)
+			}
+			return r.line, nil
+		case <-ctx.Done():
+			return nil, transient(0, "no reply: %v (the process was stopped)", ctx.Err())
+		}
 	}
 }
 
@@ -303,11 +371,13 @@ func (p *proc) stop() {
 	case <-time.After(time.Second):
 		p.kill()
 	}
+	p.once.Do(func() { close(p.quit) })
 }
 
 func (p *proc) kill() {
 	killGroup(p.cmd)
 	_ = p.stdin.Close()
+	p.once.Do(func() { close(p.quit) })
 }
 
 // tail keeps the last 2 KiB a process wrote to stderr.

@@ -23,7 +23,9 @@ func TestMain(m *testing.M) {
 // helper answers JSON Lines requests ({"id", "user_input"}) the way the
 // mode says: echo answers all; once answers one and exits; dies-after-N
 // answers N then exits 1; crash exits at once; garbage writes a line that
-// is not JSON for "question 1"; slow hangs on "question 0".
+// is not JSON for "question 1"; slow hangs on "question 0"; echo-id
+// answers with the request's id; extra (extra-with-id) writes its first
+// reply twice.
 func helper(mode string) int {
 	in := bufio.NewScanner(os.Stdin)
 	n := 0
@@ -54,8 +56,17 @@ func helper(mode string) int {
 		case mode == "slow" && req.UserInput == "question 0":
 			time.Sleep(time.Minute)
 		}
-		b, _ := json.Marshal(map[string]any{"response": "answer to " + req.UserInput, "retrieved_contexts": []string{"ctx of " + req.ID},
-			"usage": map[string]int{"prompt_tokens": 7, "completion_tokens": 3}})
+		reply := map[string]any{"response": "answer to " + req.UserInput, "retrieved_contexts": []string{"ctx of " + req.ID},
+			"usage": map[string]int{"prompt_tokens": 7, "completion_tokens": 3}}
+		if mode == "echo-id" || mode == "extra-with-id" {
+			reply["id"] = req.ID
+		}
+		b, _ := json.Marshal(reply)
+		if (mode == "extra" || mode == "extra-with-id") && n == 1 {
+			// The reply and a stray line, in one write.
+			fmt.Print(string(b) + "\n" + string(b) + "\n")
+			continue
+		}
 		fmt.Println(string(b))
 		if mode == "once" {
 			return 0

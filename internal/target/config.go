@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/raggate/raggate/internal/redact"
 	"github.com/raggate/raggate/internal/yamlcheck"
 )
 
@@ -32,6 +33,13 @@ type Config struct {
 	Contexts   string `yaml:"contexts"`
 	ContextIDs string `yaml:"context_ids"`
 	Usage      string `yaml:"usage"`
+	// ID is the path of the request's id in the reply: when given (or,
+	// for a command target, when the reply has an "id"), it must be the
+	// sample's id.
+	ID string `yaml:"id"`
+	// Env names the environment variables a command target is given
+	// although they hold the gate's own secrets (see cli's targetEnv).
+	Env []string `yaml:"env"`
 	// Concurrency, Timeout and Retries: 0 (or nil) = the default.
 	Concurrency int           `yaml:"concurrency"`
 	Timeout     time.Duration `yaml:"timeout"`
@@ -73,13 +81,59 @@ func ParseConfig(name string, data []byte) (Config, error) {
 	if doc.Target == nil {
 		return Config{}, fmt.Errorf("%s: no target: section; write target: {url: http://localhost:8000/ask, body: {query: \"{{user_input}}\"}}", name)
 	}
+	if err := zeroSettings(name, data); err != nil {
+		return Config{}, err
+	}
 	return *doc.Target, nil
+}
+
+// zeroSettings refuses a concurrency or timeout written as 0: in Config,
+// 0 means "not given" (the default), which is not what the file says.
+func zeroSettings(name string, data []byte) error {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
+		return nil // the strict decode reported it
+	}
+	target := mapValue(doc.Content[0], "target")
+	if target == nil {
+		return nil
+	}
+	var msgs []string
+	for _, f := range []struct{ key, want string }{
+		{"concurrency", "want 1 to 1000 calls in flight (leave the key out for the default, 8)"},
+		{"timeout", "want more than 0 and at most 1h (leave the key out for the default, 60s)"},
+	} {
+		v := mapValue(target, f.key)
+		if v == nil {
+			continue
+		}
+		if d, err := time.ParseDuration(v.Value); (err == nil && d == 0) || v.Value == "0" {
+			msgs = append(msgs, fmt.Sprintf("%s:%d: %s %s: %s", name, v.Line, f.key, v.Value, f.want))
+		}
+	}
+	if len(msgs) > 0 {
+		return errors.New(strings.Join(msgs, "; "))
+	}
+	return nil
+}
+
+// mapValue returns the value of key in a YAML mapping node, or nil.
+func mapValue(n *yaml.Node, key string) *yaml.Node {
+	if n.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return n.Content[i+1]
+		}
+	}
+	return nil
 }
 
 var unknownKey = regexp.MustCompile(`^line (\d+): field (\S+) not found in type`)
 
 // configKeys are the keys of the target section, for messages.
-const configKeys = "url, method, headers, body, command, per_sample, response, contexts, context_ids, usage, concurrency, timeout, retries"
+const configKeys = "url, method, headers, body, command, per_sample, env, response, contexts, context_ids, usage, id, concurrency, timeout, retries"
 
 // configError words a YAML error as file:line: problem.
 func configError(name string, err error) error {
@@ -103,7 +157,8 @@ func configError(name string, err error) error {
 type Built struct {
 	Target  Target
 	Options Options
-	// Secrets are the expanded header values, to keep out of logs.
+	// Secrets are the expanded header values and the URL's credentials,
+	// to keep out of logs.
 	Secrets []string
 	// Fields are the sample fields and columns the requests read.
 	Fields []string
@@ -113,6 +168,17 @@ type Built struct {
 }
 
 var headerName = regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
+
+// validHeaderValue reports whether v can be sent as a header value: no
+// control character but the tab (RFC 9110 field-value).
+func validHeaderValue(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < ' ' && c != '\t') || c == 0x7f {
+			return false
+		}
+	}
+	return true
+}
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
@@ -145,12 +211,17 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 			}
 			return val
 		})
+		if !validHeaderValue(v) {
+			// The value is not shown: it is usually a secret.
+			bad("header %s: the value holds a line break or another control character (a trailing newline from a secret file?); remove it", k)
+		}
 		header.Set(k, v)
 		b.Secrets = append(b.Secrets, v)
 	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("target: %s", strings.Join(problems, "; "))
 	}
+	b.Secrets = append(b.Secrets, redact.URLCredentials(c.URL)...)
 	b.Fields = append(body.Names(), Placeholders(c.URL)...)
 	b.ContextIDsPath = c.ContextIDs != ""
 	if c.URL != "" {
@@ -227,13 +298,16 @@ func (c Config) paths() (Paths, error) {
 	for _, f := range []struct {
 		name, text string
 		dst        *Path
-	}{{"response", c.Response, &ps.Response}, {"contexts", c.Contexts, &ps.Contexts}, {"context_ids", c.ContextIDs, &ps.ContextIDs}, {"usage", c.Usage, &ps.Usage}} {
+	}{{"response", c.Response, &ps.Response}, {"contexts", c.Contexts, &ps.Contexts}, {"context_ids", c.ContextIDs, &ps.ContextIDs}, {"usage", c.Usage, &ps.Usage}, {"id", c.ID, &ps.ID}} {
 		if f.text == "" {
 			continue
 		}
 		p, err := ParsePath(f.text)
 		if err != nil {
 			return Paths{}, fmt.Errorf("%s: %v", f.name, err)
+		}
+		if p.Multi() && (f.name == "response" || f.name == "usage" || f.name == "id") {
+			return Paths{}, fmt.Errorf("%s path %q selects a list ([*]); the %s is one value: pick one with an index such as [0]", f.name, f.text, f.name)
 		}
 		*f.dst = p
 		ps.Strict[f.name] = true

@@ -31,13 +31,22 @@ type HTTP struct {
 }
 
 // NewClient returns an HTTP client that keeps enough idle connections for
-// conc calls in flight.
+// conc calls in flight and follows no redirect (see NoRedirects).
 func NewClient(conc int) *http.Client {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConns = max(100, conc)
 	tr.MaxIdleConnsPerHost = max(2, conc)
-	return &http.Client{Transport: tr}
+	return &http.Client{Transport: tr, CheckRedirect: NoRedirects}
 }
+
+// NoRedirects is an http.Client CheckRedirect that follows no redirect:
+// the 3xx response is returned as it is. Following one would send the
+// configured headers (secrets) to whatever host it names, and turn a POST
+// into a GET without its body (a 301, 302 or 303).
+func NoRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+
+// noRedirectClient is the client of an HTTP target without one.
+var noRedirectClient = &http.Client{CheckRedirect: NoRedirects}
 
 // Call sends the sample's request and reads the reply.
 func (h *HTTP) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
@@ -68,7 +77,7 @@ func (h *HTTP) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
 	}
 	client := h.Client
 	if client == nil {
-		client = http.DefaultClient
+		client = noRedirectClient
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -82,6 +91,10 @@ func (h *HTTP) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
 	if err != nil {
 		return Reply{}, transient(resp.StatusCode, "reading the reply: %v", err)
 	}
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		return Reply{}, permanent(resp.StatusCode, "HTTP %d %s: a redirect to %q, not followed (it would carry the headers elsewhere); give the final URL as the target",
+			resp.StatusCode, http.StatusText(resp.StatusCode), resp.Header.Get("Location"))
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return Reply{}, statusError(resp, data)
 	}
@@ -89,6 +102,9 @@ func (h *HTTP) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
 		return Reply{}, permanent(resp.StatusCode, "reply larger than %d MiB", maxReply>>20)
 	}
 	r, err := h.Paths.Extract(data)
+	if err == nil {
+		err = h.Paths.CheckID(r, s.ID, false)
+	}
 	if err != nil {
 		return Reply{}, permanent(resp.StatusCode, "%v", err)
 	}

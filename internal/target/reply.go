@@ -4,17 +4,21 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 )
 
 // Reply is what the pipeline answered for one sample. Contexts and
-// ContextIDs are nil when the reply has none (the dataset's are kept);
-// Usage is nil when the reply reports no token usage.
+// ContextIDs are nil when the reply does not mention them (the dataset's
+// are kept), and empty when it says null or []; Usage is nil when the
+// reply reports no token usage. ID is the request id the reply names, if
+// any.
 type Reply struct {
 	Response   string
 	Contexts   []string
 	ContextIDs []string
 	Usage      *Usage
+	ID         *string
 }
 
 // Usage is the token usage a pipeline reports for one answer.
@@ -33,8 +37,10 @@ type Paths struct {
 	Contexts   Path
 	ContextIDs Path
 	Usage      Path
+	// ID is where a reply names the request it answers.
+	ID Path
 	// Strict lists the optional outputs whose path was given explicitly:
-	// "contexts", "context_ids", "usage".
+	// "contexts", "context_ids", "usage", "id".
 	Strict map[string]bool
 }
 
@@ -46,6 +52,7 @@ func DefaultPaths() Paths {
 		Contexts:   MustPath("retrieved_contexts"),
 		ContextIDs: MustPath("retrieved_context_ids"),
 		Usage:      MustPath("usage"),
+		ID:         MustPath("id"),
 	}
 }
 
@@ -57,6 +64,10 @@ func (ps Paths) Extract(data []byte) (Reply, error) {
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return Reply{}, fmt.Errorf("reply is not JSON (%v): %s", err, snippet(data))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		// Two replies run together, or a log line after the reply.
+		return Reply{}, fmt.Errorf("reply has more after the reply's JSON value, want one JSON value: %s", snippet(data))
 	}
 	var r Reply
 	resp, found, err := ps.Response.Get(v)
@@ -78,7 +89,43 @@ func (ps Paths) Extract(data []byte) (Reply, error) {
 	if r.Usage, err = ps.usage(v, data); err != nil {
 		return Reply{}, err
 	}
+	if r.ID, err = ps.id(v, data); err != nil {
+		return Reply{}, err
+	}
 	return r, nil
+}
+
+// id reads the id a reply names: a text or number, or nil when absent.
+func (ps Paths) id(v any, data []byte) (*string, error) {
+	if ps.ID.String() == "" {
+		return nil, nil
+	}
+	x, found, err := ps.ID.Get(v)
+	if err == nil && (!found || x == nil) && ps.Strict["id"] {
+		err = fmt.Errorf("matches nothing in the reply %s", snippet(data))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("id path %q: %v", ps.ID, err)
+	}
+	if !found || x == nil {
+		return nil, nil
+	}
+	s, err := text(x)
+	if err != nil {
+		return nil, fmt.Errorf("id path %q: %v", ps.ID, err)
+	}
+	return &s, nil
+}
+
+// CheckID fails when the reply names a request other than the sample's:
+// an answer shifted onto the wrong sample. always is false for replies
+// matched to their request by the transport (HTTP): their "id" may be
+// anything unless its path was given.
+func (ps Paths) CheckID(r Reply, id string, always bool) error {
+	if r.ID == nil || *r.ID == id || !(always || ps.Strict["id"]) {
+		return nil
+	}
+	return fmt.Errorf("the reply's id %q is not the request's %q: each reply must answer its own request, in order (a stray line on stdout shifts every later answer; log to stderr)", *r.ID, id)
 }
 
 // list reads a list of texts; a single text is a one-item list.
@@ -90,11 +137,17 @@ func (ps Paths) list(v any, p Path, name string, data []byte) ([]string, error) 
 	if err == nil && !found && ps.Strict[name] {
 		err = fmt.Errorf("matches nothing in the reply %s", snippet(data))
 	}
+	if err == nil && found && x == nil && ps.Strict[name] {
+		err = fmt.Errorf("null in the reply, want a list of texts ([] for none): %s", snippet(data))
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s path %q: %v", name, p, err)
 	}
-	if !found || x == nil {
+	if !found {
 		return nil, nil
+	}
+	if x == nil {
+		return []string{}, nil // the reply has none: not the dataset's
 	}
 	items, ok := x.([]any)
 	if !ok {

@@ -132,7 +132,10 @@ func isHTML(b []byte) bool {
 func (j *Judge) classify(err error, embeddings bool) (failure, error) {
 	status, code, typ, msg, _, _ := apiDetails(err)
 	lower := strings.ToLower(msg)
+	var redirect *redirectError
 	switch {
+	case errors.As(err, &redirect):
+		return failFatal, err
 	case status == 0:
 		// Transport error, timeout, or a 200 body that is not a valid
 		// response (cut mid-JSON, HTML from a proxy, no choices).

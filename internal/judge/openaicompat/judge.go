@@ -353,17 +353,26 @@ func responseFormat(f string) (formatMode, error) {
 
 // httpClientFor returns cfg.HTTPClient, or a client that keeps a
 // connection per concurrent call alive.
+// Either way the client follows no redirect (noRedirects).
 func httpClientFor(cfg Config) *http.Client {
 	if cfg.HTTPClient != nil {
-		return cfg.HTTPClient
+		c := *cfg.HTTPClient
+		c.CheckRedirect = noRedirects
+		return &c
 	}
 	// Keep a connection per concurrent call alive (the default keeps
 	// two per host and would reconnect for most calls). Attempts are
 	// bounded by per-request context timeouts.
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConnsPerHost = max(cfg.Concurrency, judge.DefaultConcurrency) + 4
-	return &http.Client{Transport: t}
+	return &http.Client{Transport: t, CheckRedirect: noRedirects}
 }
+
+// noRedirects returns a 3xx response as it is (the doer turns it into a
+// redirectError): following it would send the key and the extra headers
+// to the host it names, and a 301, 302 or 303 would turn the POST into a
+// GET without its body.
+func noRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // clientConfig resolves the provider, endpoint and models and builds the
 // go-openai configuration; it sets the query hd adds to every request.

@@ -119,7 +119,22 @@ func (d *doer) send(req *http.Request, c *call) (*http.Response, error) {
 		c.status = resp.StatusCode
 		c.header = resp.Header.Clone()
 	}
+	if err == nil && resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		_ = resp.Body.Close()
+		return nil, &redirectError{status: resp.StatusCode, location: resp.Header.Get("Location")}
+	}
 	return resp, err
+}
+
+// redirectError is a 3xx answer of the judge's endpoint, not followed.
+type redirectError struct {
+	status   int
+	location string
+}
+
+func (e *redirectError) Error() string {
+	return fmt.Sprintf("the judge endpoint answered HTTP %d %s, a redirect to %q, not followed (it would carry the key elsewhere): give the final URL as --base-url",
+		e.status, http.StatusText(e.status), e.location)
 }
 
 // prepare applies the body patch and the extra headers.
