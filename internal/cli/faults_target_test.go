@@ -127,6 +127,32 @@ done
 	}
 }
 
+// Item 3 without ids: a program that greets on stdout before its first
+// request answers every question with the previous question's reply. The
+// extra line is found when the process stops, whatever the timing, so
+// every answer it gave fails its call; none is judged, and the results
+// record no response for them (neither the shifted one nor the golden
+// file's).
+func TestFaultTargetBannerShiftsNothing(t *testing.T) {
+	dir := t.TempDir()
+	cmd := shellTarget(t, dir, `echo '{"response": "index loaded"}'
+while IFS= read -r line; do
+  echo '{"response": "an answer"}'
+done
+`)
+	out := filepath.Join(dir, "r.json")
+	r := gate(t, nil, "run", "--dataset", demo, "--judge", "offline", "--out", out, "--quiet", "--target-cmd", cmd,
+		"--target-concurrency", "2")
+	if r.code != ExitOperational || !strings.Contains(r.stderr, "wrote more lines than it was sent requests") {
+		t.Fatalf("exit %d, want %d naming the extra line\n%s", r.code, ExitOperational, r.stderr)
+	}
+	for _, s := range readResults(t, out).Samples {
+		if s.Target == nil || s.Target.Status == "ok" || s.Response != "" || len(s.Contexts) > 0 {
+			t.Errorf("sample %s: target %+v, response %q, contexts %q; want a failed call with no texts", s.ID, s.Target, s.Response, s.Contexts)
+		}
+	}
+}
+
 // Item 5: an answer that quotes a secret is redacted as it comes back,
 // before the saved responses, the judge's prompts, its cache or the
 // results see it.

@@ -41,7 +41,7 @@ func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Samp
 	}
 	start := time.Now()
 	outs := target.Run(ctx, b.Target, samples, opts)
-	_ = b.Target.Close()
+	failOutOfStep(b.Target.Close(), samples, outs)
 	redactReplies(env.red, outs)
 	ph := &targetPhase{calls: map[string]*results.TargetCall{}, unanswered: map[string]string{}}
 	var saved []savedResponse
@@ -54,6 +54,7 @@ func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Samp
 		ph.calls[s.ID] = targetCall(out)
 		if out.Err != nil {
 			ph.unanswered[s.ID] = out.Err.Error()
+			dropAnswer(s)
 		} else {
 			applyReply(s, out)
 		}
@@ -141,6 +142,18 @@ func applyReply(s *metrics.Sample, out *target.Outcome) {
 		md[colCompletionTokens] = strconv.Itoa(u.CompletionTokens)
 	}
 	s.Metadata = md
+}
+
+// dropAnswer clears what the dataset says the pipeline answered for a
+// sample whose target call failed: the recorded texts (and the HTML
+// report) must not show the golden file's response or contexts as the
+// pipeline's.
+func dropAnswer(s *metrics.Sample) {
+	s.Present = maps.Clone(s.Present)
+	s.Response, s.RetrievedContexts, s.RetrievedContextIDs = "", nil, nil
+	for _, f := range []metrics.Field{metrics.Response, metrics.RetrievedContexts, metrics.RetrievedContextIDs} {
+		delete(s.Present, f)
+	}
 }
 
 // savedResponse is one line of --save-responses: a responses file row
@@ -268,4 +281,23 @@ func standIns(samples []metrics.Sample) []metrics.Sample {
 		out[i] = s
 	}
 	return out
+}
+
+// failOutOfStep turns the answers of command target processes found out of
+// step when they stopped (a line more than their requests) into failed
+// calls: they cannot be matched to their questions.
+func failOutOfStep(closeErr error, samples []metrics.Sample, outs []target.Outcome) {
+	var oos *target.OutOfStepError
+	if !errors.As(closeErr, &oos) {
+		return
+	}
+	ids := make(map[string]bool, len(oos.IDs))
+	for _, id := range oos.IDs {
+		ids[id] = true
+	}
+	for i := range outs {
+		if outs[i].Done && outs[i].Err == nil && ids[samples[i].ID] {
+			outs[i].Err = oos.Call()
+		}
+	}
 }

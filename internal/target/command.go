@@ -38,13 +38,14 @@ type Command struct {
 	PerSample bool
 	Processes int // default 1
 
-	mu     sync.Mutex
-	idle   []*proc
-	live   int
-	deaths int
-	last   string // the last death's reason
-	free   chan struct{}
-	closed bool
+	mu      sync.Mutex
+	shifted *OutOfStepError // the answers of processes found out of step
+	idle    []*proc
+	live    int
+	deaths  int
+	last    string // the last death's reason
+	free    chan struct{}
+	closed  bool
 }
 
 // Call sends the sample's request and reads the reply.
@@ -69,8 +70,21 @@ func (c *Command) Call(ctx context.Context, s *metrics.Sample) (Reply, error) {
 		c.discard(p, err)
 		return Reply{}, err
 	}
+	r, err := c.extract(line, s)
+	if err != nil {
+		if errors.Is(err, errWrongID) {
+			// Out of step: its earlier answers are suspect, and a new
+			// process starts in step.
+			p.outOfStep = err.Error()
+			c.discard(p, err)
+			return Reply{}, err
+		}
+		c.release(p)
+		return Reply{}, err
+	}
+	p.answered = append(p.answered, s.ID)
 	c.release(p)
-	return c.extract(line, s)
+	return r, nil
 }
 
 // extract reads a reply of the program for sample s: its id, when it
@@ -81,7 +95,9 @@ func (c *Command) extract(data []byte, s *metrics.Sample) (Reply, error) {
 		err = c.Paths.CheckID(r, s.ID, true)
 	}
 	if err != nil {
-		return Reply{}, permanent(0, "%v", err)
+		e := permanent(0, "%v", err)
+		e.wrapped = err
+		return Reply{}, e
 	}
 	return r, nil
 }
@@ -148,6 +164,9 @@ func (c *Command) discard(p *proc, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.live--
+	if p != nil {
+		c.checkStep(p)
+	}
 	var ce *CallError
 	if errors.As(err, &ce) && ce.exited {
 		c.deaths++
@@ -156,17 +175,60 @@ func (c *Command) discard(p *proc, err error) {
 	c.signal()
 }
 
-// Close stops every process.
+// checkStep records the answers of a process found out of step (c.mu
+// held).
+func (c *Command) checkStep(p *proc) {
+	if p.outOfStep == "" || len(p.answered) == 0 {
+		return
+	}
+	if c.shifted == nil {
+		c.shifted = &OutOfStepError{Line: c.Line, Reason: p.outOfStep}
+	}
+	c.shifted.IDs = append(c.shifted.IDs, p.answered...)
+}
+
+// Close stops every process. A process that wrote more lines than it was
+// sent requests (found when it stops: a line left after its last reply)
+// was out of step, so none of its answers can be matched to its
+// questions: Close then returns an *OutOfStepError naming the samples it
+// answered, which the caller must not use.
 func (c *Command) Close() error {
 	c.mu.Lock()
 	idle := c.idle
 	c.idle, c.closed = nil, true
 	c.mu.Unlock()
 	for _, p := range idle {
-		p.stop()
+		if extra := p.stop(); extra != nil {
+			p.outOfStep = fmt.Sprintf("it wrote a line after its last reply: %s", snippet(extra))
+		}
+		c.mu.Lock()
+		c.checkStep(p)
+		c.mu.Unlock()
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shifted != nil {
+		return c.shifted
 	}
 	return nil
 }
+
+// OutOfStepError names the samples answered by command target processes
+// that wrote more reply lines than requests (a startup banner or a debug
+// line on stdout): their replies cannot be matched to their questions.
+type OutOfStepError struct {
+	Line   string   // the command
+	Reason string   // what gave the process away
+	IDs    []string // the samples it answered
+}
+
+func (e *OutOfStepError) Error() string {
+	return fmt.Sprintf("the target command %q wrote more lines than it was sent requests (%s), so its replies cannot be matched to its questions: the %d answers of such processes are not used; write exactly one line per request on stdout (logs go to stderr)",
+		e.Line, e.Reason, len(e.IDs))
+}
+
+// Call returns the error as the failure of one of the samples' calls.
+func (e *OutOfStepError) Call() error { return permanent(0, "%s", e.Error()) }
 
 // shell returns the command running line through the shell.
 func shell(ctx context.Context, line string) *exec.Cmd {
@@ -242,6 +304,11 @@ type proc struct {
 	lines  chan lineResult // the lines of stdout, from read
 	quit   chan struct{}   // closed when the process is stopped
 	once   sync.Once
+
+	// answered are the samples whose replies came from this process;
+	// outOfStep, once set, says why they cannot be trusted.
+	answered  []string
+	outOfStep string
 }
 
 type lineResult struct {
@@ -298,6 +365,7 @@ func (p *proc) ask(ctx context.Context, req []byte) ([]byte, error) {
 		if r.err != nil {
 			return nil, p.died(r.err)
 		}
+		p.outOfStep = "it wrote a line before it was sent a request: " + snippet(r.line)
 		return nil, permanent(0, "the target command %q wrote a line before it was sent a request (one reply line per request; logs go to stderr): %s", p.line, snippet(r.line))
 	default:
 	}
@@ -363,15 +431,34 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 }
 
 // stop closes stdin (a well-behaved program exits at end of input) and
-// kills the process if it does not exit within a second.
-func (p *proc) stop() {
+// kills the process if it does not exit within a second. It returns the
+// first line the process wrote after its last reply, if any: a process in
+// step has nothing left to say.
+func (p *proc) stop() (extra []byte) {
 	_ = p.stdin.Close()
 	select {
 	case <-p.exited:
 	case <-time.After(time.Second):
 		p.kill()
 	}
+	// The reader passes on what was left in the pipe, then its end.
+	timeout := time.After(time.Second)
+drain:
+	for {
+		select {
+		case r := <-p.lines:
+			if r.err != nil {
+				break drain
+			}
+			if extra == nil {
+				extra = r.line
+			}
+		case <-timeout:
+			break drain
+		}
+	}
 	p.once.Do(func() { close(p.quit) })
+	return extra
 }
 
 func (p *proc) kill() {

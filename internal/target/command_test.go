@@ -25,10 +25,14 @@ func TestMain(m *testing.M) {
 // answers N then exits 1; crash exits at once; garbage writes a line that
 // is not JSON for "question 1"; slow hangs on "question 0"; echo-id
 // answers with the request's id; extra (extra-with-id) writes its first
-// reply twice.
+// reply twice; banner writes a line at start, before any request.
 func helper(mode string) int {
 	in := bufio.NewScanner(os.Stdin)
 	n := 0
+	if mode == "banner" {
+		// A startup line on stdout, before any request.
+		fmt.Println(`{"response": "model loaded"}`)
+	}
 	for in.Scan() {
 		var req struct {
 			ID        string `json:"id"`
@@ -71,6 +75,9 @@ func helper(mode string) int {
 		if mode == "once" {
 			return 0
 		}
+	}
+	if mode == "goodbye" {
+		fmt.Println(`{"response": "bye"}`)
 	}
 	return 0
 }

@@ -2,6 +2,8 @@ package target
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -199,5 +201,64 @@ func TestCommandUnsolicitedLine(t *testing.T) {
 	_, err = c.Call(ctx, &s[1])
 	if err == nil || !strings.Contains(err.Error(), "wrote a line before it was sent a request") || IsTransient(err) {
 		t.Errorf("second call: %v", err)
+	}
+}
+
+// Item 3, deterministically: a process that writes more lines than it was
+// sent requests (a banner at start, or a line after its last reply) is
+// found out when it stops, whatever the timing, and every answer it gave
+// is named, so that none is judged against the wrong question.
+func TestCommandOutOfStepFoundAtClose(t *testing.T) {
+	for _, mode := range []string{"banner", "goodbye"} {
+		t.Run(mode, func(t *testing.T) {
+			b := commandTarget(t, mode, Config{Concurrency: 2})
+			s := samplesN(6)
+			outs := Run(context.Background(), b.Target, s, b.Options)
+			err := b.Target.Close()
+			var oos *OutOfStepError
+			if !errors.As(err, &oos) {
+				t.Fatalf("Close: %v, want an *OutOfStepError", err)
+			}
+			answered := 0
+			for _, o := range outs {
+				if o.Err == nil {
+					answered++
+				}
+			}
+			if len(oos.IDs) != answered || answered == 0 {
+				t.Errorf("out of step: %d ids named, %d answers given", len(oos.IDs), answered)
+			}
+			if !strings.Contains(err.Error(), "one line per request") || IsTransient(oos.Call()) {
+				t.Errorf("error %q (transient %v)", err, IsTransient(oos.Call()))
+			}
+		})
+	}
+	// In step: nothing to report.
+	b := commandTarget(t, "echo", Config{Concurrency: 2})
+	Run(context.Background(), b.Target, samplesN(6), b.Options)
+	if err := b.Target.Close(); err != nil {
+		t.Errorf("Close of processes in step: %v", err)
+	}
+}
+
+// A reply naming another request (or a line waiting before a request)
+// discards its process, so the next call starts a process in step, and
+// the answers the discarded process gave before are named. The helper
+// writes its first reply twice in every process.
+func TestCommandWrongIDDiscardsTheProcess(t *testing.T) {
+	b := commandTarget(t, "extra-with-id", Config{Concurrency: 1})
+	outs := Run(context.Background(), b.Target, samplesN(4), b.Options)
+	err := b.Target.Close()
+	var oos *OutOfStepError
+	if !errors.As(err, &oos) || strings.Join(oos.IDs, ",") != "q-000,q-002" {
+		t.Fatalf("Close: %v, want q-000 and q-002 named", err)
+	}
+	for i, o := range outs {
+		if i%2 == 0 && (o.Err != nil || o.Reply.Response != fmt.Sprintf("answer to question %d", i)) {
+			t.Errorf("sample %d, first of a new process: %+v, %v", i, o.Reply, o.Err)
+		}
+		if i%2 == 1 && o.Err == nil {
+			t.Errorf("sample %d took the stray line as its answer: %+v", i, o.Reply)
+		}
 	}
 }

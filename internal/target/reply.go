@@ -3,6 +3,7 @@ package target
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -125,8 +126,11 @@ func (ps Paths) CheckID(r Reply, id string, always bool) error {
 	if r.ID == nil || *r.ID == id || !(always || ps.Strict["id"]) {
 		return nil
 	}
-	return fmt.Errorf("the reply's id %q is not the request's %q: each reply must answer its own request, in order (a stray line on stdout shifts every later answer; log to stderr)", *r.ID, id)
+	return fmt.Errorf("the reply's id %q is not the request's %q: each reply must answer its own request, in order (a stray line on stdout shifts every later answer; log to stderr): %w", *r.ID, id, errWrongID)
 }
+
+// errWrongID marks a reply that names another request.
+var errWrongID = errors.New("reply out of step")
 
 // list reads a list of texts; a single text is a one-item list.
 func (ps Paths) list(v any, p Path, name string, data []byte) ([]string, error) {

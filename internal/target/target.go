@@ -46,9 +46,13 @@ type CallError struct {
 	RetryAfter time.Duration
 	// exited marks a command target's process that died.
 	exited bool
+	// wrapped is the cause, for errors.Is.
+	wrapped error
 }
 
 func (e *CallError) Error() string { return e.Reason }
+
+func (e *CallError) Unwrap() error { return e.wrapped }
 
 func transient(code int, format string, args ...any) *CallError {
 	return &CallError{Reason: fmt.Sprintf(format, args...), Transient: true, Code: code}
