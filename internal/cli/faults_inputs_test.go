@@ -9,11 +9,28 @@ package cli
 //	go test ./internal/cli -run Inputs
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/raggate/raggate/internal/results"
 )
+
+// gateEnv runs the CLI in-process with env as given (its test hooks set).
+func gateEnv(t *testing.T, env Env, args ...string) runResult {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env.Stdin, env.Stdout, env.Stderr = strings.NewReader(""), &out, &errb
+	if env.Getenv == nil {
+		env.Getenv = func(string) string { return "" }
+	}
+	code := Main(context.Background(), args, env)
+	return runResult{code, out.String(), errb.String()}
+}
 
 // wikiEvalShape is two rows shaped like WikiEval: the question, the answer,
 // two versions of the contexts and alternative answers as columns of their
@@ -52,5 +69,57 @@ func TestInputsSiblingColumnsAreNotTypos(t *testing.T) {
 		"--field", "user_input=question", "--field", "response=answer", "--field", "retrieved_contexts=context_v1")
 	if r.code != ExitUsage || !strings.Contains(r.stderr, `did you mean "context_v1"`) {
 		t.Errorf("exit %d, want 2 with a did-you-mean for the typo\n%s", r.code, r.stderr)
+	}
+}
+
+// Item 16: when the temporary directory is full, whether before the run
+// (the texts file cannot be created) or during it (writing the texts
+// fails), the run is not lost: the results are written without texts,
+// with a warning, and the exit code is the run's own.
+func TestInputsFullTempDirKeepsTheRun(t *testing.T) {
+	errFull := errors.New("write /tmp/raggate-texts-1.jsonl: no space left on device")
+	tests := []struct {
+		name  string
+		spill func(dir string) (*results.Spill, error)
+	}{
+		{"the texts file cannot be created", func(string) (*results.Spill, error) {
+			return nil, errFull
+		}},
+		{"writing the texts fails during the run", func(dir string) (*results.Spill, error) {
+			sp, err := results.NewSpill(t.TempDir())
+			if err != nil {
+				return nil, err
+			}
+			sp.Close() // every write fails from now on
+			return sp, nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r.json")
+			r := gateEnv(t, Env{newSpill: tt.spill}, "run", "--quiet", "--judge", "offline",
+				"--dataset", repo+"/testdata/demo/golden.jsonl", "--out", out)
+			if r.code != 0 {
+				t.Fatalf("exit %d, want 0 (the run is not lost)\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "warning:") || !strings.Contains(r.stderr, "without texts") {
+				t.Errorf("stderr does not warn that the texts were left out:\n%s", r.stderr)
+			}
+			f, err := results.Read(out)
+			if err != nil {
+				t.Fatalf("no results file: %v", err)
+			}
+			if len(f.Samples) != 20 {
+				t.Errorf("%d samples saved, want 20", len(f.Samples))
+			}
+			for _, s := range f.Samples {
+				if s.HasTexts() {
+					t.Fatalf("sample %s has texts; the spill failed, so none were kept", s.ID)
+				}
+			}
+			if !strings.Contains(strings.Join(f.Warnings, "\n"), "without texts") {
+				t.Errorf("the results file's warnings do not say the texts were left out: %q", f.Warnings)
+			}
+		})
 	}
 }

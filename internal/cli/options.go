@@ -71,6 +71,7 @@ type Options struct {
 	// texts holds them on disk while the run lasts.
 	RecordTexts bool
 	texts       *results.Spill
+	textsLost   string // why the results have no texts after all (a full temporary directory)
 	Shard       string // i/n: judge only this shard of the dataset
 	Format      string // markdown | text | json (compare, check)
 	// History is a directory of earlier results files whose trend the
