@@ -16,7 +16,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -121,5 +123,129 @@ func TestInputsFullTempDirKeepsTheRun(t *testing.T) {
 				t.Errorf("the results file's warnings do not say the texts were left out: %q", f.Warnings)
 			}
 		})
+	}
+}
+
+// gatePrompt runs the CLI and fails the test when it has not returned
+// within a generous bound: a FIFO or a device must be refused, not read
+// (the command would block or fill memory).
+func gatePrompt(t *testing.T, args ...string) runResult {
+	t.Helper()
+	done := make(chan runResult, 1)
+	go func() { done <- gate(t, nil, args...) }()
+	select {
+	case r := <-done:
+		return r
+	case <-time.After(30 * time.Second):
+		t.Fatalf("gate %s: still running after 30 s: it blocks on (or reads) a file it should refuse", strings.Join(args, " "))
+	}
+	return runResult{}
+}
+
+// Item 11: every input file is opened by one regular-file-only opener: a
+// FIFO, a device (also behind a symbolic link) or a directory given for any
+// input is refused at once, exit 2, naming the flag.
+func TestInputsNonRegularFilesAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "base.json")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero")
+	}
+	zeroLink := filepath.Join(dir, "z.json")
+	if err := os.Symlink("/dev/zero", zeroLink); err != nil {
+		t.Fatal(err)
+	}
+	history := filepath.Join(dir, "history")
+	if err := os.MkdirAll(history, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("/dev/zero", filepath.Join(history, "z.json")); err != nil {
+		t.Fatal(err)
+	}
+	golden := repo + "/testdata/demo/golden.jsonl"
+	base := repo + "/testdata/demo/baseline.json"
+	out := filepath.Join(dir, "out.json")
+	tests := []struct {
+		name string
+		args []string
+		flag string // what the message must name
+	}{
+		{"compare --base FIFO", []string{"compare", "--base", fifo, "--head", base}, "--base"},
+		{"compare --head /dev/zero", []string{"compare", "--base", base, "--head", "/dev/zero"}, "--head"},
+		{"compare --base symlink to /dev/zero", []string{"compare", "--base", zeroLink, "--head", base}, "--base"},
+		{"compare --base directory", []string{"compare", "--base", dir, "--head", base}, "--base"},
+		{"compare --thresholds /dev/zero", []string{"compare", "--base", base, "--head", base, "--thresholds", "/dev/zero"}, "--thresholds"},
+		{"compare --history with a link to /dev/zero", []string{"compare", "--base", base, "--head", base, "--history", history}, "--history"},
+		{"check --baseline FIFO", []string{"check", "--judge", "offline", "--dataset", golden, "--baseline", fifo, "--out", out}, "--baseline"},
+		{"merge /dev/zero", []string{"merge", "--out", out, base, "/dev/zero"}, "/dev/zero"},
+		{"baseline put --results /dev/zero", []string{"baseline", "put", "--store", "file", "--path", out, "--results", "/dev/zero"}, "--results"},
+		{"agree --results FIFO", []string{"agree", "--results", fifo, "--label", "human", "--positive", "yes"}, "--results"},
+		{"run --responses /dev/zero", []string{"run", "--judge", "offline", "--dataset", golden, "--responses", "/dev/zero", "--out", out}, "--responses"},
+		{"run --metrics-file /dev/zero", []string{"run", "--judge", "offline", "--dataset", golden, "--metrics-file", "/dev/zero", "--out", out}, "--metrics-file"},
+		{"run --target-config FIFO", []string{"run", "--judge", "offline", "--dataset", golden, "--target-config", fifo, "--out", out}, "--target-config"},
+		{"run --prices /dev/zero", []string{"run", "--dry-run", "--judge", "openai", "--dataset", golden, "--prices", "/dev/zero"}, "--prices"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := gatePrompt(t, tt.args...)
+			if r.code != ExitUsage {
+				t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, "not a regular file") || !strings.Contains(r.stderr, tt.flag) {
+				t.Errorf("stderr does not say that %s is not a regular file:\n%s", tt.flag, r.stderr)
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s written although an input was refused", out)
+			}
+		})
+	}
+}
+
+// Item 11: a results file or a config file over its limit is refused
+// before it is read, exit 2, naming the flag and the limit. The limits are
+// lowered for the test instead of writing gigabytes.
+func TestInputsOversizedFilesAreRefused(t *testing.T) {
+	dir := t.TempDir()
+	base := repo + "/testdata/demo/baseline.json" // about 90 KB: over 64 KiB
+	big := filepath.Join(dir, "thresholds.yaml")
+	if err := os.WriteFile(big, []byte("version: 1\n"+strings.Repeat("# a long comment line\n", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	small := filepath.Join(dir, "small.json")
+	f, err := results.Read(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Samples = f.Samples[:2]
+	if err := results.Write(small, f); err != nil {
+		t.Fatal(err)
+	}
+	defer inputfile.SetLimits(64<<10, 1<<10)()
+	tests := []struct {
+		name        string
+		args        []string
+		flag, limit string
+	}{
+		{"compare --base", []string{"compare", "--base", base, "--head", small}, "--base", "64 KiB"},
+		{"baseline put --results", []string{"baseline", "put", "--store", "file", "--path", filepath.Join(dir, "b.json"), "--results", base}, "--results", "64 KiB"},
+		{"compare --thresholds", []string{"compare", "--base", small, "--head", small, "--thresholds", big}, "--thresholds", "1 KiB"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := gate(t, nil, tt.args...)
+			if r.code != ExitUsage {
+				t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, tt.flag) || !strings.Contains(r.stderr, "larger than "+tt.limit) {
+				t.Errorf("stderr does not name %s and the limit %s:\n%s", tt.flag, tt.limit, r.stderr)
+			}
+		})
+	}
+	// Within the limits, the same files are read.
+	if r := gate(t, nil, "compare", "--base", small, "--head", small); r.code != 0 {
+		t.Errorf("a small results file: exit %d\n%s", r.code, r.stderr)
 	}
 }

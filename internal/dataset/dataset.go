@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -124,14 +125,16 @@ func readFile(path string) ([]byte, error) {
 	return readFileContext(context.Background(), path, Limits{})
 }
 
-// readFileContext reads a whole file, within lim.MaxBytes.
+// readFileContext reads a whole file (the responses file), within
+// lim.MaxBytes. Unlike the golden dataset, which may come from a pipe, it
+// must be a regular file: a device or a named pipe is refused unopened.
 func readFileContext(ctx context.Context, path string, lim Limits) ([]byte, error) {
-	src, closeSrc, err := openSource(ctx, path, lim)
+	f, err := inputfile.Open(path, lim.total())
 	if err != nil {
-		return nil, err
+		return nil, openError(path, err)
 	}
-	defer closeSrc()
-	return src.rest(nil)
+	defer f.Close()
+	return newSource(ctx, path, f, lim).rest(nil)
 }
 
 // mappingWarnings warns about mapped names that no file used.

@@ -2,11 +2,11 @@ package openaicompat
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/judge"
 )
 
@@ -59,7 +59,7 @@ func ParsePrices(b []byte) (Prices, error) {
 
 // LoadPrices reads a price table file (see ParsePrices).
 func LoadPrices(path string) (Prices, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path, inputfile.ConfigLimit())
 	if err != nil {
 		return nil, fmt.Errorf("price table: %w", err)
 	}
