@@ -207,7 +207,7 @@ const utf8BOM = "\xef\xbb\xbf"
 func parseFile(name string, data []byte, opts Options, res *resolver, ps *problems, emit func(record)) (n int, k kind, keys map[string]bool) {
 	keys = make(map[string]bool)
 	if isParquet(name, data, opts.Format) {
-		return readParquet(name, data, res, ps, keys, emit), kindParquet, keys
+		return readParquet(name, data, opts.Limits, res, ps, keys, emit), kindParquet, keys
 	}
 	if len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff) {
 		ps.add(Problem{File: name, Msg: "the file is UTF-16 encoded; save it as UTF-8"})

@@ -17,6 +17,9 @@
 //     keys; list columns are lists, a null is an absent field, numbers and
 //     booleans are what JSON numbers and booleans are. Rows are numbered
 //     from 1 and take the place of lines in Dataset.Lines and problems.
+//     What the rows decode to is bounded like JSON Lines: a row by
+//     Limits.MaxLineBytes, the decoded values of all rows by
+//     Limits.MaxBytes, and the rows to one per KiB of Limits.MaxBytes.
 //   - .csv: CSV (comma-separated, RFC 4180 quoting). The first row is a
 //     header naming the fields; header names are trimmed of surrounding
 //     spaces, values are not. List fields are written as a JSON array of
