@@ -11,7 +11,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,5 +250,78 @@ func TestInputsOversizedFilesAreRefused(t *testing.T) {
 	// Within the limits, the same files are read.
 	if r := gate(t, nil, "compare", "--base", small, "--head", small); r.code != 0 {
 		t.Errorf("a small results file: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// Item 14: the retrieved contexts of a sample are capped (--max-contexts,
+// default 50), from a target and from the dataset alike: the first ones
+// are judged, the cut is warned about, and a dry run's estimate counts
+// the capped contexts.
+func TestInputsContextsPerSampleAreCapped(t *testing.T) {
+	many := make([]map[string]string, 1000)
+	for i := range many {
+		many[i] = map[string]string{"text": fmt.Sprintf("Context %d about the Kestrel K2 battery.", i+1), "id": fmt.Sprintf("c%d", i+1)}
+	}
+	srv := demoService(t, 0, func(w http.ResponseWriter, q string) bool {
+		_ = json.NewEncoder(w).Encode(map[string]any{"answer": "The K2 stores 13.5 kWh.", "docs": many})
+		return true
+	})
+	for _, tt := range []struct {
+		flags []string
+		want  int
+	}{{nil, 50}, {[]string{"--max-contexts", "5"}, 5}} {
+		t.Run(fmt.Sprint(tt.want), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "r.json")
+			args := append([]string{"run", "--dataset", demo, "--judge", "offline", "--metrics", "faithfulness,context_precision", "--out", out}, targetArgs(srv.URL)...)
+			r := gate(t, nil, append(args, tt.flags...)...)
+			if r.code != 0 {
+				t.Fatalf("exit %d\n%s", r.code, r.stderr)
+			}
+			if !strings.Contains(r.stderr, fmt.Sprintf("more than %d retrieved contexts", tt.want)) || !strings.Contains(r.stderr, "--max-contexts") {
+				t.Errorf("stderr does not warn about the cut:\n%s", r.stderr)
+			}
+			for _, s := range readResults(t, out).Samples {
+				if len(s.Contexts) != tt.want {
+					t.Fatalf("sample %s: %d contexts recorded, want the first %d", s.ID, len(s.Contexts), tt.want)
+				}
+			}
+		})
+	}
+
+	// The dry run of a dataset with 120 contexts a sample estimates what a
+	// dataset with 50 would cost.
+	dir := t.TempDir()
+	withContexts := func(name string, n int) string {
+		ctxs := make([]string, n)
+		for i := range ctxs {
+			ctxs[i] = fmt.Sprintf("Context %d about the Kestrel K2 battery.", i+1)
+		}
+		var b strings.Builder
+		for i := range 3 {
+			line, _ := json.Marshal(map[string]any{"user_input": fmt.Sprintf("Question %d?", i), "response": "It stores 13.5 kWh.",
+				"reference": "The K2 stores 13.5 kWh.", "retrieved_contexts": ctxs})
+			b.Write(append(line, '\n'))
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	calls := func(ds string) string {
+		r := gate(t, nil, "run", "--dry-run", "--judge", "openai", "--dataset", ds)
+		if r.code != 0 {
+			t.Fatalf("dry run: exit %d\n%s", r.code, r.stderr)
+		}
+		for _, l := range strings.Split(r.stdout, "\n") {
+			if strings.Contains(l, "chat calls") {
+				return strings.Fields(l)[2]
+			}
+		}
+		t.Fatalf("no chat calls in the dry run:\n%s", r.stdout)
+		return ""
+	}
+	if got, want := calls(withContexts("120.jsonl", 120)), calls(withContexts("50.jsonl", 50)); got != want {
+		t.Errorf("dry run of 120 contexts a sample: %s chat calls, want the %s of 50 (the cap)", got, want)
 	}
 }

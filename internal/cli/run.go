@@ -142,6 +142,7 @@ func loadRun(ctx context.Context, env Env, o *Options) (*runInputs, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.warn(env, capContexts(o.Limits.MaxContexts, samples))
 	ms, err := o.suite(env, ds)
 	if err != nil {
 		return nil, err
@@ -189,6 +190,15 @@ func (o *Options) openTexts(env Env) error {
 	return nil
 }
 
+// warn prints w ("" is none) on stderr and keeps it for the results
+// file's warnings.
+func (o *Options) warn(env Env, w string) {
+	if w != "" {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+		o.warnings = append(o.warnings, w)
+	}
+}
+
 // loseTexts records, and warns, that the results are written without
 // texts because of err (the temporary file of the texts failed).
 func (o *Options) loseTexts(env Env, err error) {
@@ -208,6 +218,7 @@ func saveResults(env Env, o *Options, f *results.File) error {
 			f.SetTextSource(redactedTexts(env.red, o.texts))
 		}
 	}
+	f.Warnings = append(f.Warnings, o.warnings...)
 	withoutTexts := func() {
 		f.SetTextSource(nil)
 		f.Warnings = append(f.Warnings, env.red.String(o.textsLost))
@@ -601,6 +612,7 @@ func provenance(env Env, o *Options, ds *dataset.Dataset, total int, info judge.
 func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) error {
 	if o.Target.built != nil {
 		samples = standIns(samples)
+		capContexts(o.Limits.MaxContexts, samples)
 		fmt.Fprintln(env.Stdout, "with a target, each answer is estimated as the reference (or the question) and its contexts as the reference contexts, where the dataset has none")
 	}
 	est := openaicompat.EstimateCalls(samples, ms, o.Strictness)
