@@ -29,7 +29,7 @@ func defaultLimits() Limits {
 func (o *Options) bindLimits(fs *flag.FlagSet) {
 	fs.Var(&o.Limits.MaxLineSize, "max-line-size", "longest line of a JSON Lines dataset, one sample (`size`, e.g. 64M; 0: no limit)")
 	fs.Var(&o.Limits.MaxDatasetSize, "max-dataset-size", "largest dataset or responses file (`size`, e.g. 4G; 0: no limit)")
-	fs.IntVar(&o.Limits.MaxContexts, "max-contexts", o.Limits.MaxContexts, "judge at most this `many` retrieved contexts of a sample, the first ones, from the dataset or the target (0: no limit)")
+	fs.IntVar(&o.Limits.MaxContexts, "max-contexts", o.Limits.MaxContexts, "judge at most `n` retrieved contexts of a sample, the first ones, from the dataset or the target (0: no limit)")
 }
 
 // capContexts keeps the first --max-contexts retrieved contexts (and

@@ -92,6 +92,9 @@ type File struct {
 // *fs.PathError of a file that does not exist or cannot be read.
 func Open(path string, limit int64) (*File, error) {
 	fi, err := os.Stat(path)
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		pe.Op = "open" // as os.Open says it: "open x.json: no such file or directory"
+	}
 	if err != nil {
 		return nil, err
 	}
