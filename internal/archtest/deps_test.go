@@ -20,6 +20,7 @@ var pure = []string{
 	"github.com/raggate/raggate/internal/dataset",
 	"github.com/raggate/raggate/internal/redact",
 	"github.com/raggate/raggate/internal/atomicfile",
+	"github.com/raggate/raggate/internal/inputfile",
 }
 
 var forbidden = []string{

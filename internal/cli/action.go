@@ -19,6 +19,7 @@ import (
 	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/ghcomment"
 	"github.com/raggate/raggate/internal/htmlreport"
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
@@ -869,7 +870,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 
 func (a *actionRun) readMeta() (prMeta, error) {
 	p := a.env.abs(metaPath(a.o.Report))
-	b, err := os.ReadFile(p)
+	b, err := inputfile.ReadFile(p, inputfile.ConfigLimit())
 	if err != nil {
 		return prMeta{}, withCode(ExitUsage, fmt.Errorf("comment mode needs %s, written by the check run next to its report (upload it in the artifact): %w", p, err))
 	}

@@ -61,7 +61,7 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 	if put {
 		f, err := results.Read(env.abs(b.results))
 		if err != nil {
-			return withCode(ExitUsage, err)
+			return withCode(ExitUsage, inputErr("--results", err))
 		}
 		if err := storable("baseline put", f, b.results); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/raggate/raggate/internal/redact"
+	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/internal/suggest"
 )
 
@@ -29,6 +30,10 @@ type Env struct {
 	Environ func() []string
 	// Dir is the working directory relative paths resolve against ("" = process cwd).
 	Dir string
+
+	// newSpill, when set, replaces results.NewSpill (tests make the
+	// texts file fail, as a full temporary directory does).
+	newSpill func(dir string) (*results.Spill, error)
 
 	// red removes the configured secrets from everything the process
 	// writes (set by Main; see secrets.go).

@@ -208,6 +208,9 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store) (*results.F
 		fmt.Fprintf(env.Stderr, "note: %v: no baseline yet, checking floors only\n", err)
 		return nil, "", nil
 	case err != nil:
+		if _, ok := store.(*baseline.FileStore); ok && refusedInput(err) != nil {
+			return nil, "", inputErr("--baseline", err)
+		}
 		return nil, "", baselineErr("baseline", err)
 	}
 	return f, src.String(), nil
@@ -221,7 +224,7 @@ func loadThresholds(env Env, path string, user ...metrics.Metric) (compare.Thres
 	}
 	th, err := compare.LoadThresholdsFor(env.abs(path), user)
 	if err != nil {
-		return th, withCode(ExitUsage, err)
+		return th, withCode(ExitUsage, inputErr("--thresholds", err))
 	}
 	return th, nil
 }

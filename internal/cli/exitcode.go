@@ -10,6 +10,7 @@ import (
 
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/ghapi"
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -56,6 +57,8 @@ var usageKinds = []error{
 	results.ErrSchema,
 	results.ErrInvalid,
 	ghapi.ErrNotAFile,
+	inputfile.ErrTooLarge,
+	inputfile.ErrNotRegular,
 }
 
 // errFailed is returned by commands whose evaluation failed the gate; the
@@ -117,6 +120,25 @@ func exitCode(ctx context.Context, env Env, err error) int {
 	}
 	fmt.Fprintf(env.Stderr, "gate: %v\n", err)
 	return exitCodeOf(err)
+}
+
+// inputErr is the error of an input file refused by its type or size
+// (package inputfile) named by flag, exit 2; other errors are returned as
+// they are.
+func inputErr(flag string, err error) error {
+	if ie := refusedInput(err); ie != nil {
+		return usageErr("%s: %w", flag, ie)
+	}
+	return err
+}
+
+// refusedInput returns the *inputfile.Error err wraps, or nil.
+func refusedInput(err error) *inputfile.Error {
+	var ie *inputfile.Error
+	if errors.As(err, &ie) {
+		return ie
+	}
+	return nil
 }
 
 // baselineErr wraps an error of reading a baseline (Store.Get) with op.

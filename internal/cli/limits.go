@@ -7,21 +7,59 @@ import (
 	"strings"
 
 	"github.com/raggate/raggate/internal/dataset"
+	"github.com/raggate/raggate/metrics"
 )
 
-// Limits are the dataset size limits (--max-line-size, --max-dataset-size).
+// Limits are the dataset size limits (--max-line-size, --max-dataset-size)
+// and the contexts judged per sample (--max-contexts).
 type Limits struct {
 	MaxLineSize    sizeFlag
 	MaxDatasetSize sizeFlag
+	MaxContexts    int
 }
 
+// DefaultMaxContexts is the default of --max-contexts: an LLM judge makes
+// up to 2N + 10 calls for a sample of N retrieved contexts.
+const DefaultMaxContexts = 50
+
 func defaultLimits() Limits {
-	return Limits{MaxLineSize: dataset.DefaultMaxLineBytes, MaxDatasetSize: dataset.DefaultMaxBytes}
+	return Limits{MaxLineSize: dataset.DefaultMaxLineBytes, MaxDatasetSize: dataset.DefaultMaxBytes, MaxContexts: DefaultMaxContexts}
 }
 
 func (o *Options) bindLimits(fs *flag.FlagSet) {
 	fs.Var(&o.Limits.MaxLineSize, "max-line-size", "longest line of a JSON Lines dataset, one sample (`size`, e.g. 64M; 0: no limit)")
 	fs.Var(&o.Limits.MaxDatasetSize, "max-dataset-size", "largest dataset or responses file (`size`, e.g. 4G; 0: no limit)")
+	fs.IntVar(&o.Limits.MaxContexts, "max-contexts", o.Limits.MaxContexts, "judge at most `n` retrieved contexts of a sample, the first ones, from the dataset or the target (0: no limit)")
+}
+
+// capContexts keeps the first --max-contexts retrieved contexts (and
+// context ids) of each sample; it returns a warning when it cut any ("":
+// none).
+func capContexts(limit int, samples []metrics.Sample) string {
+	if limit <= 0 {
+		return ""
+	}
+	cut, most := 0, 0
+	for i := range samples {
+		s := &samples[i]
+		n := max(len(s.RetrievedContexts), len(s.RetrievedContextIDs))
+		if n <= limit {
+			continue
+		}
+		cut++
+		most = max(most, n)
+		if len(s.RetrievedContexts) > limit {
+			s.RetrievedContexts = s.RetrievedContexts[:limit:limit]
+		}
+		if len(s.RetrievedContextIDs) > limit {
+			s.RetrievedContextIDs = s.RetrievedContextIDs[:limit:limit]
+		}
+	}
+	if cut == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%d of %d samples have more than %d retrieved contexts (up to %d): only their first %d are judged; raise --max-contexts to judge more (0: no limit)",
+		cut, len(samples), limit, most, limit)
 }
 
 // dataset returns the limits for the dataset package.

@@ -35,7 +35,7 @@ func mergeCmd(_ context.Context, env Env, args []string) error {
 	for _, p := range fs.Args() {
 		f, err := results.Read(env.abs(p))
 		if err != nil {
-			return withCode(ExitUsage, err)
+			return withCode(ExitUsage, inputErr("merge input", err))
 		}
 		files = append(files, f)
 	}

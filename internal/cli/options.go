@@ -71,8 +71,10 @@ type Options struct {
 	// texts holds them on disk while the run lasts.
 	RecordTexts bool
 	texts       *results.Spill
-	Shard       string // i/n: judge only this shard of the dataset
-	Format      string // markdown | text | json (compare, check)
+	textsLost   string   // why the results have no texts after all (a full temporary directory)
+	warnings    []string // for the results file (contexts cut by --max-contexts)
+	Shard       string   // i/n: judge only this shard of the dataset
+	Format      string   // markdown | text | json (compare, check)
 	// History is a directory of earlier results files whose trend the
 	// report shows (compare, check).
 	History string

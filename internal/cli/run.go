@@ -77,7 +77,7 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 	// From here the run holds the texts of the samples not judged yet only:
 	// the results need the input hashes, computed now, not the texts.
 	inputs := eval.InputsOf(in.samples)
-	if err := o.openTexts(); err != nil {
+	if err := o.openTexts(env); err != nil {
 		return nil, err
 	}
 	in.ds.Samples = nil
@@ -96,11 +96,8 @@ func execRun(ctx context.Context, env Env, o *Options) (*results.File, error) {
 		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(in.samples))
 	}
 	redactResults(env.red, f)
-	if o.texts != nil {
-		f.SetTextSource(redactedTexts(env.red, o.texts))
-	}
-	if err := results.Write(env.abs(o.Out), f); err != nil {
-		return nil, withCode(ExitOperational, fmt.Errorf("save results: %w", err))
+	if err := saveResults(env, o, f); err != nil {
+		return nil, err
 	}
 	if !o.Quiet {
 		fmt.Fprintf(env.Stderr, "judged %d samples x %d metrics in %s\n", judged, len(in.ms), time.Since(start).Round(time.Millisecond))
@@ -146,6 +143,7 @@ func loadRun(ctx context.Context, env Env, o *Options) (*runInputs, error) {
 	if err != nil {
 		return nil, err
 	}
+	o.warn(env, capContexts(o.Limits.MaxContexts, samples))
 	ms, err := o.suite(env, ds)
 	if err != nil {
 		return nil, err
@@ -180,15 +178,70 @@ func gateUnscored(o *Options, f *results.File, info judge.Info) error {
 
 // openTexts opens the file that holds the samples' texts while the run
 // lasts, when they are recorded.
-func (o *Options) openTexts() error {
+func (o *Options) openTexts(env Env) error {
 	if !o.RecordTexts || o.texts != nil {
 		return nil
 	}
-	sp, err := results.NewSpill("")
+	newSpill := results.NewSpill
+	if env.newSpill != nil {
+		newSpill = env.newSpill
+	}
+	sp, err := newSpill("")
 	if err != nil {
-		return withCode(ExitOperational, err)
+		// A full or unwritable temporary directory must not cost the
+		// run: its results are written without texts.
+		o.loseTexts(env, err)
+		return nil
 	}
 	o.texts = sp
+	return nil
+}
+
+// warn prints w ("" is none) on stderr and keeps it for the results
+// file's warnings.
+func (o *Options) warn(env Env, w string) {
+	if w != "" {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+		o.warnings = append(o.warnings, w)
+	}
+}
+
+// loseTexts records, and warns, that the results are written without
+// texts because of err (the temporary file of the texts failed).
+func (o *Options) loseTexts(env Env, err error) {
+	o.textsLost = fmt.Sprintf("the samples' texts could not be kept in the temporary directory (%v): the results are written without texts, so the HTML report shows scores and reasons only; free space in $TMPDIR (or point TMPDIR elsewhere), or pass --record-texts=false", err)
+	fmt.Fprintf(env.Stderr, "warning: %s\n", env.red.String(o.textsLost))
+}
+
+// saveResults writes f to --out with the run's texts. When the texts were
+// not all written or cannot be read back (the temporary directory filled
+// up), it writes the results without them, with a warning, rather than
+// lose the run.
+func saveResults(env Env, o *Options, f *results.File) error {
+	if o.texts != nil {
+		if err := o.texts.Err(); err != nil {
+			o.loseTexts(env, err)
+		} else {
+			f.SetTextSource(redactedTexts(env.red, o.texts))
+		}
+	}
+	f.Warnings = append(f.Warnings, o.warnings...)
+	withoutTexts := func() {
+		f.SetTextSource(nil)
+		f.Warnings = append(f.Warnings, env.red.String(o.textsLost))
+	}
+	if o.textsLost != "" {
+		withoutTexts()
+	}
+	err := results.Write(env.abs(o.Out), f)
+	if errors.Is(err, results.ErrTexts) && o.textsLost == "" {
+		o.loseTexts(env, err)
+		withoutTexts()
+		err = results.Write(env.abs(o.Out), f)
+	}
+	if err != nil {
+		return withCode(ExitOperational, fmt.Errorf("save results: %w", err))
+	}
 	return nil
 }
 
@@ -566,6 +619,7 @@ func provenance(env Env, o *Options, ds *dataset.Dataset, total int, info judge.
 func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) error {
 	if o.Target.built != nil {
 		samples = standIns(samples)
+		capContexts(o.Limits.MaxContexts, samples)
 		fmt.Fprintln(env.Stdout, "with a target, each answer is estimated as the reference (or the question) and its contexts as the reference contexts, where the dataset has none")
 	}
 	est := openaicompat.EstimateCalls(samples, ms, o.Strictness)

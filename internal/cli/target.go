@@ -87,7 +87,7 @@ func (o *Options) targetConfig(env Env) (target.Config, error) {
 	if t.Config != "" {
 		var err error
 		if c, err = target.LoadConfig(env.abs(t.Config)); err != nil {
-			return c, err
+			return c, inputErr("--target-config", err)
 		}
 	}
 	over := func(dst *string, v string) {

@@ -252,6 +252,7 @@ func answer(ctx context.Context, env Env, o *Options, in *runInputs) (*targetPha
 	if err != nil {
 		return nil, nil, err
 	}
+	o.warn(env, capContexts(o.Limits.MaxContexts, in.samples))
 	if len(o.metricNames()) == 0 {
 		in.ds.Fields = metrics.FieldsOf(in.samples)
 		if in.ms, err = o.suite(env, in.ds); err != nil {

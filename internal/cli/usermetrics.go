@@ -24,7 +24,7 @@ func (o *Options) loadUserMetrics(env Env) error {
 	}
 	defs, err := usermetric.LoadFile(env.abs(o.MetricsFile))
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return withCode(ExitUsage, inputErr("--metrics-file", err))
 	}
 	o.userDefs = defs
 	return nil

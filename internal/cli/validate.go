@@ -259,6 +259,9 @@ func (o *Options) limitProblems(cmd string) []problem {
 	case o.RequestTimeout > maxRequestTimeout:
 		ps = append(ps, bad("request-timeout", o.RequestTimeout, "at most 1h per HTTP attempt (default 60s)"))
 	}
+	if o.Limits.MaxContexts < 0 {
+		ps = append(ps, bad("max-contexts", o.Limits.MaxContexts, "0 (no limit) or more retrieved contexts a sample (default 50)"))
+	}
 	if !(o.MaxUndefined >= 0 && o.MaxUndefined <= 1) { // NaN fails both
 		ps = append(ps, bad("max-undefined", o.MaxUndefined, "a share from 0 to 1 (default 0.5; 1 turns the check off)"))
 	}

@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/yamlcheck"
 	"github.com/raggate/raggate/metrics"
 )
@@ -306,7 +306,7 @@ func LoadThresholds(path string) (Thresholds, error) { return LoadThresholdsFor(
 // LoadThresholdsFor is LoadThresholds with user-defined metrics (see
 // ParseThresholdsFor).
 func LoadThresholdsFor(path string, user []metrics.Metric) (Thresholds, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, inputfile.ConfigLimit())
 	if err != nil {
 		return Thresholds{}, &ThresholdsError{File: path, Err: fmt.Errorf("%w (copy thresholds.example.yaml to start one)", err)}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -124,14 +125,16 @@ func readFile(path string) ([]byte, error) {
 	return readFileContext(context.Background(), path, Limits{})
 }
 
-// readFileContext reads a whole file, within lim.MaxBytes.
+// readFileContext reads a whole file (the responses file), within
+// lim.MaxBytes. Unlike the golden dataset, which may come from a pipe, it
+// must be a regular file: a device or a named pipe is refused unopened.
 func readFileContext(ctx context.Context, path string, lim Limits) ([]byte, error) {
-	src, closeSrc, err := openSource(ctx, path, lim)
+	f, err := inputfile.Open(path, lim.total())
 	if err != nil {
-		return nil, err
+		return nil, openError(path, err)
 	}
-	defer closeSrc()
-	return src.rest(nil)
+	defer f.Close()
+	return newSource(ctx, path, f, lim).rest(nil)
 }
 
 // mappingWarnings warns about mapped names that no file used.
@@ -204,7 +207,7 @@ const utf8BOM = "\xef\xbb\xbf"
 func parseFile(name string, data []byte, opts Options, res *resolver, ps *problems, emit func(record)) (n int, k kind, keys map[string]bool) {
 	keys = make(map[string]bool)
 	if isParquet(name, data, opts.Format) {
-		return readParquet(name, data, res, ps, keys, emit), kindParquet, keys
+		return readParquet(name, data, opts.Limits, res, ps, keys, emit), kindParquet, keys
 	}
 	if len(data) >= 2 && (data[0] == 0xff && data[1] == 0xfe || data[0] == 0xfe && data[1] == 0xff) {
 		ps.add(Problem{File: name, Msg: "the file is UTF-16 encoded; save it as UTF-8"})

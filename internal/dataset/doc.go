@@ -17,6 +17,9 @@
 //     keys; list columns are lists, a null is an absent field, numbers and
 //     booleans are what JSON numbers and booleans are. Rows are numbered
 //     from 1 and take the place of lines in Dataset.Lines and problems.
+//     What the rows decode to is bounded like JSON Lines: a row by
+//     Limits.MaxLineBytes, the decoded values of all rows by
+//     Limits.MaxBytes, and the rows to one per KiB of Limits.MaxBytes.
 //   - .csv: CSV (comma-separated, RFC 4180 quoting). The first row is a
 //     header naming the fields; header names are trimmed of surrounding
 //     spaces, values are not. List fields are written as a JSON array of
@@ -84,7 +87,8 @@
 // per file where it first occurs: it differs only in case, or by at most
 // len/5 edits (1 to 3; a swap of adjacent letters is one edit) from a name
 // of more than 4 letters, and is not that name with a prefix or suffix set
-// off by a non-letter (see suggest.Misspelling). "reference_context"
+// off by a non-letter nor a sibling of it differing only in a trailing
+// number (context_v2 beside a mapped context_v1; see suggest.Misspelling). "reference_context"
 // (singular) is such an error: it is far more likely a typo of
 // reference_contexts.
 //

@@ -50,8 +50,9 @@ func isParquet(name string, data []byte, f Format) bool {
 }
 
 // readParquet reads a Parquet file's rows as records, numbered from 1.
-// Columns are resolved once, like a CSV header.
-func readParquet(name string, data []byte, res *resolver, ps *problems, keys map[string]bool, emit func(record)) int {
+// Columns are resolved once, like a CSV header. What the rows decode to is
+// bounded as a JSON Lines file is (see decodedLimits).
+func readParquet(name string, data []byte, lim Limits, res *resolver, ps *problems, keys map[string]bool, emit func(record)) int {
 	if parquetDecoder == nil {
 		ps.add(Problem{File: name, Msg: "this build of raggate cannot read Parquet; convert the file to JSON Lines or CSV"})
 		return 0
@@ -66,10 +67,15 @@ func readParquet(name string, data []byte, res *resolver, ps *problems, keys map
 		return 0
 	}
 	n, row := 0, 0
+	dl := decodedLimits{lim: lim}
 	for vals, err := range rows {
 		row++
 		if err != nil {
 			ps.add(Problem{File: name, Row: row, Msg: fmt.Sprintf("cannot read the row (%v); the file may be damaged: export it again", err)})
+			return n
+		}
+		if msg := dl.add(cols, vals); msg != "" {
+			ps.add(Problem{File: name, Row: row, Msg: msg})
 			return n
 		}
 		p := pos{line: row}
@@ -88,6 +94,90 @@ func readParquet(name string, data []byte, res *resolver, ps *problems, keys map
 		n++
 	}
 	return n
+}
+
+// decodedLimits bound what a Parquet file decodes to, which can be far more
+// than the file (dictionary encoding, compression): a row, which is one
+// sample as a JSON Lines line is, within the line limit; the decoded
+// values of all rows within the file limit; and the rows within one per
+// KiB of the file limit (a row costs memory beyond its values).
+type decodedLimits struct {
+	lim   Limits
+	rows  int64
+	bytes int64
+}
+
+// rowCost is what a row counts for in the row limit: one row per KiB of
+// the file limit.
+const rowCost = 1 << 10
+
+// add counts a row; it returns what is wrong once a limit is passed.
+func (d *decodedLimits) add(cols []string, vals []any) string {
+	d.rows++
+	var row, biggest int64
+	col := ""
+	for i, v := range vals {
+		n := decodedSize(v)
+		row += n
+		if n > biggest && i < len(cols) {
+			biggest, col = n, cols[i]
+		}
+	}
+	d.bytes += row
+	if max := d.lim.line(); max >= 0 && row > int64(max) {
+		return fmt.Sprintf("the row decodes to more than %s (column %s alone to %s); a row holds one sample, bounded like a JSON Lines line: is this the right file? For longer samples raise --max-line-size",
+			Size(int64(max)), short(col), approxSize(biggest))
+	}
+	max := d.lim.total()
+	switch {
+	case max < 0:
+	case d.rows > max/rowCost:
+		return fmt.Sprintf("the file has more than %d rows (one per KiB of --max-dataset-size, %s); is it the right file? To load a larger dataset raise --max-dataset-size (0: no limit)",
+			max/rowCost, Size(max))
+	case d.bytes > max:
+		return fmt.Sprintf("the rows decode to more than %s; is it the right file? To load a larger dataset raise --max-dataset-size (0: no limit)", Size(max))
+	}
+	return ""
+}
+
+// approxSize is a byte count rounded for a message: "40.0 MiB", "2.0 KiB".
+func approxSize(n int64) string {
+	switch {
+	case n >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// decodedSize is about what a decoded value takes as text: the bytes of
+// strings, 8 for a number, the sum of a list's items or a group's keys and
+// values.
+func decodedSize(v any) int64 {
+	switch v := v.(type) {
+	case nil:
+		return 0
+	case string:
+		return int64(len(v))
+	case []byte:
+		return int64(len(v))
+	case []any:
+		n := int64(len(v))
+		for _, x := range v {
+			n += decodedSize(x)
+		}
+		return n
+	case map[string]any:
+		n := int64(len(v))
+		for k, x := range v {
+			n += int64(len(k)) + decodedSize(x)
+		}
+		return n
+	}
+	return 8
 }
 
 // parquetColumns resolves the columns, reporting unknown ones; ok is false

@@ -13,6 +13,8 @@ import (
 	"io/fs"
 	"os"
 	"time"
+
+	"github.com/raggate/raggate/internal/inputfile"
 )
 
 // Limits bound what loading reads, so that a wrong file (a device, a
@@ -54,17 +56,7 @@ func (l Limits) total() int64 {
 }
 
 // Size formats a byte count for messages: "16 MiB", "1 GiB", "512 bytes".
-func Size(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%d GiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
-}
+func Size(n int64) string { return inputfile.Size(n) }
 
 // source reads a file with bounded memory: a line at a time or whole,
 // hashing what it reads, refusing files over the size limit and lines over
@@ -115,8 +107,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	s.hash.Write(p[:n])
 	s.read += int64(n)
 	if max := s.lim.total(); max >= 0 && s.read > max {
-		return n, &Error{Problems: []Problem{{File: s.name, Msg: fmt.Sprintf(
-			"the file is larger than %s; is it the right file? To load a larger dataset raise --max-dataset-size (0: no limit)", Size(max))}}}
+		return n, tooLarge(s.name, max)
 	}
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) && s.ctx.Err() != nil {
 		return n, s.ctx.Err()
@@ -192,6 +183,25 @@ func (s *source) fail(err error) error {
 		return err
 	}
 	return readError(s.name, err)
+}
+
+// openError reports a file refused by inputfile.Open: too large (as the
+// source words it) or not a regular file.
+func openError(path string, err error) error {
+	var ie *inputfile.Error
+	switch {
+	case errors.As(err, &ie) && errors.Is(err, inputfile.ErrTooLarge):
+		return tooLarge(path, ie.Limit)
+	case errors.As(err, &ie):
+		return &Error{Problems: []Problem{{File: path, Msg: "--responses names " + ie.Kind + ", not a regular file; give the path of a responses file"}}, err: err}
+	}
+	return readError(path, err)
+}
+
+// tooLarge reports a file over the size limit max.
+func tooLarge(path string, max int64) error {
+	return &Error{Problems: []Problem{{File: path, Msg: fmt.Sprintf(
+		"the file is larger than %s; is it the right file? To load a larger dataset raise --max-dataset-size (0: no limit)", Size(max))}}}
 }
 
 // readError reports a file that cannot be opened or read.

@@ -116,7 +116,36 @@ func (e *sampleEval) statements(metric, text string) ([]string, error) {
 	if a.Statements == nil {
 		return nil, judge.Undefinedf("judge returned no statements")
 	}
-	return a.Statements.Statements, nil
+	return e.capStatements(metric, a.Statements.Statements), nil
+}
+
+// capStatements keeps the first MaxStatements of stmts, noting for metric
+// how many were left out.
+func (e *sampleEval) capStatements(metric string, stmts []string) []string {
+	if len(stmts) <= MaxStatements {
+		return stmts
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.cuts == nil {
+		e.cuts = map[string]string{}
+	}
+	e.cuts[metric] = fmt.Sprintf("only the first %d of %d statements were judged", MaxStatements, len(stmts))
+	return stmts[:MaxStatements:MaxStatements]
+}
+
+// withCuts adds to reason what capStatements left out for metric.
+func (e *sampleEval) withCuts(metric, reason string) string {
+	e.mu.Lock()
+	cut := e.cuts[metric]
+	e.mu.Unlock()
+	switch {
+	case cut == "":
+		return reason
+	case reason == "":
+		return cut
+	}
+	return reason + "; " + cut
 }
 
 // levels are the atomicity and coverage of the claims step.
@@ -146,7 +175,7 @@ func (e *sampleEval) claimsOf(metric, text string) ([]string, error) {
 	if a.Claims == nil {
 		return nil, judge.Undefinedf("judge returned no claims")
 	}
-	return a.Claims.Claims, nil
+	return e.capStatements(metric, a.Claims.Claims), nil
 }
 
 // contextRecall asks in one call which sentences of the reference can be
@@ -570,3 +599,8 @@ func firstError(errs []error) error {
 	}
 	return nil
 }
+
+// MaxStatements bounds the statements (or claims) of one text that a
+// metric judges: the first ones are kept, and the metric's reason says how
+// many were left out.
+const MaxStatements = 100

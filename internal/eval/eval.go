@@ -240,6 +240,7 @@ type sampleEval struct {
 
 	mu       sync.Mutex
 	evidence map[string][]results.Evidence // nil: not collected
+	cuts     map[string]string             // per metric: the statements capStatements left out
 }
 
 // note records what the judge decided for metric (when evidence is
@@ -312,7 +313,7 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 			v, reason, err := e.compute(m)
 			switch {
 			case err == nil:
-				scores[i] = e.classify(m, v, reason)
+				scores[i] = e.classify(m, v, e.withCuts(m.Name, reason))
 			case judge.IsFatal(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 				errs[i] = err
 			default:

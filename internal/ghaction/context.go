@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/raggate/raggate/internal/inputfile"
 )
 
 // Default URLs of github.com, used when GITHUB_API_URL / GITHUB_SERVER_URL
@@ -202,6 +203,10 @@ func underReview(event string) bool {
 
 // readEvent reads and parses the payload at EventPath. A change under
 // review must have one.
+// maxEventBytes bounds the event payload: GitHub caps webhook payloads at
+// 25 MB.
+const maxEventBytes = 25 << 20
+
 func (c *Context) readEvent() error {
 	review := underReview(c.EventName)
 	if c.EventPath == "" {
@@ -210,7 +215,7 @@ func (c *Context) readEvent() error {
 		}
 		return nil
 	}
-	data, err := os.ReadFile(c.EventPath)
+	data, err := inputfile.ReadFile(c.EventPath, maxEventBytes)
 	if err != nil {
 		if review {
 			return fmt.Errorf("%w: read the %s payload (GITHUB_EVENT_PATH): %w", ErrNoPayload, c.EventName, err)

@@ -147,7 +147,7 @@ func fmtCI(ci compare.Interval) string {
 // sampleOf builds the view of ranked sample r.
 func sampleOf(r ranked, rank int, ms []metricInfo) sampleView {
 	h := r.head
-	v := sampleView{ID: h.ID, Question: h.Question, Rank: rank, Paired: r.base != nil}
+	v := sampleView{ID: h.ID, Question: clip(h.Question), Rank: rank, Paired: r.base != nil}
 	for _, k := range slices.Sorted(maps.Keys(h.Metadata)) {
 		v.Meta = append(v.Meta, k+"="+h.Metadata[k])
 	}
@@ -202,18 +202,18 @@ func (v *sampleView) texts(r ranked) {
 	base := ""
 	if r.base != nil {
 		v.BaseText = r.base.HasTexts()
-		base = r.base.Response
+		base = clip(r.base.Response)
 	}
 	if v.BaseText {
-		v.Diff = DiffWords(base, h.Response)
+		v.Diff = DiffWords(base, clip(h.Response))
 	} else {
-		v.Diff = []Op{{Kind: Equal, Text: h.Response}}
+		v.Diff = []Op{{Kind: Equal, Text: clip(h.Response)}}
 	}
 	v.Contexts = contextsOf(h)
 	v.Evidence = evidenceOf(h)
 	if v.BaseText {
 		if !slices.Equal(r.base.Contexts, h.Contexts) {
-			v.BaseContexts = r.base.Contexts
+			v.BaseContexts = clipAll(r.base.Contexts)
 		}
 		if r.base.InputHash == "" || r.base.InputHash != h.InputHash {
 			v.BaseEvidence = evidenceOf(r.base)
@@ -225,12 +225,12 @@ func (v *sampleView) texts(r ranked) {
 func contextsOf(s *results.Sample) []contextView {
 	out := make([]contextView, len(s.Contexts))
 	for i, c := range s.Contexts {
-		out[i] = contextView{N: i + 1, Text: c}
+		out[i] = contextView{N: i + 1, Text: clip(c)}
 	}
 	for _, m := range slices.Sorted(maps.Keys(s.Evidence)) {
 		for _, e := range s.Evidence[m] {
 			if e.Context >= 1 && e.Context <= len(out) {
-				out[e.Context-1].Verdicts = append(out[e.Context-1].Verdicts, contextVerdict{Metric: m, Useful: e.Verdict == 1, Reason: e.Reason})
+				out[e.Context-1].Verdicts = append(out[e.Context-1].Verdicts, contextVerdict{Metric: m, Useful: e.Verdict == 1, Reason: clip(e.Reason)})
 			}
 		}
 	}
@@ -249,6 +249,7 @@ func evidenceOf(s *results.Sample) []evidenceGroup {
 			}
 		}
 		if len(g.Items) > 0 {
+			g.Items = clipEvidence(g.Items)
 			out = append(out, g)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"strconv"
 
 	"github.com/raggate/raggate/internal/atomicfile"
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -212,12 +213,12 @@ func Read(path string) (*File, error) {
 
 // ReadWith reads a results file keeping the texts o selects.
 func ReadWith(path string, o ReadOptions) (*File, error) {
-	file, err := os.Open(path)
+	file, err := inputfile.Open(path, inputfile.ResultsLimit())
 	if err != nil {
 		return nil, err
 	}
 	defer file.Close()
-	f, err := decode(file, o.Texts, func() ([]byte, error) { return os.ReadFile(path) })
+	f, err := decode(file, o.Texts, func() ([]byte, error) { return inputfile.ReadFile(path, inputfile.ResultsLimit()) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

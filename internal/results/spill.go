@@ -2,6 +2,7 @@ package results
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -24,6 +25,11 @@ type span struct {
 	n   int
 }
 
+// ErrTexts is wrapped by every error of a Spill: the temporary file of
+// the texts cannot be created, written or read (a full or unwritable
+// temporary directory). A run can still write its results without texts.
+var ErrTexts = errors.New("texts of the samples")
+
 // spilled is the on-disk form of Texts.
 type spilled struct {
 	Response string                `json:"r,omitempty"`
@@ -36,7 +42,7 @@ type spilled struct {
 func NewSpill(dir string) (*Spill, error) {
 	f, err := os.CreateTemp(dir, "raggate-texts-*.jsonl")
 	if err != nil {
-		return nil, fmt.Errorf("texts of the samples: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrTexts, err)
 	}
 	return &Spill{file: f, index: map[string]span{}}, nil
 }
@@ -57,11 +63,19 @@ func (s *Spill) Put(id string, t Texts) {
 		_, err = s.file.WriteAt(b, s.end)
 	}
 	if err != nil {
-		s.err = fmt.Errorf("texts of the samples: %w", err)
+		s.err = fmt.Errorf("%w: %w", ErrTexts, err)
 		return
 	}
 	s.index[id] = span{off: s.end, n: len(b)}
 	s.end += int64(len(b))
+}
+
+// Err returns the first write error, if any: from then on the texts are
+// incomplete.
+func (s *Spill) Err() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
 }
 
 // Get returns the texts recorded for sample id; it is a TextSource.
@@ -75,11 +89,11 @@ func (s *Spill) Get(id string) (Texts, bool, error) {
 	}
 	b := make([]byte, sp.n)
 	if _, err := s.file.ReadAt(b, sp.off); err != nil {
-		return Texts{}, false, fmt.Errorf("texts of the samples: %w", err)
+		return Texts{}, false, fmt.Errorf("%w: %w", ErrTexts, err)
 	}
 	var t spilled
 	if err := json.Unmarshal(b, &t); err != nil {
-		return Texts{}, false, fmt.Errorf("texts of the samples: %w", err)
+		return Texts{}, false, fmt.Errorf("%w: %w", ErrTexts, err)
 	}
 	return Texts(t), true, nil
 }

@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"errors"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -95,5 +96,30 @@ func TestSpillKeepsTheLastPut(t *testing.T) {
 	}
 	if err := sp.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A write that fails (a full temporary directory) is kept: Err and every
+// later Get return it, as ErrTexts, so the caller can write its results
+// without texts instead of failing.
+func TestSpillWriteErrorIsErrTexts(t *testing.T) {
+	sp, err := NewSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp.Put("a", Texts{Response: "kept"})
+	if err := sp.Err(); err != nil {
+		t.Fatalf("Err = %v before any failure", err)
+	}
+	sp.Close()
+	sp.Put("b", Texts{Response: "lost"})
+	if err := sp.Err(); !errors.Is(err, ErrTexts) {
+		t.Errorf("Err = %v, want ErrTexts", err)
+	}
+	if _, _, err := sp.Get("a"); !errors.Is(err, ErrTexts) {
+		t.Errorf("Get after a failed write: %v, want ErrTexts", err)
+	}
+	if _, err := NewSpill(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, ErrTexts) {
+		t.Errorf("NewSpill in a missing directory: %v, want ErrTexts", err)
 	}
 }

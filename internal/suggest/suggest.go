@@ -69,9 +69,18 @@ func Distance(a, b string) int {
 //     edits away from it (3 at most), a swap of two adjacent letters
 //     counting as one edit, and
 //   - s is not c with a prefix or suffix set off by a non-letter
-//     (answer_score, gt_answer and contexts2 are names of their own).
+//     (answer_score, gt_answer and contexts2 are names of their own), and
+//   - s and c are not siblings: names that differ only in a trailing
+//     number or version (context_v1 and context_v2, chunk_1 and chunk_2)
+//     are columns of their own.
 func Misspelling(s string, candidates []string) string {
-	best := nearest(s, candidates, swapDistance, func(_, lc string) int {
+	others := make([]string, 0, len(candidates))
+	for _, c := range candidates {
+		if !siblings(s, c) {
+			others = append(others, c)
+		}
+	}
+	best := nearest(s, others, swapDistance, func(_, lc string) int {
 		if n := len([]rune(lc)); n > 4 {
 			return min(3, max(1, n/5))
 		}
@@ -81,6 +90,15 @@ func Misspelling(s string, candidates []string) string {
 		return ""
 	}
 	return best
+}
+
+// siblings reports whether a and b end in different numbers and are equal
+// (ignoring case and surrounding space) without them: context_v1 and
+// context_v2, chunk_1 and chunk_10.
+func siblings(a, b string) bool {
+	a, b = strings.ToLower(strings.TrimSpace(a)), strings.ToLower(strings.TrimSpace(b))
+	sa, sb := strings.TrimRight(a, "0123456789"), strings.TrimRight(b, "0123456789")
+	return sa != a && sb != b && sa == sb && a != b
 }
 
 // extends reports whether s is c plus a prefix or suffix that starts (or

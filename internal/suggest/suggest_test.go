@@ -65,3 +65,30 @@ func TestMisspelling(t *testing.T) {
 		}
 	}
 }
+
+// Names that differ only in a trailing number or version are siblings
+// (the columns of one export: context_v1 and context_v2), never typos of
+// each other, while a typo that happens to end in a digit still is one.
+func TestMisspellingSiblings(t *testing.T) {
+	tests := []struct {
+		in         string
+		candidates []string
+		want       string
+	}{
+		{"context_v2", []string{"context_v1"}, ""},
+		{"context_v10", []string{"context_v1"}, ""},
+		{"chunk_2", []string{"chunk_1"}, ""},
+		{"passage2", []string{"passage1"}, ""},
+		{"Context_V2", []string{"context_v1"}, ""},
+		{"response_v2", []string{"response_v1", "response"}, ""},
+		// Not siblings: the stems differ, or only one name is numbered.
+		{"chunks_1", []string{"chunk_1"}, "chunk_1"},
+		{"contetx_v1", []string{"context_v1"}, "context_v1"},
+		{"Context_V1", []string{"context_v1"}, "context_v1"},
+	}
+	for _, tt := range tests {
+		if got := Misspelling(tt.in, tt.candidates); got != tt.want {
+			t.Errorf("Misspelling(%q, %v) = %q, want %q", tt.in, tt.candidates, got, tt.want)
+		}
+	}
+}

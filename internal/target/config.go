@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/redact"
 	"github.com/raggate/raggate/internal/yamlcheck"
 )
@@ -55,7 +55,7 @@ const (
 
 // LoadConfig reads the target section of a YAML file.
 func LoadConfig(path string) (Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, inputfile.ConfigLimit())
 	if err != nil {
 		return Config{}, fmt.Errorf("target config: %w", err)
 	}

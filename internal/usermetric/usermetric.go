@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -20,6 +19,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/internal/yamlcheck"
 	"github.com/raggate/raggate/metrics"
@@ -58,7 +58,7 @@ func (e *Error) Is(target error) bool { return target == ErrMetricsFile }
 
 // LoadFile reads and parses a metrics file. Every error is an *Error.
 func LoadFile(path string) ([]metrics.Definition, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadFile(path, inputfile.ConfigLimit())
 	if err != nil {
 		return nil, &Error{File: path, Err: fmt.Errorf("%w (copy metrics.example.yaml to start one)", err)}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/metrics"
@@ -229,7 +230,7 @@ func (j *Judge) Embed(ctx context.Context, texts []string) (judge.Embedding, err
 		if err := ctx.Err(); err != nil {
 			return judge.Embedding{}, err
 		}
-		vecs[i] = embed(t, dim)
+		vecs[i] = embed(bound(t), dim)
 	}
 	return judge.Embedding{Vectors: vecs}, nil
 }
@@ -237,6 +238,7 @@ func (j *Judge) Embed(ctx context.Context, texts []string) (judge.Embedding, err
 // input extracts the step input of type T (or a non-nil *T) from req.
 func input[T any](req judge.Request) (T, error) {
 	if v, ok := judge.InputAs[T](req.Input); ok {
+		boundInput(&v)
 		return v, nil
 	}
 	var zero T
@@ -248,4 +250,56 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// MaxText bounds each text the judge works on (a response, a reference,
+// the evidence, a statement): a longer one is judged on its first MaxText
+// bytes, so that a huge response costs the judge what one of 256 KiB
+// does, not gigabytes.
+const MaxText = 256 << 10
+
+// bound cuts s to MaxText bytes, at a character boundary.
+func bound(s string) string {
+	if len(s) <= MaxText {
+		return s
+	}
+	cut := MaxText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut]
+}
+
+// boundAll returns ss with each text bounded (a copy when one is cut).
+func boundAll(ss []string) []string {
+	out, cloned := ss, false
+	for i, s := range ss {
+		if b := bound(s); len(b) != len(s) {
+			if !cloned {
+				out, cloned = slices.Clone(ss), true
+			}
+			out[i] = b
+		}
+	}
+	return out
+}
+
+// boundInput bounds the texts of a step's input (a pointer to it).
+func boundInput(in any) {
+	switch in := in.(type) {
+	case *metrics.StatementsInput:
+		in.Text = bound(in.Text)
+	case *metrics.VerifyInput:
+		in.Statements, in.Evidence = boundAll(in.Statements), bound(in.Evidence)
+	case *metrics.UsefulInput:
+		in.Context, in.Answer = bound(in.Context), bound(in.Answer)
+	case *metrics.QuestionInput:
+		in.Response = bound(in.Response)
+	case *metrics.ClaimsInput:
+		in.Text = bound(in.Text)
+	case *metrics.AttributeInput:
+		in.Context, in.Reference = bound(in.Context), bound(in.Reference)
+	case *metrics.VerifyPairInput:
+		in.ReferenceStatements, in.ResponseStatements, in.Evidence = boundAll(in.ReferenceStatements), boundAll(in.ResponseStatements), bound(in.Evidence)
+	}
 }

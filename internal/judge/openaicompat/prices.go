@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/internal/yamlcheck"
 )
@@ -69,7 +69,7 @@ func ParsePrices(b []byte) (Prices, error) {
 
 // LoadPrices reads a price table file (see ParsePrices).
 func LoadPrices(path string) (Prices, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadFile(path, inputfile.ConfigLimit())
 	if err != nil {
 		return nil, fmt.Errorf("price table: %w", err)
 	}
