@@ -163,6 +163,18 @@ func Order(name string) int {
 	return len(catalogue)
 }
 
+// SortByOrder sorts metric names in catalogue order, the names the
+// catalogue does not know (user-defined metrics) after them by name.
+func SortByOrder(names []string) {
+	sort.Slice(names, func(i, j int) bool {
+		oi, oj := Order(names[i]), Order(names[j])
+		if oi != oj {
+			return oi < oj
+		}
+		return names[i] < names[j]
+	})
+}
+
 // DefaultSuite returns the metrics that run when no list is given: the
 // default LLM metrics, plus every default non-LLM metric whose fields
 // has reports present.

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/raggate/raggate/internal/dataset"
@@ -100,13 +99,7 @@ func nothingScored(f *results.File) string {
 	for m := range reasons {
 		names = append(names, m)
 	}
-	sort.Slice(names, func(i, j int) bool {
-		oi, oj := metrics.Order(names[i]), metrics.Order(names[j])
-		if oi != oj {
-			return oi < oj
-		}
-		return names[i] < names[j]
-	})
+	metrics.SortByOrder(names)
 	items := make([]string, 0, len(names))
 	for _, m := range names {
 		items = append(items, m+": "+topReason(reasons[m]))

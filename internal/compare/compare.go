@@ -179,13 +179,7 @@ func metricOrder(hs, bs *side) []string {
 	for m := range names {
 		order = append(order, m)
 	}
-	sort.Slice(order, func(i, j int) bool {
-		oi, oj := metrics.Order(order[i]), metrics.Order(order[j])
-		if oi != oj {
-			return oi < oj
-		}
-		return order[i] < order[j]
-	})
+	metrics.SortByOrder(order)
 	return order
 }
 

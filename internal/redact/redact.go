@@ -207,27 +207,7 @@ func (w *Writer) Write(p []byte) (int, error) {
 // that also occur in ordinary text. It is the rule for a target's URL,
 // whose query is the pipeline's; URLSecrets is the stricter one of the
 // judge's endpoint.
-func URLCredentials(raw string) []string {
-	user, pass, query := splitURL(raw)
-	var out []string
-	if user != "" || pass != "" {
-		out = append(out, user, pass, base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
-	}
-	for _, kv := range strings.Split(query, "&") {
-		k, v, _ := strings.Cut(kv, "=")
-		if uk, err := url.QueryUnescape(k); err == nil {
-			k = uk
-		}
-		if !SecretName(k) {
-			continue
-		}
-		out = append(out, v)
-		if u, err := url.QueryUnescape(v); err == nil {
-			out = append(out, u)
-		}
-	}
-	return Secrets(out...)
-}
+func URLCredentials(raw string) []string { return urlSecrets(raw, SecretName) }
 
 // secretWords are the parts of a parameter name that mark its value as a
 // credential; secretNames are whole names that do.
@@ -299,13 +279,26 @@ func splitURL(raw string) (user, pass, query string) {
 // values of its query parameters. A URL that does not parse is split by
 // hand, so that its secrets are still found.
 func URLSecrets(raw string) []string {
+	return urlSecrets(raw, func(string) bool { return true })
+}
+
+// urlSecrets returns the userinfo of a URL (and its HTTP basic
+// credentials) and the values of the query parameters whose names secret
+// accepts, as they are and unescaped.
+func urlSecrets(raw string, secret func(name string) bool) []string {
 	user, pass, query := splitURL(raw)
 	var out []string
 	if user != "" || pass != "" {
 		out = append(out, user, pass, base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
 	}
 	for _, kv := range strings.Split(query, "&") {
-		_, v, _ := strings.Cut(kv, "=")
+		k, v, _ := strings.Cut(kv, "=")
+		if uk, err := url.QueryUnescape(k); err == nil {
+			k = uk
+		}
+		if !secret(k) {
+			continue
+		}
 		out = append(out, v)
 		if u, err := url.QueryUnescape(v); err == nil {
 			out = append(out, u)

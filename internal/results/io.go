@@ -331,14 +331,6 @@ func jsonErrorPosition(data []byte, err error) error {
 	if off < 0 {
 		return err
 	}
-	line, col := 1, 1
-	for i := int64(0); i < off && i < int64(len(data)); i++ {
-		if data[i] == '\n' {
-			line++
-			col = 1
-		} else {
-			col++
-		}
-	}
+	line, col := lineCol(data, off)
 	return fmt.Errorf("line %d:%d: %w", line, col, err)
 }
