@@ -1,12 +1,17 @@
 // Package baseline reads and writes the results a pull request is compared
-// against. Three stores implement Store:
+// against. Four stores implement Store:
 //
 //   - FileStore: one results file at a path (local runs, artifacts).
 //   - GitStore: a results file committed to the repository, read with
 //     `git show REF:PATH` (read-only).
+//   - RefStore: the same committed file read without a checkout, through
+//     the GitHub contents API at a commit (read-only; the comment mode of
+//     the fork-safe pattern).
 //   - BranchStore: files on a dedicated branch (default
 //     "raggate-baselines") written and read through the GitHub REST
 //     contents API, one file per base-branch commit plus latest.json.
+//
+// DirStore, a directory of results files, only lists history (History).
 //
 // A Key names a baseline by branch and commit. Get returns the baseline and
 // a Source saying where it came from; ErrNotFound (wrapped) means the store

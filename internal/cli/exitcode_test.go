@@ -69,16 +69,16 @@ func TestCorruptBaselineExitsTwoEverywhere(t *testing.T) {
 	}
 }
 
-// The README's exit-code table is the code's: every row of exitCodes, in
-// order, and nothing else.
+// The exit-code table of docs/commands.md is the code's: every row of
+// exitCodes, in order, and nothing else.
 func TestREADMEExitCodesMatchCode(t *testing.T) {
-	b, err := os.ReadFile(repo + "/README.md")
+	b, err := os.ReadFile(repo + "/docs/commands.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, section, ok := strings.Cut(string(b), "\n## Exit codes\n")
 	if !ok {
-		t.Fatal("README has no \"## Exit codes\" section")
+		t.Fatal("docs/commands.md has no \"## Exit codes\" section")
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
 	var got []string
@@ -92,7 +92,7 @@ func TestREADMEExitCodesMatchCode(t *testing.T) {
 		want = append(want, fmt.Sprintf("| %d | %s |", c.code, c.meaning))
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("README exit-code rows:\n%s\n\nwant (from exitCodes in exitcode.go):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		t.Errorf("docs/commands.md exit-code rows:\n%s\n\nwant (from exitCodes in exitcode.go):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
 

@@ -605,10 +605,10 @@ func TestHeadline(t *testing.T) {
 	}
 }
 
-// TestReadmeShowsTheSegmentGolden: the README's rendered segment section is
-// the golden file's.
+// TestReadmeShowsTheSegmentGolden: the rendered segment section of
+// docs/segments.md is the golden file's.
 func TestReadmeShowsTheSegmentGolden(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+	readme, err := os.ReadFile("../../docs/segments.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -620,6 +620,6 @@ func TestReadmeShowsTheSegmentGolden(t *testing.T) {
 	start := strings.Index(md, "**Failures**")
 	end := strings.Index(md[start:], "</details>") + start + len("</details>")
 	if start < 0 || end < start || !strings.Contains(string(readme), md[start:end]) {
-		t.Error("README's Segments example differs from testdata/segments.md (copy the section from **Failures** to the segments' </details>)")
+		t.Error("docs/segments.md's example differs from testdata/segments.md (copy the section from **Failures** to the segments' </details>)")
 	}
 }
