@@ -125,7 +125,7 @@ func TestWorkflowsUseDeclaredInputs(t *testing.T) {
 // a link of the README, which leads to the page.
 func TestCitedSectionsAreOnTheFrontPage(t *testing.T) {
 	cites := []*regexp.Regexp{
-		regexp.MustCompile(`README(?:'s)?,? ((?:\\?"[^"\\]+\\?"(?:, )?)+)`),  // README "Segments"; README, "Metrics", "Reading the metrics"
+		regexp.MustCompile(`README(?:'s)?,? ((?:\\?"[^"\\]+\\?"(?:, )?)+)`), // README "Segments"; README, "Metrics", "Reading the metrics"
 		regexp.MustCompile(`README:? ([A-Z][a-z-]+(?: [a-z-]+)*)[.)]`),      // See README User-defined metrics.
 		regexp.MustCompile(`see ([A-Z][a-z-]+(?: [a-z-]+)*) in README\.md`), // (see Targets in README.md)
 	}
