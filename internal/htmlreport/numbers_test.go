@@ -96,7 +96,7 @@ func TestRegisteredFormat(t *testing.T) {
 		t.Errorf("Samples with limit 2 = %v", ids)
 	}
 	var viaRegistry, direct bytes.Buffer
-	if err := f.Render(&viaRegistry, report.Input{Report: rep, Options: report.Options{Gate: "demo", BaselineSource: "file b.json"}, Base: base, Head: head, Samples: 3}); err != nil {
+	if err := f.Render(&viaRegistry, report.Input{Report: rep, Options: report.Options{Gate: "demo", BaselineSource: "file b.json"}, Base: base, Head: head, SampleLimit: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if err := Render(&direct, rep, base, head, Options{Gate: "demo", BaselineSource: "file b.json", Limit: 3}); err != nil {

@@ -39,9 +39,9 @@ type Input struct {
 	// the samples Format.Samples picked (Base nil: no baseline). Formats
 	// without Samples ignore them.
 	Base, Head *results.File
-	// Samples is how many samples a format that lists them shows at most
-	// (0: the format's default).
-	Samples int
+	// SampleLimit is how many samples a format that lists them shows at
+	// most (0: the format's default).
+	SampleLimit int
 }
 
 // Format is one output format of a comparison.
