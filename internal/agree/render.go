@@ -135,22 +135,26 @@ func (r *Report) Text(w io.Writer, h Header) error {
 }
 
 // Markdown writes the report as markdown (for a job summary or comment).
+// Every text that comes from the data (metric names, ids, labels, column
+// names, the source's name, warnings) goes through report.Escape, the
+// pull request comment's escaping: no HTML, no broken tables, no mentions,
+// issue references or links.
 func (r *Report) Markdown(w io.Writer, h Header) error {
 	var b strings.Builder
 	in := r.intro(h)
-	fmt.Fprintf(&b, "### %s\n\n%s\n", mdEscape(in[0]), mdEscape(in[1]))
+	fmt.Fprintf(&b, "### %s\n\n%s\n", report.Escape(in[0]), report.Escape(in[1]))
 	for _, l := range in[2:] {
-		fmt.Fprintf(&b, "\n%s\n", mdEscape(l))
+		fmt.Fprintf(&b, "\n%s\n", report.Escape(l))
 	}
 	for _, t := range r.tables() {
-		fmt.Fprintf(&b, "\n**%s**\n\n", mdEscape(t.title))
+		fmt.Fprintf(&b, "\n**%s**\n\n", report.Escape(t.title))
 		b.WriteString("| " + strings.Join(t.head, " | ") + " |\n|" + strings.Repeat(" --- |", len(t.head)) + "\n")
 		for _, row := range t.rows {
 			cells := make([]string, len(row))
 			for i, c := range row {
 				cells[i] = c
 				if t.text[i] {
-					cells[i] = mdEscape(c)
+					cells[i] = report.Escape(c)
 				}
 			}
 			b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
@@ -172,10 +176,6 @@ func (r *Report) JSON(w io.Writer, h Header) error {
 	_, err = w.Write(append(b, '\n'))
 	return err
 }
-
-// mdEscape is the PR comment's escaping: no HTML, no broken tables, no
-// mentions, issue references or links from the labelled data.
-func mdEscape(s string) string { return report.Escape(s) }
 
 func fmtEst(e Estimate) string {
 	if !e.Defined() {

@@ -2,9 +2,9 @@ package htmlreport
 
 import (
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 
+	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -30,7 +30,7 @@ func clip(s string) string {
 		}
 		i++
 	}
-	return s[:cut] + fmt.Sprintf(" … (%s more characters)", thousands(n-MaxTextChars))
+	return s[:cut] + fmt.Sprintf(" … (%s more characters)", report.FormatInt(n-MaxTextChars))
 }
 
 // clipAll returns ss with each text clipped (a copy when one is cut).
@@ -59,13 +59,4 @@ func clipEvidence(items []results.Evidence) []results.Evidence {
 		out[i] = e
 	}
 	return out
-}
-
-// thousands writes n with thousands separators: 2,077,152.
-func thousands(n int) string {
-	s := strconv.Itoa(n)
-	for i := len(s) - 3; i > 0; i -= 3 {
-		s = s[:i] + "," + s[i:]
-	}
-	return s
 }

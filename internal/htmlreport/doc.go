@@ -5,6 +5,11 @@
 // per-context verdicts, the judged statements with their verdicts and
 // reasons), filtered in the page by metric, verdict, segment and text.
 //
+// Numbers are worded by package report (the comment's wording: "n/a",
+// "<0.001", signed deltas) and the table's p-value is report.PValue, the
+// one in the direction of the change. The package registers the format
+// "html" in report's registry of formats when it is linked in.
+//
 // It is pure: it reads a compare.Report and results files already in
 // memory and writes bytes; it never imports net/http. The page loads
 // nothing: its CSS, JavaScript and SVG are inline, and every dataset text

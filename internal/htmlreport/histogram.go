@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -37,7 +38,7 @@ type bar struct {
 // head. Heights follow the square root of the counts, so that a few
 // changed samples stay visible next to many unchanged ones.
 func histogramOf(m metricInfo, base, head *results.File) histogram {
-	h := histogram{Metric: m.name, Width: histW, Height: histH + 16, Label: histH + 13, Range: trimFloat(m.scale)}
+	h := histogram{Metric: m.name, Width: histW, Height: histH + 16, Label: histH + 13, Range: edge(m.scale)}
 	counts := make([]int, 2*halfBins+1)
 	bs := map[string]*results.Sample{}
 	for i := range base.Samples {
@@ -112,32 +113,19 @@ func binClass(i int) string {
 // [-k/10, -(k-1)/10) of the scale, bin halfBins+k those in ((k-1)/10, k/10].
 func binTitle(i, count int, scale float64) string {
 	k := i - halfBins
-	edge := func(j int) string { return trimFloat(float64(j) / halfBins * scale) }
+	at := func(j int) string { return edge(float64(j) / halfBins * scale) }
 	switch {
 	case k < 0:
-		return fmt.Sprintf("%d samples with delta in [%s, %s)", count, edge(k), edge(k+1))
+		return fmt.Sprintf("%d samples with delta in [%s, %s)", count, at(k), at(k+1))
 	case k > 0:
-		return fmt.Sprintf("%d samples with delta in (%s, %s]", count, edge(k-1), edge(k))
+		return fmt.Sprintf("%d samples with delta in (%s, %s]", count, at(k-1), at(k))
 	}
 	return fmt.Sprintf("%d samples unchanged (delta 0)", count)
 }
 
-// trimFloat formats x with up to 3 decimals, without trailing zeros.
-func trimFloat(x float64) string {
-	s := fmt.Sprintf("%.3f", x)
-	for len(s) > 1 && s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	s = trimDot(s)
-	if s == "-0" {
-		return "0"
-	}
-	return s
-}
-
-func trimDot(s string) string {
-	if len(s) > 0 && s[len(s)-1] == '.' {
-		return s[:len(s)-1]
-	}
-	return s
+// edge formats a bin edge or the axis range as report words a bound
+// ("0.10", "-0.20", "1.00"), rounded to three decimals first so that
+// 3*0.1 shows as 0.30.
+func edge(x float64) string {
+	return report.FormatBound(math.Round(x*1000)/1000 + 0)
 }

@@ -168,7 +168,7 @@ func TestHistogramBins(t *testing.T) {
 	if h.Worse != 3 || h.Same != 6 || h.Better != 0 {
 		t.Errorf("histogram counts %d worse %d same %d better, want 3 6 0", h.Worse, h.Same, h.Better)
 	}
-	if len(h.Bars) != 2 || h.Bars[0].Class != "worse" || !strings.HasPrefix(h.Bars[0].Title, "3 samples with delta in [-0.5, -0.4)") {
+	if len(h.Bars) != 2 || h.Bars[0].Class != "worse" || !strings.HasPrefix(h.Bars[0].Title, "3 samples with delta in [-0.50, -0.40)") {
 		t.Errorf("bars %+v", h.Bars)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -89,10 +90,10 @@ func rows(rep *compare.Report) []row {
 	out := make([]row, 0, len(rep.Metrics))
 	for _, m := range rep.Metrics {
 		r := row{Metric: m.Metric, Verdict: string(m.Verdict), Class: verdictClass(m),
-			Base: fmtScore(m.PairedBaseMean), Head: fmtScore(m.PairedHeadMean), Delta: fmtDelta(m.RawDelta),
-			CI: fmtCI(m.RawDeltaCI), P: fmtScore(pOf(m)), N: fmt.Sprint(m.N), Floor: string(m.Floor)}
+			Base: report.FormatScore(m.PairedBaseMean), Head: report.FormatScore(m.PairedHeadMean), Delta: report.FormatDelta(m.RawDelta),
+			CI: report.FormatCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), P: report.FormatP(report.PValue(m.Paired)), N: fmt.Sprint(m.N), Floor: string(m.Floor)}
 		if !rep.HasBaseline || m.N == 0 {
-			r.Head = fmtScore(m.HeadMean)
+			r.Head = report.FormatScore(m.HeadMean)
 		}
 		if m.Verdict == compare.VerdictNoChange {
 			r.Verdict = "~ no significant change"
@@ -100,14 +101,6 @@ func rows(rep *compare.Report) []row {
 		out = append(out, r)
 	}
 	return out
-}
-
-// pOf is the adjusted p-value of the direction the metric moved.
-func pOf(m compare.MetricResult) results.Score {
-	if m.Change == compare.VerdictImprovement {
-		return m.PBetterAdj
-	}
-	return m.PWorseAdj
 }
 
 func verdictClass(m compare.MetricResult) string {
@@ -121,27 +114,6 @@ func verdictClass(m compare.MetricResult) string {
 		return "better"
 	}
 	return "ok"
-}
-
-func fmtScore(s results.Score) string {
-	if s.IsNaN() {
-		return "–"
-	}
-	return fmt.Sprintf("%.3f", s.Value())
-}
-
-func fmtDelta(s results.Score) string {
-	if s.IsNaN() {
-		return "–"
-	}
-	return fmt.Sprintf("%+.3f", s.Value())
-}
-
-func fmtCI(ci compare.Interval) string {
-	if ci.Low.IsNaN() || ci.High.IsNaN() {
-		return "–"
-	}
-	return fmt.Sprintf("[%+.3f, %+.3f]", ci.Low.Value(), ci.High.Value())
 }
 
 // sampleOf builds the view of ranked sample r.
@@ -177,15 +149,12 @@ func sampleOf(r ranked, rank int, ms []metricInfo) sampleView {
 // scoreOf is the scores line of metric m.
 func scoreOf(m metricInfo, base, head *results.Sample) scoreView {
 	cls, d := verdict(m, base, head)
-	sv := scoreView{Metric: m.name, Class: cls, Base: "–", Head: "–", Delta: "–"}
+	sv := scoreView{Metric: m.name, Class: cls, Base: report.Undefined, Head: report.Undefined, Delta: report.FormatDelta(results.Score(d))}
 	if x, ok := score(base, m.name); ok {
-		sv.Base = fmt.Sprintf("%.3f", x)
+		sv.Base = report.FormatScore(results.Score(x))
 	}
 	if x, ok := score(head, m.name); ok {
-		sv.Head = fmt.Sprintf("%.3f", x)
-	}
-	if !math.IsNaN(d) {
-		sv.Delta = fmt.Sprintf("%+.3f", d)
+		sv.Head = report.FormatScore(results.Score(x))
 	}
 	switch {
 	case head.Undefined[m.name] != "":

@@ -81,9 +81,9 @@ func ConsoleWith(w io.Writer, r *compare.Report, opts Options) error {
 	list("Notes", sentences(r, compare.LevelNote, nil))
 	c := r.Counts
 	if r.HasBaseline {
-		fmt.Fprintf(&buf, "\nSamples: %s paired, %s new, %s removed.\n", fmtInt(c.Paired), fmtInt(c.New), fmtInt(c.Removed))
+		fmt.Fprintf(&buf, "\nSamples: %s paired, %s new, %s removed.\n", FormatInt(c.Paired), FormatInt(c.New), FormatInt(c.Removed))
 	} else {
-		fmt.Fprintf(&buf, "\nSamples: %s on head.\n", fmtInt(c.Head))
+		fmt.Fprintf(&buf, "\nSamples: %s on head.\n", FormatInt(c.Head))
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
@@ -102,7 +102,7 @@ func consoleTable(w io.Writer, r *compare.Report, opts Options) error {
 			tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: []tw.Align{tw.AlignLeft, tw.AlignRight, tw.AlignRight, tw.AlignLeft}}))
 		t.Header("metric", "head", "n", "verdict")
 		for _, m := range r.Metrics {
-			if err := t.Append(label(m), fmtScore(m.HeadMean), fmt.Sprint(m.HeadN), verdictCell(m).console()); err != nil {
+			if err := t.Append(label(m), FormatScore(m.HeadMean), fmt.Sprint(m.HeadN), verdictCell(m).console()); err != nil {
 				return err
 			}
 		}
@@ -118,8 +118,8 @@ func consoleTable(w io.Writer, r *compare.Report, opts Options) error {
 		tablewriter.WithRowAlignmentConfig(tw.CellAlignment{PerColumn: align}))
 	t.Header(header...)
 	for _, m := range r.Metrics {
-		row := []any{label(m), tableBase(m), tableHead(m), fmtDelta(m.RawDelta),
-			fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), tableP(m), verdictCell(m).console()}
+		row := []any{label(m), tableBase(m), tableHead(m), FormatDelta(m.RawDelta),
+			FormatCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), FormatP(PValue(m.Paired)), verdictCell(m).console()}
 		if trend {
 			row = append(row, trendCell(r, opts, m))
 		}

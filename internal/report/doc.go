@@ -13,6 +13,18 @@
 //   - History, HistoryText, HistoryMarkdown, HistoryJSON, HistoryCSV: the
 //     per-metric trend of a branch's stored baselines (`gate history`);
 //     with Options.Trend the reports above add it (trend.go).
+//   - SummaryJSON: the action's compact summary-json output.
+//
+// # Formats
+//
+// Front ends render through a registry of formats (formats.go), never by
+// switching on format names: Lookup(name) for --format, ByPath(file) for a
+// report file, Names() for the list a usage message shows. This package
+// registers text, markdown and json; package htmlreport registers html
+// (it builds on this package's number wording, so it registers itself
+// when linked in). A format that shows sample texts says which samples
+// (Format.Samples) so that the caller reads only their texts.
+// LookupHistory and HistoryNames do the same for `gate history`.
 //
 // # Findings
 //
@@ -23,7 +35,10 @@
 // # Numbers
 //
 // This package formats every number raggate reports (format.go has the
-// rules). In tables, scores have three decimals ("0.870"), differences a sign ("+0.012",
+// rules; FormatScore, FormatDelta, FormatCI, FormatP, FormatBound and
+// FormatInt are exported for package htmlreport), and decides the one
+// p-value a report shows: PValue, the adjusted one-sided p-value in the
+// direction of the observed change. In tables, scores have three decimals ("0.870"), differences a sign ("+0.012",
 // "-0.034", ASCII minus everywhere), intervals look like "[-0.050, +0.010]",
 // p-values "0.003", "<0.001" or "1.000", and anything undefined is "n/a".
 // The diff table shows the paired means, so that Head - Base = Δ; a floor

@@ -174,9 +174,9 @@ func metricSentence(f compare.Finding) (string, bool) {
 		}
 		return s, true
 	case compare.KindBelowFloor:
-		return fmt.Sprintf("%s %s below floor %s", f.Metric, sayVs(f.Value, f.Bound), fmtBound(f.Bound)), true
+		return fmt.Sprintf("%s %s below floor %s", f.Metric, sayVs(f.Value, f.Bound), FormatBound(f.Bound)), true
 	case compare.KindAboveCeiling:
-		return fmt.Sprintf("%s %s above ceiling %s", f.Metric, sayVs(f.Value, f.Bound), fmtBound(f.Bound)), true
+		return fmt.Sprintf("%s %s above ceiling %s", f.Metric, sayVs(f.Value, f.Bound), FormatBound(f.Bound)), true
 	case compare.KindFloorNotChecked:
 		return f.Metric + " has a floor in the thresholds but no defined score on head; floor not checked", true
 	case compare.KindNotInHead:

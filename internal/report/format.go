@@ -5,15 +5,18 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/results"
 )
 
 // Number formats, the only ones in raggate's reports (package compare
-// records numbers, it never formats them). Two rules:
+// records numbers, it never formats them; package htmlreport and the
+// action's summary-json use these). Two rules:
 //
-//   - Tables (markdown, summary, console) show scores, deltas and p-values
-//     with three decimals, deltas signed ("0.870", "+0.012", "0.003",
-//     "<0.001"): fmtScore, fmtDelta, fmtCI, fmtP.
+//   - Tables (markdown, summary, console, HTML) show scores, deltas and
+//     p-values with three decimals, deltas signed ("0.870", "+0.012",
+//     "0.003", "<0.001"): FormatScore, FormatDelta, FormatCI, FormatP; the
+//     p-value a table shows is the one PValue picks.
 //   - Sentences (failures, warnings, notes, reasons) show a difference with
 //     two decimals, three when two would show zero ("regressed by 0.12",
 //     "by 0.004"), a p-value as "p=0.003" or "p<0.001", a mean compared with
@@ -21,22 +24,22 @@ import (
 //     floor 0.80"): sayDelta, sayP, sayVs.
 //
 // Bounds (floors, ceilings, tolerances, alphas) are shown as written, with
-// at least two decimals, in both (fmtBound). Negative numbers use the ASCII
+// at least two decimals, in both (FormatBound). Negative numbers use the ASCII
 // hyphen-minus everywhere, so that numbers can be copied, grepped and
 // measured by terminal table code without East Asian ambiguous-width
 // surprises.
 
-// undefined is how every renderer shows an undefined value.
-const undefined = "n/a"
+// Undefined is how every renderer shows an undefined value.
+const Undefined = "n/a"
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
 
-// fmtScore formats a score with three decimals ("0.870"), "n/a" when
+// FormatScore formats a score with three decimals ("0.870"), "n/a" when
 // undefined.
-func fmtScore(s results.Score) string {
+func FormatScore(s results.Score) string {
 	x := s.Value()
 	if !finite(x) {
-		return undefined
+		return Undefined
 	}
 	out := strconv.FormatFloat(x, 'f', 3, 64)
 	if out == "-0.000" {
@@ -45,12 +48,12 @@ func fmtScore(s results.Score) string {
 	return out
 }
 
-// fmtDelta formats a difference with a sign and three decimals ("+0.012",
+// FormatDelta formats a difference with a sign and three decimals ("+0.012",
 // "-0.034"); a difference that rounds to zero is "0.000".
-func fmtDelta(s results.Score) string {
+func FormatDelta(s results.Score) string {
 	x := s.Value()
 	if !finite(x) {
-		return undefined
+		return Undefined
 	}
 	out := strconv.FormatFloat(math.Abs(x), 'f', 3, 64)
 	switch {
@@ -63,21 +66,21 @@ func fmtDelta(s results.Score) string {
 	}
 }
 
-// fmtCI formats an interval as "[-0.050, +0.010]", "n/a" when either end is
+// FormatCI formats an interval as "[-0.050, +0.010]", "n/a" when either end is
 // undefined.
-func fmtCI(lo, hi results.Score) string {
+func FormatCI(lo, hi results.Score) string {
 	if !finite(lo.Value()) || !finite(hi.Value()) {
-		return undefined
+		return Undefined
 	}
-	return "[" + fmtDelta(lo) + ", " + fmtDelta(hi) + "]"
+	return "[" + FormatDelta(lo) + ", " + FormatDelta(hi) + "]"
 }
 
-// fmtP formats a p-value as "0.003", "<0.001" or "1.000"; "n/a" when
+// FormatP formats a p-value as "0.003", "<0.001" or "1.000"; "n/a" when
 // undefined.
-func fmtP(s results.Score) string {
+func FormatP(s results.Score) string {
 	p := s.Value()
 	if !finite(p) {
-		return undefined
+		return Undefined
 	}
 	if p < 0.001 {
 		return "<0.001"
@@ -85,9 +88,24 @@ func fmtP(s results.Score) string {
 	return strconv.FormatFloat(math.Min(p, 1), 'f', 3, 64)
 }
 
-// fmtBound formats a floor, ceiling, tolerance or alpha as written, with at
+// PValue is the one rule for which p-value a report shows for a paired
+// comparison (a metric's, or a metric's on one segment): the adjusted
+// one-sided p-value in the direction of the observed change. PWorseAdj when
+// the oriented mean difference is negative (the metric got worse), else
+// PBetterAdj (no difference, or an undefined one, shows the test of an
+// improvement). Every renderer shows this one: the markdown and summary
+// tables, the console, the segment tables, the HTML page and the action's
+// summary-json.
+func PValue(p compare.Paired) results.Score {
+	if p.Delta.Value() < 0 {
+		return p.PWorseAdj
+	}
+	return p.PBetterAdj
+}
+
+// FormatBound formats a floor, ceiling, tolerance or alpha as written, with at
 // least two decimals ("0.80", "0.85", "0.025").
-func fmtBound(x float64) string {
+func FormatBound(x float64) string {
 	s := strconv.FormatFloat(x, 'f', -1, 64)
 	if i := strings.IndexByte(s, '.'); i < 0 {
 		s += ".00"
@@ -97,8 +115,8 @@ func fmtBound(x float64) string {
 	return s
 }
 
-// fmtInt formats an integer with thousands separators ("12,345").
-func fmtInt(n int) string {
+// FormatInt formats an integer with thousands separators ("12,345").
+func FormatInt(n int) string {
 	s := strconv.Itoa(n)
 	neg := strings.HasPrefix(s, "-")
 	if neg {
@@ -121,7 +139,7 @@ func fmtInt(n int) string {
 // dollar ("$0.0123"), two above ("$12.35").
 func fmtCost(usd float64) string {
 	if !finite(usd) {
-		return undefined
+		return Undefined
 	}
 	if math.Abs(usd) < 1 {
 		return "$" + strconv.FormatFloat(usd, 'f', 4, 64)

@@ -162,7 +162,7 @@ func HistoryText(w io.Writer, h *History) error {
 		spark := h.sparkWithJudge(m)
 		spark += strings.Repeat(" ", tw-len([]rune(spark)))
 		fmt.Fprintf(&b, "%-*s  %s  %7s  %7s  %7s  %7s\n", width, plain(m, 60), spark,
-			fmtScore(results.Score(xs[0])), fmtScore(results.Score(xs[len(xs)-1])), fmtScore(lo), fmtScore(hi))
+			FormatScore(results.Score(xs[0])), FormatScore(results.Score(xs[len(xs)-1])), FormatScore(lo), FormatScore(hi))
 	}
 	if h.judgeChanges() > 0 {
 		b.WriteString("\n| in a trend: the judge changed there (model, prompts or settings); values on either side are not comparable.\n")
@@ -211,7 +211,7 @@ func HistoryMarkdown(w io.Writer, h *History) error {
 		}
 		fmt.Fprintf(&b, "| `%s` | %s | %s |", results.ShortHash(escapeSnippet(p.SHA, 64)), fmtDate(p.Date), judge)
 		for _, m := range h.Metrics {
-			b.WriteString(" " + fmtScore(p.Means[m]) + " |")
+			b.WriteString(" " + FormatScore(p.Means[m]) + " |")
 		}
 		b.WriteString("\n")
 	}

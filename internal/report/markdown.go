@@ -347,7 +347,7 @@ func writeTable(b *strings.Builder, r *compare.Report, opts Options, p profile) 
 	if !r.HasBaseline {
 		b.WriteString("| Metric | Head | n | Verdict |\n|:---|---:|---:|:---|\n")
 		for _, m := range shown {
-			fmt.Fprintf(b, "| %s | %s | %d | %s |\n", metricLabel(m), fmtScore(m.HeadMean), m.HeadN, verdictCell(m).markdown())
+			fmt.Fprintf(b, "| %s | %s | %d | %s |\n", metricLabel(m), FormatScore(m.HeadMean), m.HeadN, verdictCell(m).markdown())
 		}
 		if hidden > 0 {
 			fmt.Fprintf(b, "| … %s not shown | | | |\n", plural(hidden, "more metric", "more metrics"))
@@ -363,7 +363,7 @@ func writeTable(b *strings.Builder, r *compare.Report, opts Options, p profile) 
 	b.WriteString(head + "\n" + sep + "\n")
 	for _, m := range shown {
 		fmt.Fprintf(b, "| %s | %s | %s | %s | %s | %s | %s |", metricLabel(m), tableBase(m), tableHead(m),
-			fmtDelta(m.RawDelta), fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), tableP(m), verdictCell(m).markdown())
+			FormatDelta(m.RawDelta), FormatCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), FormatP(PValue(m.Paired)), verdictCell(m).markdown())
 		if trend {
 			b.WriteString(" " + trendCell(r, opts, m) + " |")
 		}
@@ -387,7 +387,7 @@ func writeTable(b *strings.Builder, r *compare.Report, opts Options, p profile) 
 	fmt.Fprintf(b, "\n<sub>✅ improvement · ~ no significant change · ❌ fails the gate · ⚠️ warning or not tested · ↓ lower is better<br>"+
 		"Base, Head: means over the samples scored on both sides · Δ = Head - Base, with its 95%% paired bootstrap interval · "+
 		"p: one-sided, in the direction of Δ%s · regression: worse by at least the tolerance (default %s) with p below %s%s</sub>\n\n",
-		adj, fmtBound(def.Tolerance), fmtBound(def.Alpha), extra)
+		adj, FormatBound(def.Tolerance), FormatBound(def.Alpha), extra)
 }
 
 func writeSentences(b *strings.Builder, title string, ss []string, p profile) {
@@ -417,10 +417,10 @@ func writeList(b *strings.Builder, ss []string, p profile) {
 func writeCounts(b *strings.Builder, r *compare.Report) {
 	c := r.Counts
 	if !r.HasBaseline {
-		fmt.Fprintf(b, "**Samples:** %s on head.\n\n", fmtInt(c.Head))
+		fmt.Fprintf(b, "**Samples:** %s on head.\n\n", FormatInt(c.Head))
 		return
 	}
-	fmt.Fprintf(b, "**Samples:** %s paired · %s new · %s removed", fmtInt(c.Paired), fmtInt(c.New), fmtInt(c.Removed))
+	fmt.Fprintf(b, "**Samples:** %s paired · %s new · %s removed", FormatInt(c.Paired), FormatInt(c.New), FormatInt(c.Removed))
 	if c.New > 0 || c.Removed > 0 {
 		b.WriteString(" (new and removed samples are listed, not compared)")
 	}
@@ -489,7 +489,7 @@ func writeRegressed(b *strings.Builder, r *compare.Report, p profile) {
 			if dir[sm.Metric] {
 				name += " ↓"
 			}
-			fmt.Fprintf(b, "  - %s: %s → %s (%s)", name, fmtScore(sm.Base), fmtScore(sm.Head), fmtDelta(sm.Delta))
+			fmt.Fprintf(b, "  - %s: %s → %s (%s)", name, FormatScore(sm.Base), FormatScore(sm.Head), FormatDelta(sm.Delta))
 			if reason := strings.TrimSpace(sm.Reason); reason != "" {
 				fmt.Fprintf(b, " — judge: “%s”", escapeSnippet(reason, p.reasonRunes))
 			}
@@ -506,10 +506,10 @@ func writeNewRemoved(b *strings.Builder, r *compare.Report, p profile) {
 	}
 	var title []string
 	if n := len(r.New); n > 0 {
-		title = append(title, fmt.Sprintf("%s new", fmtInt(n)))
+		title = append(title, fmt.Sprintf("%s new", FormatInt(n)))
 	}
 	if n := len(r.Removed); n > 0 {
-		title = append(title, fmt.Sprintf("%s removed", fmtInt(n)))
+		title = append(title, fmt.Sprintf("%s removed", FormatInt(n)))
 	}
 	details(b, false, "New and removed samples ("+strings.Join(title, ", ")+")")
 	list := func(head string, refs []compare.SampleRef) {
@@ -525,7 +525,7 @@ func writeNewRemoved(b *strings.Builder, r *compare.Report, p profile) {
 			fmt.Fprintf(b, "- %s\n", sampleLine(s.ID, s.Question))
 		}
 		if len(shown) < len(refs) {
-			fmt.Fprintf(b, "- … and %s more\n", fmtInt(len(refs)-len(shown)))
+			fmt.Fprintf(b, "- … and %s more\n", FormatInt(len(refs)-len(shown)))
 		}
 		b.WriteString("\n")
 	}
@@ -536,9 +536,9 @@ func writeNewRemoved(b *strings.Builder, r *compare.Report, p profile) {
 
 func fmtDist(d compare.Distribution) string {
 	if d.P10.IsNaN() && d.Median.IsNaN() && d.P90.IsNaN() {
-		return undefined
+		return Undefined
 	}
-	return fmtScore(d.P10) + " / " + fmtScore(d.Median) + " / " + fmtScore(d.P90)
+	return FormatScore(d.P10) + " / " + FormatScore(d.Median) + " / " + FormatScore(d.P90)
 }
 
 func writeDistributions(b *strings.Builder, r *compare.Report, p profile) {
@@ -569,7 +569,7 @@ func writeDistributions(b *strings.Builder, r *compare.Report, p profile) {
 			continue
 		}
 		fmt.Fprintf(b, "| %s | %d | %d / %d / %d | %s | %s | %s |\n", metricLabel(m), m.N, m.Worse, m.Same, m.Better,
-			fmtScore(m.SD), fmtScore(m.MDE), fmtBound(m.Rule.Tolerance))
+			FormatScore(m.SD), FormatScore(m.MDE), FormatBound(m.Rule.Tolerance))
 	}
 	b.WriteString("\n<sub>MDE: the smallest change these pairs detect 80% of the time (before the Holm adjustment). " +
 		"A tolerance below it lets real changes of that size show as ~; add samples to lower it.</sub>\n\n")
@@ -580,7 +580,7 @@ func writeDistributions(b *strings.Builder, r *compare.Report, p profile) {
 // did not score the metric at all.
 func undefinedCount(n, undef int) string {
 	if n == 0 && undef == 0 {
-		return undefined
+		return Undefined
 	}
 	return fmt.Sprint(undef)
 }
@@ -598,7 +598,7 @@ func writeNoise(b *strings.Builder, r *compare.Report) {
 	details(b, false, "Judge noise")
 	repeats := func(s *compare.Side) string {
 		if s == nil {
-			return undefined
+			return Undefined
 		}
 		return fmt.Sprint(s.Repeats)
 	}
@@ -606,7 +606,7 @@ func writeNoise(b *strings.Builder, r *compare.Report) {
 		repeats(r.Base), repeats(&r.Head))
 	b.WriteString("| Metric | Base | Head |\n|:---|---:|---:|\n")
 	for _, m := range ms {
-		fmt.Fprintf(b, "| %s | %s | %s |\n", metricLabel(m), fmtScore(m.BaseJudgeNoise), fmtScore(m.HeadJudgeNoise))
+		fmt.Fprintf(b, "| %s | %s | %s |\n", metricLabel(m), FormatScore(m.BaseJudgeNoise), FormatScore(m.HeadJudgeNoise))
 	}
 	b.WriteString("\n")
 	endDetails(b)
@@ -636,7 +636,7 @@ func writeUsage(b *strings.Builder, r *compare.Report) {
 		format func(float64) string
 		always bool
 	}
-	count := func(x float64) string { return fmtInt(int(x)) }
+	count := func(x float64) string { return FormatInt(int(x)) }
 	rs := []row{
 		{"chat calls", func(u results.Usage) float64 { return float64(u.ChatCalls) }, count, true},
 		{"cached calls", func(u results.Usage) float64 { return float64(u.CachedCalls) }, count, true},
@@ -673,7 +673,7 @@ func writeUsage(b *strings.Builder, r *compare.Report) {
 func code(s string, n int) string {
 	s = strings.TrimSpace(s)
 	if s == "" {
-		return undefined
+		return Undefined
 	}
 	if len(s) > n {
 		s = s[:n]
@@ -696,7 +696,7 @@ func writeJudgeDataset(b *strings.Builder, r *compare.Report) {
 	}
 	text := func(s string) string {
 		if strings.TrimSpace(s) == "" {
-			return undefined
+			return Undefined
 		}
 		return escapeSnippet(s, 80)
 	}
@@ -714,17 +714,17 @@ func writeJudgeDataset(b *strings.Builder, r *compare.Report) {
 		{"judge fingerprint", func(s *compare.Side) string { return code(s.Judge.Fingerprint, 12) }},
 		{"dataset", func(s *compare.Side) string { return text(s.Dataset.Path) }},
 		{"dataset sha256", func(s *compare.Side) string { return code(s.Dataset.SHA256, 12) }},
-		{"samples", func(s *compare.Side) string { return fmtInt(s.Samples) }},
+		{"samples", func(s *compare.Side) string { return FormatInt(s.Samples) }},
 		{"repeats", func(s *compare.Side) string { return fmt.Sprint(s.Repeats) }},
 		{"commit", func(s *compare.Side) string {
 			if s.Git == nil {
-				return undefined
+				return Undefined
 			}
 			return code(s.Git.SHA, 12)
 		}},
 		{"results created", func(s *compare.Side) string {
 			if s.CreatedAt.IsZero() {
-				return undefined
+				return Undefined
 			}
 			return s.CreatedAt.UTC().Format("2006-01-02 15:04 UTC")
 		}},
@@ -747,6 +747,6 @@ func writeJudgeDataset(b *strings.Builder, r *compare.Report) {
 		src = escapeSnippet(r.Settings.Thresholds, 120)
 	}
 	fmt.Fprintf(b, "\nThresholds: %s (tolerance %s, alpha %s, correction %s, min_samples %d).\n\n",
-		src, fmtBound(d.Tolerance), fmtBound(d.Alpha), escapeSnippet(string(d.Correction), 20), d.MinSamples)
+		src, FormatBound(d.Tolerance), FormatBound(d.Alpha), escapeSnippet(string(d.Correction), 20), d.MinSamples)
 	endDetails(b)
 }

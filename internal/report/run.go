@@ -31,7 +31,7 @@ func RunTable(w io.Writer, f *results.File) error {
 		if m, ok := f.Metric(n); ok {
 			dir = m.Direction.String()
 		}
-		if err := t.Append(n, fmtScore(s.Mean), fmt.Sprint(s.N), fmt.Sprint(s.Undefined), fmtScore(s.P10), fmtScore(s.P50), fmtScore(s.P90), dir); err != nil {
+		if err := t.Append(n, FormatScore(s.Mean), fmt.Sprint(s.N), fmt.Sprint(s.Undefined), FormatScore(s.P10), FormatScore(s.P50), FormatScore(s.P90), dir); err != nil {
 			return err
 		}
 	}

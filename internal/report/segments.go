@@ -71,7 +71,7 @@ func segmentCell(m compare.SegmentMetric) cell {
 		parts, k = append(parts, "improvement"), kindGood
 	}
 	if m.LostScores {
-		parts, k = append(parts, fmt.Sprintf("lost %d scores (p %s)", m.Lost, fmtP(m.PLostAdj))), kindBad
+		parts, k = append(parts, fmt.Sprintf("lost %d scores (p %s)", m.Lost, FormatP(m.PLostAdj))), kindBad
 	}
 	switch {
 	case m.ReportOnly:
@@ -137,14 +137,10 @@ func writeSegments(b *strings.Builder, r *compare.Report, p profile) {
 		if row.dir == "lower" {
 			name += " ↓"
 		}
-		p := m.PBetterAdj
-		if m.Delta.Value() < 0 {
-			p = m.PWorseAdj
-		}
 		seg := escapeSnippet(row.seg.Key, 40) + "=" + escapeSnippet(row.seg.Value, 60)
 		fmt.Fprintf(b, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", seg, name, m.N,
-			fmtScore(m.PairedBaseMean), fmtScore(m.PairedHeadMean), fmtDelta(m.RawDelta), fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High),
-			fmtP(p), segmentCell(m).markdown())
+			FormatScore(m.PairedBaseMean), FormatScore(m.PairedHeadMean), FormatDelta(m.RawDelta), FormatCI(m.RawDeltaCI.Low, m.RawDeltaCI.High),
+			FormatP(PValue(m.Paired)), segmentCell(m).markdown())
 	}
 	if len(shown) < len(rows) {
 		fmt.Fprintf(b, "| … %d more not shown (`gate compare --format json` lists every segment) | | | | | | | | |\n", len(rows)-len(shown))
@@ -171,12 +167,8 @@ func consoleSegments(b *strings.Builder, r *compare.Report) {
 			break
 		}
 		m := row.m
-		p := m.PBetterAdj
-		if m.Delta.Value() < 0 {
-			p = m.PWorseAdj
-		}
 		fmt.Fprintf(b, "  - %s=%s: %s %s %s %s, %s (n=%d)\n", plain(row.seg.Key, 40), plain(row.seg.Value, 60), plain(m.Metric, 60),
-			fmtDelta(m.RawDelta), fmtCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), fmtP(p), segmentCell(m).console(), m.N)
+			FormatDelta(m.RawDelta), FormatCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), FormatP(PValue(m.Paired)), segmentCell(m).console(), m.N)
 	}
 	fmt.Fprintf(b, "  (%s.)\n", segmentLegend(r))
 }

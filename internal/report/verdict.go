@@ -98,17 +98,17 @@ func verdictCell(m compare.MetricResult) cell {
 	}
 	switch m.Floor {
 	case compare.FloorBelowMin:
-		parts = append(parts, "below floor "+fmtBound(*m.Rule.Min)+allSamples(m))
+		parts = append(parts, "below floor "+FormatBound(*m.Rule.Min)+allSamples(m))
 		k = kindBad
 	case compare.FloorAboveMax:
-		parts = append(parts, "above ceiling "+fmtBound(*m.Rule.Max)+allSamples(m))
+		parts = append(parts, "above ceiling "+FormatBound(*m.Rule.Max)+allSamples(m))
 		k = kindBad
 	case compare.FloorOK:
 		if m.Change == compare.VerdictNoBaseline || m.Change == compare.VerdictNewMetric {
 			if m.Rule.Min != nil {
-				parts = append(parts, "meets floor "+fmtBound(*m.Rule.Min))
+				parts = append(parts, "meets floor "+FormatBound(*m.Rule.Min))
 			} else if m.Rule.Max != nil {
-				parts = append(parts, "within ceiling "+fmtBound(*m.Rule.Max))
+				parts = append(parts, "within ceiling "+FormatBound(*m.Rule.Max))
 			}
 			k = kindGood
 		}
@@ -118,7 +118,7 @@ func verdictCell(m compare.MetricResult) cell {
 		}
 	}
 	if m.LostScores {
-		parts = append(parts, fmt.Sprintf("lost %d scores (p %s)", m.Lost, fmtP(m.PLostAdj)))
+		parts = append(parts, fmt.Sprintf("lost %d scores (p %s)", m.Lost, FormatP(m.PLostAdj)))
 	}
 	switch m.Status {
 	case compare.StatusFail:
@@ -160,7 +160,7 @@ func notComparableCell(why string) string {
 // against when the table shows a different (paired) head mean.
 func allSamples(m compare.MetricResult) string {
 	shown := tableHead(m)
-	if all := fmtScore(m.HeadMean); all != shown {
+	if all := FormatScore(m.HeadMean); all != shown {
 		return " (all samples: " + all + ")"
 	}
 	return ""
@@ -171,25 +171,16 @@ func allSamples(m compare.MetricResult) string {
 // all-sample mean.
 func tableBase(m compare.MetricResult) string {
 	if m.N > 0 {
-		return fmtScore(m.PairedBaseMean)
+		return FormatScore(m.PairedBaseMean)
 	}
-	return fmtScore(m.BaseMean)
+	return FormatScore(m.BaseMean)
 }
 
 func tableHead(m compare.MetricResult) string {
 	if m.N > 0 {
-		return fmtScore(m.PairedHeadMean)
+		return FormatScore(m.PairedHeadMean)
 	}
-	return fmtScore(m.HeadMean)
-}
-
-// tableP is the adjusted one-sided p-value in the direction of the observed
-// change.
-func tableP(m compare.MetricResult) string {
-	if m.Delta.Value() < 0 {
-		return fmtP(m.PWorseAdj)
-	}
-	return fmtP(m.PBetterAdj)
+	return FormatScore(m.HeadMean)
 }
 
 func lowerIsBetter(m compare.MetricResult) bool { return m.Direction == "lower" }
