@@ -323,7 +323,7 @@ func newJudge(cfg Config) *Judge {
 		j.now = time.Now
 	}
 	if j.sleep == nil {
-		j.sleep = judge.Sleep
+		j.sleep = retry.Sleep
 	}
 	if j.rand == nil {
 		j.rand = rand.Float64
