@@ -81,6 +81,12 @@ func normalize(dist, maxLen int) float64 {
 	return float64(dist) / float64(maxLen)
 }
 
+// EditDistance is the Levenshtein distance of a and b: the fewest
+// insertions, deletions and substitutions of runes that turn one into the
+// other. StringSimilarity's Levenshtein measure is 1 - EditDistance over
+// the longer length.
+func EditDistance(a, b string) int { return levenshteinDistance([]rune(a), []rune(b)) }
+
 // levenshteinDistance is the unit-cost edit distance. The common prefix and
 // suffix never cost anything and are skipped; the rest is the classic
 // dynamic programme over one row of the shorter string.

@@ -118,6 +118,17 @@ func TestLevenshteinDistance(t *testing.T) {
 	}
 }
 
+func TestEditDistance(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		d    int
+	}{{"kitten", "sitting", 3}, {"", "abc", 3}, {"flaw", "lawn", 2}, {"héllo", "hello", 1}, {"same", "same", 0}} {
+		if got := EditDistance(tt.a, tt.b); got != tt.d {
+			t.Errorf("EditDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
+		}
+	}
+}
+
 // TestLevenshteinAgainstReference checks the trimmed single-row programme
 // against the textbook full-matrix definition on random strings.
 func TestLevenshteinAgainstReference(t *testing.T) {

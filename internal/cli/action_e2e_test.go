@@ -1,7 +1,6 @@
 package cli_test
 
 import (
-	"bufio"
 	"debug/elf"
 	"encoding/json"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/raggate/raggate/internal/ghaction/ghactiontest"
 	"github.com/raggate/raggate/internal/ghtest"
 	"github.com/raggate/raggate/internal/results"
 )
@@ -142,38 +142,7 @@ func (r *runner) run(event string, payload map[string]any, inputs map[string]str
 		t.Fatal(err)
 	}
 	sum, _ := os.ReadFile(sumPath)
-	return actionRun{code: code, stdout: stdout.String(), stderr: stderr.String(), outputs: readOutputs(t, outPath), summary: string(sum)}
-}
-
-// readOutputs parses the GITHUB_OUTPUT file the way the runner does.
-func readOutputs(t *testing.T, path string) map[string]string {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	out := map[string]string{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" {
-			continue
-		}
-		name, delim, ok := strings.Cut(line, "<<")
-		if !ok {
-			k, v, _ := strings.Cut(line, "=")
-			out[k] = v
-			continue
-		}
-		var val []string
-		for sc.Scan() && sc.Text() != delim {
-			val = append(val, sc.Text())
-		}
-		out[name] = strings.Join(val, "\n")
-	}
-	return out
+	return actionRun{code: code, stdout: stdout.String(), stderr: stderr.String(), outputs: ghactiontest.ReadOutputs(t, outPath).Values, summary: string(sum)}
 }
 
 func loadPayload(t *testing.T, name string) map[string]any {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/raggate/raggate/internal/ghaction/ghactiontest"
 	"github.com/raggate/raggate/internal/ghtest"
 	"github.com/raggate/raggate/internal/judge/openaitest"
 )
@@ -165,35 +166,15 @@ func gateCtx(ctx context.Context, t *testing.T, env map[string]string, args ...s
 	return runResult{code, out.String(), errb.String()}
 }
 
-// parseOutputs reads a GITHUB_OUTPUT file the way the runner does, and
-// counts how often each name was written.
-func parseOutputs(t *testing.T, path string) (map[string]string, map[string]int) {
-	t.Helper()
-	lines := strings.Split(readFile(t, path), "\n")
-	vals, counts := map[string]string{}, map[string]int{}
-	for i := 0; i < len(lines); i++ {
-		if lines[i] == "" {
-			continue
-		}
-		name, delim, ok := strings.Cut(lines[i], "<<")
-		if !ok {
-			t.Fatalf("output line %q is not a heredoc", lines[i])
-		}
-		var val []string
-		for i++; i < len(lines) && lines[i] != delim; i++ {
-			val = append(val, lines[i])
-		}
-		vals[name] = strings.Join(val, "\n")
-		counts[name]++
-	}
-	return vals, counts
-}
-
 // checkOutputs asserts that every output was written exactly once and
 // that they agree with each other and with want.
 func checkOutputs(t *testing.T, path, wantVerdict, wantPassed string) {
 	t.Helper()
-	vals, counts := parseOutputs(t, path)
+	outputs := ghactiontest.ReadOutputs(t, path)
+	if len(outputs.Plain) > 0 {
+		t.Fatalf("outputs %v written as name=value lines, want heredocs", outputs.Plain)
+	}
+	vals, counts := outputs.Values, outputs.Counts
 	for _, n := range outputNames {
 		if counts[n] != 1 {
 			t.Errorf("output %s written %d times, want once", n, counts[n])

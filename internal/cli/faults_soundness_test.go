@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/raggate/raggate/internal/ghaction/ghactiontest"
 	"github.com/raggate/raggate/internal/ghtest"
 	"github.com/raggate/raggate/internal/judge/openaitest"
 	"github.com/raggate/raggate/internal/results"
@@ -284,7 +285,7 @@ func TestActionRefusesAnEmptyBaseline(t *testing.T) {
 	if r.code != 2 || !strings.Contains(r.stderr, "mode: baseline: raggate-results.json has no scored value") {
 		t.Fatalf("exit %d, want 2 saying why\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	outputs, _ := runnerOutputs(readFile(t, env["GITHUB_OUTPUT"]))
+	outputs := ghactiontest.ReadOutputs(t, env["GITHUB_OUTPUT"]).Values
 	if outputs["verdict"] == "stored" || outputs["passed"] == "true" {
 		t.Errorf("outputs %v: an empty baseline must not be stored", outputs)
 	}

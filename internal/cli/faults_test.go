@@ -12,7 +12,6 @@ package cli
 //	go test ./internal/cli -run Fault
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -27,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/raggate/raggate/internal/ghaction/ghactiontest"
 	"github.com/raggate/raggate/internal/ghtest"
 	"github.com/raggate/raggate/internal/judge/openaitest"
 	"github.com/raggate/raggate/internal/results"
@@ -466,44 +466,14 @@ func (p *prFixture) action(t *testing.T, clk *virtualClock, at *trigger, srv *op
 	r := gateWith(t, clk, env, at, srv, "action")
 	r.stdout, r.stderr = scrubPaths(t, r.stdout), scrubPaths(t, r.stderr)
 	res := actionResult{runResult: r, summary: readFile(t, env["GITHUB_STEP_SUMMARY"])}
-	res.outputs, res.repeated = runnerOutputs(readFile(t, env["GITHUB_OUTPUT"]))
+	outputs := ghactiontest.ReadOutputs(t, env["GITHUB_OUTPUT"])
+	res.outputs, res.repeated = outputs.Values, outputs.Repeated()
 	for _, c := range p.gh.Comments(faultRepo, faultPR) {
 		if strings.Contains(c.Body, "<!-- raggate:gate=raggate -->") {
 			res.comment = c.Body
 		}
 	}
 	return res
-}
-
-// runnerOutputs reads a GITHUB_OUTPUT file as the runner does, and lists
-// the outputs written more than once.
-func runnerOutputs(s string) (map[string]string, []string) {
-	out := map[string]string{}
-	var repeated []string
-	set := func(k, v string) {
-		if _, ok := out[k]; ok {
-			repeated = append(repeated, k)
-		}
-		out[k] = v
-	}
-	sc := bufio.NewScanner(strings.NewReader(s))
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		name, delim, ok := strings.Cut(line, "<<")
-		if !ok {
-			if k, v, ok := strings.Cut(line, "="); ok {
-				set(k, v)
-			}
-			continue
-		}
-		var val []string
-		for sc.Scan() && sc.Text() != delim {
-			val = append(val, sc.Text())
-		}
-		set(name, strings.Join(val, "\n"))
-	}
-	return out, repeated
 }
 
 // headline is the verdict line of a report: its last "### <emoji>

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"maps"
 	"os"
@@ -16,10 +15,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/raggate/raggate/internal/goldenfile"
 	"github.com/raggate/raggate/internal/judge/openaitest"
 )
-
-var update = flag.Bool("update", false, "rewrite the transcripts in testdata/transcripts with the output of this build")
 
 // TestTranscripts runs every testdata/transcripts/*.txt through Main in
 // process and compares stdout, stderr and the exit code with the ones
@@ -81,22 +79,7 @@ func runTranscript(t *testing.T, file, root string) {
 		}
 		got.sections = append(got.sections, out)
 	}
-	want, have := string(data), got.String()
-	if want == have {
-		os.Remove(file + ".got")
-		return
-	}
-	if *update {
-		if err := os.WriteFile(file, []byte(have), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	if err := os.WriteFile(file+".got", []byte(have), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	t.Errorf("%s: the output differs from the transcript; the actual one is in %s.got\n"+
-		"(go test ./internal/cli -run Transcript -update accepts it)\n%s", file, file, lineDiff(want, have))
+	goldenfile.Check(t, file, []byte(got.String()))
 }
 
 func isOutput(name string) bool { return name == "stdout" || name == "stderr" || name == "exit" }
@@ -329,31 +312,6 @@ func (tr *transcript) String() string {
 	b.WriteString(tr.comment)
 	for _, s := range tr.sections {
 		fmt.Fprintf(&b, "-- %s --\n%s", s.name, s.body)
-	}
-	return b.String()
-}
-
-// lineDiff shows the first lines where want and got differ.
-func lineDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	var b strings.Builder
-	shown := 0
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, c string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			c = g[i]
-		}
-		if a == c {
-			continue
-		}
-		fmt.Fprintf(&b, "line %d:\n  want %q\n  got  %q\n", i+1, a, c)
-		if shown++; shown == 5 {
-			b.WriteString("  ...\n")
-			break
-		}
 	}
 	return b.String()
 }

@@ -2,7 +2,6 @@ package dataset_test
 
 import (
 	"bytes"
-	"flag"
 	"os"
 	"reflect"
 	"runtime"
@@ -14,13 +13,9 @@ import (
 
 	"github.com/raggate/raggate/internal/dataset"
 	_ "github.com/raggate/raggate/internal/dataset/parquetfile"
+	"github.com/raggate/raggate/internal/goldenfile"
 	"github.com/raggate/raggate/metrics"
 )
-
-// update regenerates testdata/golden.parquet:
-//
-//	go test ./internal/dataset/ -run TestParquetFixture -update
-var update = flag.Bool("update", false, "regenerate testdata/golden.parquet")
 
 // ragasRow is a row shaped like the Ragas sample sets on the Hugging Face
 // Hub: list<string> contexts, strings, an optional reference, and extra
@@ -82,9 +77,12 @@ func TestParquet(t *testing.T) {
 	}
 }
 
+// TestParquetFixture reads testdata/golden.parquet; -update regenerates it:
+//
+//	go test ./internal/dataset/ -run TestParquetFixture -update
 func TestParquetFixture(t *testing.T) {
 	const path = "testdata/golden.parquet"
-	if *update {
+	if goldenfile.Update() {
 		if err := os.WriteFile(path, writeParquet(t, ragasRows), 0o644); err != nil {
 			t.Fatal(err)
 		}

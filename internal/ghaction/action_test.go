@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/raggate/raggate/internal/ghaction"
+	"github.com/raggate/raggate/internal/ghaction/ghactiontest"
 )
 
 // env returns a getenv over m.
@@ -17,40 +18,19 @@ func env(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
 }
 
-// parseOutputs parses a GITHUB_OUTPUT file the way the runner does
-// (name=value lines and name<<DELIM heredocs) and returns the outputs and
-// the delimiters used.
+// parseOutputs parses a GITHUB_OUTPUT file the way the runner does and
+// returns the outputs and the delimiters used; the file must end with a
+// newline.
 func parseOutputs(t *testing.T, data string) (map[string]string, []string) {
 	t.Helper()
-	out := map[string]string{}
-	var delims []string
-	lines := strings.Split(data, "\n")
-	if lines[len(lines)-1] != "" {
+	if !strings.HasSuffix(data, "\n") {
 		t.Fatalf("output file does not end with a newline: %q", data)
 	}
-	lines = lines[:len(lines)-1]
-	for i := 0; i < len(lines); i++ {
-		line := lines[i]
-		eq, hd := strings.Index(line, "="), strings.Index(line, "<<")
-		if eq >= 0 && (hd < 0 || eq < hd) {
-			out[line[:eq]] = line[eq+1:]
-			continue
-		}
-		if hd < 0 {
-			t.Fatalf("line %d: %q is neither name=value nor name<<delimiter", i+1, line)
-		}
-		name, delim := line[:hd], line[hd+2:]
-		delims = append(delims, delim)
-		var val []string
-		for i++; i < len(lines) && lines[i] != delim; i++ {
-			val = append(val, lines[i])
-		}
-		if i == len(lines) {
-			t.Fatalf("output %q: heredoc not terminated by %q", name, delim)
-		}
-		out[name] = strings.Join(val, "\n")
+	o, err := ghactiontest.ParseOutputs(data)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return out, delims
+	return o.Values, o.Delimiters
 }
 
 func TestSetOutputRoundTrip(t *testing.T) {

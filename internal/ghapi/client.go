@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/google/go-github/v60/github"
+
+	"github.com/raggate/raggate/internal/retry"
 )
 
 // DefaultAPIURL is the REST API of github.com.
@@ -28,12 +30,13 @@ type Option func(*retryTransport)
 
 // WithMaxRetries sets how many times one request is retried after a rate
 // limit or a transient server error (default 3; 0 disables retries).
-func WithMaxRetries(n int) Option { return func(t *retryTransport) { t.maxRetries = max(n, 0) } }
+func WithMaxRetries(n int) Option { return func(t *retryTransport) { t.policy.Retries = max(n, 0) } }
 
 // WithMaxWait caps a single wait (default 60s). A rate limit that asks for
 // a longer wait (Retry-After or x-ratelimit-reset beyond the cap) is not
 // retried: the error is returned at once instead of sleeping for nothing.
-func WithMaxWait(d time.Duration) Option { return func(t *retryTransport) { t.maxWait = d } }
+// A d of 0 or less means no cap.
+func WithMaxWait(d time.Duration) Option { return func(t *retryTransport) { t.policy.Cap = d } }
 
 // WithSleep replaces the function that waits between retries (tests pass
 // one that records the waits and returns at once). It must return
@@ -63,12 +66,11 @@ func NewClient(token, apiURL string, hc *http.Client, opts ...Option) (*github.C
 		hc = &http.Client{Timeout: 60 * time.Second}
 	}
 	rt := &retryTransport{
-		base:       hc.Transport,
-		maxRetries: DefaultMaxRetries,
-		maxWait:    DefaultMaxWait,
-		sleep:      sleepCtx,
-		now:        time.Now,
-		userAgent:  "raggate",
+		base:      hc.Transport,
+		policy:    retry.Policy{Base: time.Second, Cap: DefaultMaxWait, Retries: DefaultMaxRetries, GiveUpBeyondCap: true},
+		sleep:     retry.Sleep,
+		now:       time.Now,
+		userAgent: "raggate",
 	}
 	if rt.base == nil {
 		rt.base = http.DefaultTransport
@@ -102,28 +104,15 @@ func NewClient(token, apiURL string, hc *http.Client, opts ...Option) (*github.C
 	return gh, nil
 }
 
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
-}
-
 // retryTransport retries rate-limited and transiently failed requests.
 type retryTransport struct {
-	base       http.RoundTripper
-	maxRetries int
-	maxWait    time.Duration
-	sleep      func(context.Context, time.Duration) error
-	now        func() time.Time
-	userAgent  string
+	base http.RoundTripper
+	// policy: a backoff from 1s without jitter, and a server's wait
+	// beyond the cap is not waited for.
+	policy    retry.Policy
+	sleep     func(context.Context, time.Duration) error
+	now       func() time.Time
+	userAgent string
 }
 
 func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -144,7 +133,7 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil {
 			return nil, err
 		}
-		if attempt >= t.maxRetries || !replayable {
+		if !t.policy.Allows(attempt) || !replayable {
 			return resp, nil
 		}
 		wait, ok := t.retryAfter(resp, req.Method, attempt)
@@ -161,45 +150,35 @@ func (t *retryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // retryAfter decides whether resp is worth retrying and after how long.
 func (t *retryTransport) retryAfter(resp *http.Response, method string, attempt int) (time.Duration, bool) {
-	backoff := func(first time.Duration) time.Duration {
-		return min(first<<attempt, t.maxWait)
-	}
+	// A rate limit that announces no wait: GitHub's docs say to wait at
+	// least a minute.
+	limited := t.policy
+	limited.Base = time.Minute
 	switch resp.StatusCode {
 	case http.StatusForbidden, http.StatusTooManyRequests:
 	case http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
 		if method == http.MethodGet || method == http.MethodHead {
-			return backoff(time.Second), true
+			return t.policy.Backoff(attempt), true
 		}
 		return 0, false
 	default:
 		return 0, false
 	}
 	h := resp.Header
-	// A wait the server announces: honour it, or give up when it is
+	// A wait the server announces is honoured, or given up on when it is
 	// longer than we may wait (retrying earlier would fail again).
-	announced := func(d time.Duration) (time.Duration, bool) {
-		if d > t.maxWait {
-			return 0, false
-		}
-		return max(d, 0), true
-	}
-	if v := strings.TrimSpace(h.Get("Retry-After")); v != "" {
-		if secs, err := strconv.Atoi(v); err == nil {
-			return announced(time.Duration(secs) * time.Second)
-		}
-		if at, err := http.ParseTime(v); err == nil {
-			return announced(at.Sub(t.now()))
-		}
+	if d, ok := retry.RetryAfter(h.Get("Retry-After"), t.now()); ok {
+		return t.policy.Announced(d)
 	}
 	if h.Get("X-RateLimit-Remaining") == "0" {
 		if reset, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil {
 			// One second of slack for clock skew.
-			return announced(time.Unix(reset, 0).Sub(t.now()) + time.Second)
+			return t.policy.Announced(time.Unix(reset, 0).Sub(t.now()) + time.Second)
 		}
-		return backoff(time.Minute), true
+		return limited.Backoff(attempt), true
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
-		return backoff(time.Minute), true
+		return limited.Backoff(attempt), true
 	}
 	// A 403 without rate-limit headers is a secondary rate limit only if
 	// the body says so; otherwise it is a permission error.
@@ -212,8 +191,7 @@ func (t *retryTransport) retryAfter(resp *http.Response, method string, attempt 
 	lower := strings.ToLower(string(body))
 	if strings.Contains(lower, "secondary rate limit") || strings.Contains(lower, "secondary-rate-limits") ||
 		strings.Contains(lower, "abuse-rate-limits") || strings.Contains(lower, "abuse detection") {
-		// GitHub's docs: without retry-after, wait at least one minute.
-		return backoff(time.Minute), true
+		return limited.Backoff(attempt), true
 	}
 	return 0, false
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/raggate/raggate/internal/retry"
 )
 
 // SleepFunc waits for d or until ctx is done, whichever comes first; it
@@ -11,20 +13,8 @@ import (
 // test waits for real.
 type SleepFunc func(ctx context.Context, d time.Duration) error
 
-// Sleep is the real SleepFunc.
-func Sleep(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+// Sleep is the real SleepFunc (the one wait of internal/retry).
+func Sleep(ctx context.Context, d time.Duration) error { return retry.Sleep(ctx, d) }
 
 // LimitOptions configures a Limiter.
 type LimitOptions struct {

@@ -3,7 +3,6 @@ package report
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -14,45 +13,14 @@ import (
 	"time"
 
 	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/goldenfile"
 	"github.com/raggate/raggate/internal/results"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // golden compares got with testdata/name, or rewrites it under -update.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run `go test ./internal/report -update` to create it)", err)
-	}
-	if bytes.Equal(got, want) {
-		return
-	}
-	gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-	for i := range max(len(gl), len(wl)) {
-		var g, w string
-		if i < len(gl) {
-			g = gl[i]
-		}
-		if i < len(wl) {
-			w = wl[i]
-		}
-		if g != w {
-			t.Errorf("%s differs from the golden file at line %d (run with -update if the change is intended):\n got: %q\nwant: %q", path, i+1, g, w)
-			return
-		}
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 var (

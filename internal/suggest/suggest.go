@@ -1,16 +1,21 @@
 // Package suggest finds the likely intended name behind a typo, for the
 // "did you mean" of error messages (commands, dataset fields, thresholds
-// keys, metric names). Pure: no I/O.
+// keys, metric names). Pure: no I/O. Its edit distance is the one of
+// the string_similarity metric (metrics.EditDistance).
 package suggest
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/raggate/raggate/metrics"
+)
 
 // Closest returns the candidate nearest to s by edit distance, ignoring
 // case, or "" when none is close enough to be a likely typo: at most a third
 // of the shorter name's length (at least 1; 2 for names of 3 characters or
 // more, so a swapped pair of letters is caught).
 func Closest(s string, candidates []string) string {
-	return nearest(s, candidates, Distance, func(ls, lc string) int {
+	return nearest(s, candidates, metrics.EditDistance, func(ls, lc string) int {
 		n := min(len([]rune(ls)), len([]rune(lc)))
 		if n >= 3 {
 			return max(2, n/3)
@@ -35,28 +40,6 @@ func nearest(s string, candidates []string, distance func(a, b string) int, limi
 		}
 	}
 	return best
-}
-
-// Distance is the Levenshtein distance of a and b, in runes.
-func Distance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // Misspelling returns the candidate that s most likely misspells, or "" when

@@ -23,17 +23,6 @@ func TestClosest(t *testing.T) {
 	}
 }
 
-func TestDistance(t *testing.T) {
-	for _, tt := range []struct {
-		a, b string
-		d    int
-	}{{"kitten", "sitting", 3}, {"", "abc", 3}, {"flaw", "lawn", 2}, {"héllo", "hello", 1}, {"same", "same", 0}} {
-		if got := Distance(tt.a, tt.b); got != tt.d {
-			t.Errorf("Distance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.d)
-		}
-	}
-}
-
 func TestMisspelling(t *testing.T) {
 	fields := []string{"id", "user_input", "retrieved_contexts", "response", "reference", "reference_contexts",
 		"retrieved_context_ids", "reference_context_ids", "question", "contexts", "answer", "ground_truth", "ground_truths"}

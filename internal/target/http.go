@@ -8,10 +8,9 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
-	"strings"
 	"time"
 
+	"github.com/raggate/raggate/internal/retry"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -126,8 +125,8 @@ func statusError(resp *http.Response, data []byte) error {
 	switch {
 	case code == http.StatusRequestTimeout || code == http.StatusTooManyRequests || code >= 500:
 		e.Transient = true
-		if s, err := strconv.Atoi(strings.TrimSpace(resp.Header.Get("Retry-After"))); err == nil && s > 0 {
-			e.RetryAfter = time.Duration(s) * time.Second
+		if d, ok := retry.RetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+			e.RetryAfter = d
 		}
 	}
 	return e

@@ -91,29 +91,36 @@ func TestHTTPTemplatingHeadersAndPaths(t *testing.T) {
 	}
 }
 
+// The HTTP target has as many requests in flight as its concurrency, and
+// never more. The first requests wait for each other until 4 are in
+// flight, so the peak is reached whatever the load of the machine.
 func TestHTTPConcurrencyLimit(t *testing.T) {
 	var inFlight, peak atomic.Int32
+	full := make(chan struct{})
+	var once sync.Once
 	srv := ragServer(t, func(w http.ResponseWriter, r *http.Request, q string) bool {
 		n := inFlight.Add(1)
 		defer inFlight.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
 		}
-		time.Sleep(20 * time.Millisecond)
+		if n == 4 {
+			once.Do(func() { close(full) })
+		}
+		select {
+		case <-full:
+		case <-r.Context().Done(): // the call timed out: fewer than 4 ever came
+		}
 		return true
 	})
-	b := buildHTTP(t, Config{URL: srv.URL, Concurrency: 4})
+	b := buildHTTP(t, Config{URL: srv.URL, Concurrency: 4, Timeout: 10 * time.Second})
 	outs := Run(context.Background(), b.Target, samplesN(40), b.Options)
 	for _, o := range outs {
 		if o.Err != nil {
 			t.Fatal(o.Err)
 		}
 	}
-	if p := peak.Load(); p > 4 || p < 2 {
-		t.Errorf("peak calls in flight = %d, want at most 4 (and more than 1)", p)
+	if p := peak.Load(); p != 4 {
+		t.Errorf("peak calls in flight = %d, want 4", p)
 	}
 }
 
@@ -126,8 +133,9 @@ func TestHTTPTimeoutRetriesAndStatus(t *testing.T) {
 		n := seen[q]
 		mu.Unlock()
 		switch q {
-		case "question 0": // slow every time
-			time.Sleep(300 * time.Millisecond)
+		case "question 0": // no reply, ever: each attempt times out
+			<-r.Context().Done()
+			return false
 		case "question 1": // two 503s, then an answer
 			if n <= 2 {
 				http.Error(w, "overloaded", http.StatusServiceUnavailable)
@@ -142,9 +150,14 @@ func TestHTTPTimeoutRetriesAndStatus(t *testing.T) {
 		}
 		return true
 	})
-	b := buildHTTP(t, Config{URL: srv.URL, Timeout: 50 * time.Millisecond})
+	// The silent question alone under a short timeout; the others under
+	// one no machine load reaches.
+	short := buildHTTP(t, Config{URL: srv.URL, Timeout: 50 * time.Millisecond})
+	short.Options.Backoff = time.Millisecond
+	outs := Run(context.Background(), short.Target, samplesN(1), short.Options)
+	b := buildHTTP(t, Config{URL: srv.URL})
 	b.Options.Backoff = time.Millisecond
-	outs := Run(context.Background(), b.Target, samplesN(5), b.Options)
+	outs = append(outs, Run(context.Background(), b.Target, samplesN(5)[1:], b.Options)...)
 	check := func(i int, attempts int, errSubstr string) {
 		t.Helper()
 		o := outs[i]

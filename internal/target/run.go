@@ -3,10 +3,10 @@ package target
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"sync"
 	"time"
 
+	"github.com/raggate/raggate/internal/retry"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -129,6 +129,7 @@ func call(ctx context.Context, t Target, s *metrics.Sample, opts Options) Outcom
 	if timeout <= 0 {
 		timeout = 60 * time.Second
 	}
+	policy := opts.retryPolicy()
 	var o Outcome
 	for attempt := 0; ; attempt++ {
 		if ctx.Err() != nil {
@@ -152,38 +153,33 @@ func call(ctx context.Context, t Target, s *metrics.Sample, opts Options) Outcom
 			return o
 		}
 		o.Done, o.Err = true, err
-		if !IsTransient(err) || attempt >= opts.Retries {
+		if !IsTransient(err) || !policy.Allows(attempt) {
 			return o
 		}
-		if !sleep(ctx, wait(opts.Backoff, attempt, err)) {
+		if retry.Sleep(ctx, wait(policy, attempt, err)) != nil {
 			return Outcome{}
 		}
 	}
 }
 
-// wait is the backoff before retry attempt+1: exponential with jitter,
-// or what the server asked for.
-func wait(base time.Duration, attempt int, err error) time.Duration {
-	const ceiling = 30 * time.Second
-	var ce *CallError
-	if errors.As(err, &ce) && ce.RetryAfter > 0 {
-		return min(ce.RetryAfter, ceiling)
-	}
+// retryPolicy is the retry policy of opts: Retries retries, a backoff
+// from Backoff (default 500 ms) doubled at each retry, with jitter, and
+// every wait, the server's included, at most 30 s.
+func (opts Options) retryPolicy() retry.Policy {
+	base := opts.Backoff
 	if base <= 0 {
 		base = 500 * time.Millisecond
 	}
-	d := base << min(attempt, 10)
-	d = d/2 + time.Duration(rand.Int64N(int64(d/2)+1))
-	return min(d, ceiling)
+	return retry.Policy{Base: base, Cap: 30 * time.Second, Jitter: 0.5, Retries: opts.Retries}
 }
 
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
+// wait is the wait before retry attempt+1: what the server asked for,
+// else the policy's backoff.
+func wait(p retry.Policy, attempt int, err error) time.Duration {
+	var ce *CallError
+	if errors.As(err, &ce) && ce.RetryAfter > 0 {
+		d, _ := p.Announced(ce.RetryAfter)
+		return d
 	}
+	return p.Backoff(attempt)
 }

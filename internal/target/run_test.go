@@ -3,9 +3,11 @@ package target
 import (
 	"context"
 	"errors"
+	"net/http"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/raggate/raggate/metrics"
@@ -90,10 +92,39 @@ func TestRunCancelStopsAtOnce(t *testing.T) {
 
 func TestWaitHonoursRetryAfter(t *testing.T) {
 	err := &CallError{Transient: true, RetryAfter: 7 * time.Second}
-	if d := wait(time.Millisecond, 0, err); d != 7*time.Second {
+	if d := wait(Options{Backoff: time.Millisecond}.retryPolicy(), 0, err); d != 7*time.Second {
 		t.Errorf("wait = %s, want the server's 7s", d)
 	}
-	if d := wait(time.Second, 20, errors.New("x")); d > 30*time.Second || d < 15*time.Second {
+	if d := wait(Options{Backoff: time.Second}.retryPolicy(), 20, errors.New("x")); d > 30*time.Second || d < 15*time.Second {
 		t.Errorf("wait after many attempts = %s, want capped at 30s", d)
 	}
+}
+
+// A 503 whose Retry-After is an HTTP date is retried at that date, not
+// after the backoff. The test runs on synctest's fake clock: the wait is
+// exact and costs no real time.
+func TestRetryAfterHTTPDate(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		resp := &http.Response{StatusCode: http.StatusServiceUnavailable, Header: http.Header{}}
+		resp.Header.Set("Retry-After", time.Now().Add(7*time.Second).UTC().Format(http.TimeFormat))
+		busy := statusError(resp, []byte("busy"))
+		if ce := busy.(*CallError); !ce.Transient || ce.RetryAfter != 7*time.Second {
+			t.Fatalf("503 with Retry-After in 7s: %+v", ce)
+		}
+		calls := 0
+		f := Func(func(ctx context.Context, s *metrics.Sample) (Reply, error) {
+			if calls++; calls == 1 {
+				return Reply{}, busy
+			}
+			return Reply{Response: "ok"}, nil
+		})
+		start := time.Now()
+		outs := Run(context.Background(), f, samplesN(1), Options{Retries: 2, Backoff: time.Millisecond})
+		if o := outs[0]; o.Err != nil || o.Attempts != 2 {
+			t.Fatalf("outcome %+v, want an answer at the second attempt", o)
+		}
+		if waited := time.Since(start); waited != 7*time.Second {
+			t.Errorf("retried after %s, want the server's 7s", waited)
+		}
+	})
 }

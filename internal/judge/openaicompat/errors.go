@@ -15,6 +15,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/retry"
 )
 
 // failure is what to do about a failed attempt.
@@ -302,15 +303,8 @@ func rateLimitWait(h http.Header, msg string, now time.Time) (time.Duration, boo
 			}
 		}
 	}
-	if v := strings.TrimSpace(h.Get("retry-after")); v != "" {
-		if s, err := strconv.ParseFloat(v, 64); err == nil {
-			if d, ok := duration(s, time.Second); ok {
-				return d, true
-			}
-		}
-		if t, err := http.ParseTime(v); err == nil {
-			return max(0, t.Sub(now)), true
-		}
+	if d, ok := retry.RetryAfter(h.Get("retry-after"), now); ok {
+		return d, true
 	}
 	var exhausted, present []time.Duration
 	for _, kind := range []string{"requests", "tokens"} {

@@ -45,6 +45,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/retry"
 )
 
 // Providers reported in judge.Info: ProviderAzure for Azure OpenAI,
@@ -322,7 +323,7 @@ func newJudge(cfg Config) *Judge {
 		j.now = time.Now
 	}
 	if j.sleep == nil {
-		j.sleep = judge.Sleep
+		j.sleep = retry.Sleep
 	}
 	if j.rand == nil {
 		j.rand = rand.Float64
@@ -883,31 +884,31 @@ func (j *Judge) withRetries(ctx context.Context, lim *judge.Limiter, tokens int,
 			_, _, _, msg, _, _ := apiDetails(err)
 			wait, ok := rateLimitWait(c.header, msg, j.now())
 			if !ok {
-				wait = j.backoff(limited)
+				wait = j.retryPolicy().Backoff(limited - 1)
 			}
-			wait = min(wait, j.maxRetryWait)
+			wait, _ = j.retryPolicy().Announced(wait)
 			if n := j.rateLimit.Add(1); n == 1 || n%50 == 0 {
 				j.logf("judge: rate limited (HTTP 429, %d so far); all calls pause for %s", n, wait)
 			}
 			lim.Pause(wait)
 		case failRetry:
 			transient++
-			if transient > j.maxRetries {
+			if !j.retryPolicy().Allows(transient - 1) {
 				return &judge.Fatal{Err: fmt.Errorf("judge unreachable after %s: %w", attempts(transient), err)}
 			}
-			if err := j.sleep(ctx, j.backoff(transient)); err != nil {
+			if err := j.sleep(ctx, j.retryPolicy().Backoff(transient-1)); err != nil {
 				return fmt.Errorf("judge: %w", err)
 			}
 		}
 	}
 }
 
-// backoff is the wait before retry number k (1-based): 500ms x 2^(k-1),
-// capped at MaxRetryWait, with jitter (50% to 100% of it).
-func (j *Judge) backoff(k int) time.Duration {
-	d := 500 * time.Millisecond << min(k-1, 16)
-	d = min(d, j.maxRetryWait)
-	return time.Duration(float64(d) * (0.5 + 0.5*j.rand()))
+// retryPolicy spaces the retries of transient failures (MaxRetries of
+// them) and the waits of rate limits: 500ms x 2^n, capped at MaxRetryWait,
+// with jitter (50% to 100% of it); a server's longer wait is shortened to
+// the cap.
+func (j *Judge) retryPolicy() retry.Policy {
+	return retry.Policy{Base: 500 * time.Millisecond, Cap: j.maxRetryWait, Jitter: 0.5, Retries: j.maxRetries, Rand: j.rand}
 }
 
 // Embed returns one vector per text: cached vectors from the cache, the
