@@ -1,14 +1,13 @@
 package docgen
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the generated parts of docs/")
+	"github.com/raggate/raggate/internal/goldenfile"
+)
 
 // root is the repository root, seen from this package's directory.
 const root = "../.."
@@ -51,7 +50,7 @@ func TestGeneratedDocsAreCurrent(t *testing.T) {
 		if got == want {
 			continue
 		}
-		if *update {
+		if goldenfile.Update() {
 			if err := os.WriteFile(path, []byte(want), 0o644); err != nil {
 				t.Fatal(err)
 			}
