@@ -86,8 +86,10 @@ func userKinds() []metrics.Metric {
 }
 
 // TestDeclaredStepsAreAsked runs every built-in metric and every kind of
-// user-defined metric alone through Run with a recording judge: the steps
-// the metric's declaration lists are exactly the steps Run asks.
+// user-defined metric alone through Run with a recording judge, on samples
+// with 1 and 3 retrieved contexts: the steps the metric's declaration
+// lists are exactly the steps Run asks, each as many times per sample as
+// declared, and the texts declared to be embedded ahead are.
 func TestDeclaredStepsAreAsked(t *testing.T) {
 	for _, m := range append(metrics.Catalogue(), userKinds()...) {
 		t.Run(m.Name, func(t *testing.T) {
@@ -103,9 +105,46 @@ func TestDeclaredStepsAreAsked(t *testing.T) {
 				asked := slices.Sorted(maps.Keys(rec.calls))
 				declared := slices.Clone(m.Steps)
 				slices.Sort(declared)
-				if !slices.Equal(asked, declared) {
+				if !slices.Equal(asked, slices.Compact(declared)) {
 					t.Errorf("%d contexts: declared steps %v, Run asked %v", n, declared, asked)
 				}
+				for _, a := range m.Asks {
+					if a.Step == metrics.StepEmbed {
+						if len(a.Embeds) == 0 {
+							t.Errorf("the embed step declares no fields to embed ahead")
+						}
+						continue
+					}
+					if got, want := rec.calls[a.Step], a.CallsFor(n); got != want {
+						t.Errorf("%d contexts: %d %s calls, declared %d", n, got, a.Step, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestPrefetchEmbedsDeclaredFields: the texts the embed step declares are
+// embedded ahead, in the prefetch batch, before any sample asks for them.
+func TestPrefetchEmbedsDeclaredFields(t *testing.T) {
+	s := declSample(2)
+	for _, m := range metrics.Catalogue() {
+		var want []string
+		for _, a := range m.Asks {
+			for _, f := range a.Embeds {
+				want = append(want, s.String(f))
+			}
+		}
+		if len(want) == 0 {
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			rec := newRecorder(t)
+			p := newPrefetcher(context.Background(), rec, []metrics.Sample{s}, []metrics.Metric{m})
+			p.ahead(0)
+			p.wait()
+			if rec.texts != len(want) {
+				t.Errorf("prefetched %d texts, want %d (%q)", rec.texts, len(want), want)
 			}
 		})
 	}

@@ -49,9 +49,17 @@ func (e Estimate) Usage() judge.Usage {
 // asks: for the default suite 2N + 10 chat calls per sample (N retrieved
 // contexts); metrics whose fields a sample lacks are skipped.
 func EstimateCalls(samples []metrics.Sample, ms []metrics.Metric, strictness int) Estimate {
+	opts := Options{Metrics: ms, Strictness: strictness}
+	opts.Metrics, _, _ = opts.resolved(samples)
 	est := newEstimator()
-	// The estimator never fails a step, so Run cannot stop early.
-	_, _ = Run(context.Background(), est, samples, Options{Metrics: ms, Strictness: strictness})
+	// One sample at a time: a step is counted once per sample (a run asks
+	// a step shared by two samples twice, unless they are judged at the
+	// same time or the cache has it). The estimator never fails a step,
+	// so Run never stops early.
+	for i := range samples {
+		est.newSample()
+		_, _ = Run(context.Background(), est, samples[i:i+1], opts)
+	}
 	out := est.estimate()
 	out.Samples = len(samples)
 	return out
@@ -62,7 +70,8 @@ func EstimateCalls(samples []metrics.Sample, ms []metrics.Metric, strictness int
 // claims, every statement supported, every context useful, distinct
 // questions of about 20 tokens) and counts, once per distinct request, the
 // call and its tokens as a real judge would be asked: prompts as rendered,
-// replies from typical sizes. Embedded texts are counted once per run.
+// replies from typical sizes. Steps are counted once per sample (see
+// newSample), embedded texts once per run.
 type estimator struct {
 	mu    sync.Mutex
 	asked map[[sha256.Size]byte]bool
@@ -78,6 +87,13 @@ var _ judge.Judge = (*estimator)(nil)
 
 func newEstimator() *estimator {
 	return &estimator{asked: map[[sha256.Size]byte]bool{}, texts: map[[sha256.Size]byte]bool{}, calls: map[metrics.Step]int{}}
+}
+
+// newSample forgets the steps asked: the next ones are another sample's.
+func (j *estimator) newSample() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	clear(j.asked)
 }
 
 // estimate returns what was counted.
