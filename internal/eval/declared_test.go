@@ -149,3 +149,12 @@ func TestPrefetchEmbedsDeclaredFields(t *testing.T) {
 		})
 	}
 }
+
+// Every metric of the catalogue has a computation, and every computation a
+// catalogue entry.
+func TestEveryMetricIsComputed(t *testing.T) {
+	names := metrics.Names()
+	if got := slices.Sorted(maps.Keys(computers)); !slices.Equal(got, names) {
+		t.Errorf("computed %v, catalogue %v", got, names)
+	}
+}
