@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -124,7 +125,7 @@ var (
 	noiseAsks     = []Ask{
 		{Step: StepStatements, Calls: 2, How: "the statements of the response and of the reference (given the question)"},
 		{Step: StepVerify, Calls: 1, How: "the response's statements verified against the reference"},
-		{Step: StepVerifyPair, PerContext: 1, How: "both statement lists, labelled, verified against each retrieved context (two verify calls when the lists hold more than 30 statements)"},
+		{Step: StepVerifyPair, PerContext: 1, How: "both statement lists, labelled, verified against each retrieved context (two verify calls, one per list, when the lists are long)"},
 	}
 )
 
@@ -140,7 +141,7 @@ var catalogue = declare([]Metric{
 		Description: "share of the top-k contexts useful for the reference answer"},
 	{Name: ContextRecallName, Needs: []Field{UserInput, RetrievedContexts, Reference}, Default: true, Gated: true, OfflineUnreliable: true,
 		Asks:        []Ask{{Step: StepAttribute, Calls: 1, How: "each sentence of the reference attributed (or not) to the joined contexts, in one call"}},
-		Description: "share of reference statements supported by the retrieved contexts"},
+		Description: "share of reference sentences attributed to the retrieved contexts"},
 	{Name: FaithfulnessName, Needs: []Field{UserInput, RetrievedContexts, Response}, Default: true, Gated: true,
 		Asks: []Ask{
 			{Step: StepStatements, Calls: 1, How: "the statements of the response (given the question)"},
@@ -149,7 +150,7 @@ var catalogue = declare([]Metric{
 		Description: "share of response statements supported by the retrieved contexts"},
 	{Name: AnswerRelevancyName, Aliases: []string{"response_relevancy"}, Needs: []Field{UserInput, Response}, Default: true, Gated: true, OfflineUnreliable: true,
 		Asks: []Ask{
-			{Step: StepQuestion, Calls: 1, How: "questions the response answers, strictness answers (default 3) in one call, each flagged if noncommittal"},
+			{Step: StepQuestion, Calls: 1, How: "questions the response answers, strictness answers (default " + strconv.Itoa(DefaultStrictness) + ") in one call, each flagged if noncommittal"},
 			{Step: StepEmbed, Embeds: []Field{UserInput}, How: "the question and the generated questions"},
 		},
 		Range:       cosineRange,
