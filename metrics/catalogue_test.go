@@ -229,3 +229,48 @@ func TestScoreRange(t *testing.T) {
 		t.Errorf("AnswerCorrectness at its lowest = %v, want -0.25", got)
 	}
 }
+
+// TestGatedByDefault: the core judge metrics gate when the thresholds name
+// none, in catalogue order.
+func TestGatedByDefault(t *testing.T) {
+	want := []string{ContextPrecisionName, ContextRecallName, FaithfulnessName, AnswerRelevancyName, FactualCorrectnessName}
+	if got := GatedByDefault(); !slices.Equal(got, want) {
+		t.Errorf("GatedByDefault() = %v, want %v", got, want)
+	}
+}
+
+// TestAsksAreWellFormed: every ask of the catalogue and of the user kinds
+// says how it asks; a chat step is asked at least once per sample or per
+// context; the embed step names what it embeds ahead, among the fields the
+// metric needs; Steps are the asks' steps.
+func TestAsksAreWellFormed(t *testing.T) {
+	all := Catalogue()
+	for _, k := range Kinds {
+		d := Definition{Name: "u_" + string(k), Kind: k, Reads: []string{"response"}}
+		all = append(all, d.Metric())
+	}
+	for _, m := range all {
+		for _, a := range m.Asks {
+			if a.How == "" {
+				t.Errorf("%s: %s ask does not say how", m.Name, a.Step)
+			}
+			if a.Step == StepEmbed {
+				if a.Calls != 0 || a.PerContext != 0 || len(a.Embeds) == 0 {
+					t.Errorf("%s: embed ask %+v: texts batched across samples, fields named", m.Name, a)
+				}
+				for _, f := range a.Embeds {
+					if !slices.Contains(m.Needs, f) {
+						t.Errorf("%s embeds %s, which it does not need", m.Name, f)
+					}
+				}
+				continue
+			}
+			if a.CallsFor(0) < 0 || a.CallsFor(1) < 1 || len(a.Embeds) > 0 {
+				t.Errorf("%s: %s ask %+v", m.Name, a.Step, a)
+			}
+		}
+		if got := stepsOf(m.Asks); !slices.Equal(got, m.Steps) {
+			t.Errorf("%s: Steps %v, asks' steps %v", m.Name, m.Steps, got)
+		}
+	}
+}

@@ -28,8 +28,8 @@ const (
 // Kinds lists the kinds in documentation order.
 var Kinds = []Kind{KindCritic, KindRubric, KindNumeric}
 
-// LLM reports whether metrics of this kind need a judge.
-func (k Kind) LLM() bool { return k == KindCritic || k == KindRubric }
+// LLM reports whether metrics of this kind need a judge (KindAsks).
+func (k Kind) LLM() bool { return len(KindAsks[k]) > 0 }
 
 // Transform is applied to a numeric metric's value before it is scored.
 type Transform string
@@ -148,16 +148,19 @@ var unbounded = [2]float64{math.Inf(-1), math.Inf(1)}
 // sample fields it reads (a missing one leaves the score undefined like
 // for a built-in metric).
 func (d *Definition) Metric() Metric {
-	m := Metric{Name: d.Name, Needs: d.Fields(), Direction: d.Direction, Description: d.Description, User: d}
-	switch d.Kind {
-	case KindCritic:
-		m.Steps = []Step{StepCritic}
-	case KindRubric:
-		m.Steps = []Step{StepRubric}
-	case KindNumeric:
+	m := Metric{Name: d.Name, Needs: d.Fields(), Direction: d.Direction, Description: d.Description, User: d, Asks: KindAsks[d.Kind]}
+	m.Steps = stepsOf(m.Asks)
+	if d.Kind == KindNumeric {
 		m.Range = unbounded
 	}
 	return m
+}
+
+// KindAsks declares, per kind of user-defined metric, the judge steps a
+// metric of the kind asks of each sample (a numeric metric asks none).
+var KindAsks = map[Kind][]Ask{
+	KindCritic: {{Step: StepCritic, Calls: 1, How: "the criterion, answered yes or no: votes answers in one call, the majority wins"}},
+	KindRubric: {{Step: StepRubric, Calls: 1, How: "the level of the rubric that fits the sample"}},
 }
 
 // SampleData is what a critic or rubric shows the judge of a sample: the

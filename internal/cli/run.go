@@ -622,7 +622,7 @@ func dryRun(env Env, o *Options, samples []metrics.Sample, ms []metrics.Metric) 
 		capContexts(o.Limits.MaxContexts, samples)
 		fmt.Fprintln(env.Stdout, "with a target, each answer is estimated as the reference (or the question) and its contexts as the reference contexts, where the dataset has none")
 	}
-	est := openaicompat.EstimateCalls(samples, ms, o.Strictness)
+	est := eval.EstimateCalls(samples, ms, o.Strictness)
 	p, err := prices(env, o)
 	if err != nil {
 		return err

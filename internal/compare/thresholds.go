@@ -117,11 +117,9 @@ func (t Thresholds) WithSegments(keys ...string) Thresholds {
 	return t
 }
 
-// CoreMetrics are the metrics gated by default: the core judge metrics.
-var CoreMetrics = []string{
-	metrics.ContextPrecisionName, metrics.ContextRecallName, metrics.FaithfulnessName,
-	metrics.AnswerRelevancyName, metrics.FactualCorrectnessName,
-}
+// CoreMetrics are the metrics gated by default: the core judge metrics,
+// those the catalogue declares Gated.
+var CoreMetrics = metrics.GatedByDefault()
 
 // Gated reports whether a metric (name or alias) belongs to the gated
 // family: it is listed in Gate (CoreMetrics when Gate is nil) or has a

@@ -15,20 +15,23 @@ var nan = math.NaN()
 
 func isNaN(x float64) bool { return math.IsNaN(x) }
 
-// compute returns the metric's score for the sample, a reason (why it is
-// undefined, or what the judge found wrong), and an error when a judge step
-// failed.
-func (e *sampleEval) compute(m metrics.Metric) (float64, string, error) {
-	s := e.s
-	switch m.Name {
-	case metrics.ContextPrecisionName:
-		v, reason, err := e.usefulness(m.Name, s.Reference)
+// computer computes one built-in metric for the sample: the score, a
+// reason (why it is undefined, or what the judge found wrong), and an
+// error when a judge step failed. It asks the steps the metric's
+// catalogue entry declares (TestDeclaredStepsAreAsked).
+type computer func(e *sampleEval, name string) (float64, string, error)
+
+// computers holds the computation of every built-in metric, by name.
+var computers = map[string]computer{
+	metrics.ContextPrecisionName: func(e *sampleEval, name string) (float64, string, error) {
+		v, reason, err := e.usefulness(name, e.s.Reference)
 		if err != nil {
 			return nan, "", err
 		}
 		return metrics.AveragePrecision(v), reason, nil
-	case metrics.PrecisionAtKName:
-		v, reason, err := e.usefulness(m.Name, s.Reference)
+	},
+	metrics.PrecisionAtKName: func(e *sampleEval, name string) (float64, string, error) {
+		v, reason, err := e.usefulness(name, e.s.Reference)
 		if err != nil {
 			return nan, "", err
 		}
@@ -36,63 +39,83 @@ func (e *sampleEval) compute(m metrics.Metric) (float64, string, error) {
 			return nan, "no retrieved contexts", nil
 		}
 		return metrics.PrecisionAtK(v), reason, nil
-	case metrics.ContextUtilizationName:
-		v, reason, err := e.usefulness(m.Name, s.Response)
+	},
+	metrics.ContextUtilizationName: func(e *sampleEval, name string) (float64, string, error) {
+		v, reason, err := e.usefulness(name, e.s.Response)
 		if err != nil {
 			return nan, "", err
 		}
 		return metrics.AveragePrecision(v), reason, nil
-	case metrics.ContextRecallName:
-		return e.contextRecall(m.Name)
-	case metrics.FaithfulnessName:
-		return e.supported(m.Name, s.Response, strings.Join(s.RetrievedContexts, "\n"), "response")
-	case metrics.AnswerRelevancyName:
-		return e.answerRelevancy(m.Name)
-	case metrics.FactualCorrectnessName:
-		resp, ref, reason, err := e.factualVerdicts(m.Name)
+	},
+	metrics.ContextRecallName: (*sampleEval).contextRecall,
+	metrics.FaithfulnessName: func(e *sampleEval, name string) (float64, string, error) {
+		return e.supported(name, e.s.Response, strings.Join(e.s.RetrievedContexts, "\n"), "response")
+	},
+	metrics.AnswerRelevancyName: (*sampleEval).answerRelevancy,
+	metrics.FactualCorrectnessName: func(e *sampleEval, name string) (float64, string, error) {
+		resp, ref, reason, err := e.factualVerdicts(name)
 		if err != nil {
 			return nan, "", err
 		}
 		return metrics.FactualCorrectness(resp, ref, metrics.FactualF1, metrics.DefaultBeta), reason, nil
-	case metrics.NoiseSensitivityRelevantName:
-		return e.noiseSensitivity(m.Name, metrics.NoiseRelevant)
-	case metrics.NoiseSensitivityIrrelevantName:
-		return e.noiseSensitivity(m.Name, metrics.NoiseIrrelevant)
-	case metrics.SemanticSimilarityName:
-		sim, err := e.similarity(m.Name)
+	},
+	metrics.NoiseSensitivityRelevantName: func(e *sampleEval, name string) (float64, string, error) {
+		return e.noiseSensitivity(name, metrics.NoiseRelevant)
+	},
+	metrics.NoiseSensitivityIrrelevantName: func(e *sampleEval, name string) (float64, string, error) {
+		return e.noiseSensitivity(name, metrics.NoiseIrrelevant)
+	},
+	metrics.SemanticSimilarityName: func(e *sampleEval, name string) (float64, string, error) {
+		sim, err := e.similarity(name)
 		if err != nil {
 			return nan, "", err
 		}
 		return sim, "", nil
-	case metrics.AnswerCorrectnessName:
-		resp, ref, reason, err := e.factualVerdicts(m.Name)
+	},
+	metrics.AnswerCorrectnessName: func(e *sampleEval, name string) (float64, string, error) {
+		resp, ref, reason, err := e.factualVerdicts(name)
 		if err != nil {
 			return nan, "", err
 		}
-		sim, err := e.similarity(m.Name)
+		sim, err := e.similarity(name)
 		if err != nil {
 			return nan, "", err
 		}
 		tp, fp, fn := metrics.FactualCounts(resp, ref, metrics.FactualF1)
 		return metrics.AnswerCorrectness(tp, fp, fn, sim, metrics.DefaultAnswerCorrectnessWeights, metrics.DefaultBeta), reason, nil
-	case metrics.IDContextPrecisionName:
-		e.noteIDs(m.Name)
-		return undefinedIfNaN(metrics.IDContextPrecision(s.RetrievedContextIDs, s.ReferenceContextIDs), "no retrieved context ids")
-	case metrics.IDContextRecallName:
-		return undefinedIfNaN(metrics.IDContextRecall(s.RetrievedContextIDs, s.ReferenceContextIDs), "no reference context ids")
-	case metrics.NonLLMContextPrecisionName:
-		e.noteSimilar(m.Name)
-		return undefinedIfNaN(metrics.NonLLMContextPrecision(s.RetrievedContexts, s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
-	case metrics.NonLLMContextRecallName:
-		return undefinedIfNaN(metrics.NonLLMContextRecall(s.RetrievedContexts, s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
-	case metrics.StringSimilarityName:
-		return metrics.StringSimilarity(s.Reference, s.Response, metrics.Levenshtein), "", nil
-	case metrics.ExactMatchName:
-		return metrics.ExactMatch(s.Reference, s.Response), "", nil
-	case metrics.StringPresenceName:
-		return metrics.StringPresence(s.Reference, s.Response), "", nil
+	},
+	metrics.IDContextPrecisionName: func(e *sampleEval, name string) (float64, string, error) {
+		e.noteIDs(name)
+		return undefinedIfNaN(metrics.IDContextPrecision(e.s.RetrievedContextIDs, e.s.ReferenceContextIDs), "no retrieved context ids")
+	},
+	metrics.IDContextRecallName: func(e *sampleEval, _ string) (float64, string, error) {
+		return undefinedIfNaN(metrics.IDContextRecall(e.s.RetrievedContextIDs, e.s.ReferenceContextIDs), "no reference context ids")
+	},
+	metrics.NonLLMContextPrecisionName: func(e *sampleEval, name string) (float64, string, error) {
+		e.noteSimilar(name)
+		return undefinedIfNaN(metrics.NonLLMContextPrecision(e.s.RetrievedContexts, e.s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
+	},
+	metrics.NonLLMContextRecallName: func(e *sampleEval, _ string) (float64, string, error) {
+		return undefinedIfNaN(metrics.NonLLMContextRecall(e.s.RetrievedContexts, e.s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
+	},
+	metrics.StringSimilarityName: func(e *sampleEval, _ string) (float64, string, error) {
+		return metrics.StringSimilarity(e.s.Reference, e.s.Response, metrics.Levenshtein), "", nil
+	},
+	metrics.ExactMatchName: func(e *sampleEval, _ string) (float64, string, error) {
+		return metrics.ExactMatch(e.s.Reference, e.s.Response), "", nil
+	},
+	metrics.StringPresenceName: func(e *sampleEval, _ string) (float64, string, error) {
+		return metrics.StringPresence(e.s.Reference, e.s.Response), "", nil
+	},
+}
+
+// compute computes a built-in metric for the sample (see computer).
+func (e *sampleEval) compute(m metrics.Metric) (float64, string, error) {
+	c, ok := computers[m.Name]
+	if !ok {
+		return nan, "", fmt.Errorf("metric %q is not implemented", m.Name)
 	}
-	return nan, "", fmt.Errorf("metric %q is not implemented", m.Name)
+	return c(e, m.Name)
 }
 
 func undefinedIfNaN(v float64, reason string) (float64, string, error) {

@@ -35,16 +35,21 @@ type prefetcher struct {
 	ctx     context.Context
 	j       judge.Judge
 	samples []metrics.Sample
-	// question and pair tell which texts the metrics embed: the question
-	// (answer relevancy), the reference and the response (semantic
-	// similarity, answer correctness).
-	question, pair bool
-	wg             sync.WaitGroup
+	// embeds are the metrics' embed steps: the fields whose texts they
+	// embed, for samples that have every field the metric needs.
+	embeds []embedAhead
+	wg     sync.WaitGroup
 
 	mu      sync.Mutex
 	next    int            // first sample not in a batch yet
 	batches int            // batches started
 	of      map[int]*batch // sample index -> its batch, until the sample is done
+}
+
+// embedAhead is what one metric embeds ahead: the texts of fields, for the
+// samples that have needs.
+type embedAhead struct {
+	needs, fields []metrics.Field
 }
 
 // batch is one prefetch call and the samples it serves.
@@ -54,14 +59,15 @@ type batch struct {
 	release func()
 }
 
+// newPrefetcher reads from the metrics' declarations (metrics.Ask.Embeds)
+// which texts to embed ahead.
 func newPrefetcher(ctx context.Context, j judge.Judge, samples []metrics.Sample, ms []metrics.Metric) *prefetcher {
 	p := &prefetcher{ctx: ctx, j: j, samples: samples, of: map[int]*batch{}}
 	for _, m := range ms {
-		switch m.Name {
-		case metrics.AnswerRelevancyName:
-			p.question = true
-		case metrics.SemanticSimilarityName, metrics.AnswerCorrectnessName:
-			p.pair = true
+		for _, a := range m.Asks {
+			if len(a.Embeds) > 0 {
+				p.embeds = append(p.embeds, embedAhead{needs: m.Needs, fields: a.Embeds})
+			}
 		}
 	}
 	return p
@@ -69,7 +75,7 @@ func newPrefetcher(ctx context.Context, j judge.Judge, samples []metrics.Sample,
 
 // ahead makes sure the batch of sample i and the next one are asked for.
 func (p *prefetcher) ahead(i int) {
-	if !p.question && !p.pair {
+	if len(p.embeds) == 0 {
 		return
 	}
 	p.mu.Lock()
@@ -133,18 +139,26 @@ func (p *prefetcher) wait() { p.wg.Wait() }
 
 // texts appends the texts of s to embed that are not in seen.
 func (p *prefetcher) texts(s *metrics.Sample, seen map[string]bool, out []string) []string {
-	add := func(f metrics.Field) {
-		if t := s.String(f); s.Has(f) && !seen[t] {
-			seen[t] = true
-			out = append(out, t)
+	for _, e := range p.embeds {
+		if !hasAll(s, e.needs) {
+			continue
+		}
+		for _, f := range e.fields {
+			if t := s.String(f); !seen[t] {
+				seen[t] = true
+				out = append(out, t)
+			}
 		}
 	}
-	if p.question && s.Has(metrics.Response) {
-		add(metrics.UserInput)
-	}
-	if p.pair && s.Has(metrics.Reference) && s.Has(metrics.Response) {
-		add(metrics.Reference)
-		add(metrics.Response)
-	}
 	return out
+}
+
+// hasAll reports whether s has every field of fs.
+func hasAll(s *metrics.Sample, fs []metrics.Field) bool {
+	for _, f := range fs {
+		if !s.Has(f) {
+			return false
+		}
+	}
+	return true
 }

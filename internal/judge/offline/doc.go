@@ -162,6 +162,7 @@
 // context_recall, answer_relevancy and noise_sensitivity_relevant
 // correctly in less than 0.70 of the pairs of some kind of flaw
 // (context_utilization shares context_precision's usefulness verdicts).
+// The metric catalogue declares them (metrics.Metric.OfflineUnreliable),
 // Unreliable lists them; DefaultSuite leaves them out and Declines gives
 // the reason a run that names one records for its undefined scores. The
 // steps above still answer for them (the measurement needs it).

@@ -222,9 +222,9 @@ func TestAgreementWithLabelledPairs(t *testing.T) {
 		t.Logf("%-28s all %3d pairs  accuracy %.2f [%.2f, %.2f]  lowest kind %.2f  declined=%v", m, a.N, a.Value, a.Low, a.High, worst[m], declined)
 		switch {
 		case declined && worst[m] >= 0.70:
-			t.Errorf("%s: pairwise accuracy at least 0.70 on every kind of pair: the offline judge could score it again (remove it from Unreliable)", m)
+			t.Errorf("%s: pairwise accuracy at least 0.70 on every kind of pair: the offline judge could score it again (drop OfflineUnreliable from its catalogue entry)", m)
 		case !declined && worst[m] < 0.70:
-			t.Errorf("%s: pairwise accuracy %.2f < 0.70 on one kind of pair: the offline judge must decline it (add it to Unreliable) or be improved", m, worst[m])
+			t.Errorf("%s: pairwise accuracy %.2f < 0.70 on one kind of pair: the offline judge must decline it (set OfflineUnreliable in its catalogue entry) or be improved", m, worst[m])
 		}
 	}
 	for _, m := range Unreliable {

@@ -77,20 +77,24 @@ type Judge struct {
 	opts Options
 }
 
-// Unreliable are the metrics the offline judge cannot score reliably:
-// measured on labelled pairs (honesty_test.go), it ranks the better of two
-// candidates higher in less than 0.70 of the pairs of at least one kind of
-// flaw. context_utilization has no pairs of its own: it rests on the same
+// Unreliable are the metrics the offline judge cannot score reliably: the
+// catalogue's metrics declared OfflineUnreliable (measured on labelled
+// pairs, honesty_test.go: it ranks the better of two candidates higher in
+// less than 0.70 of the pairs of at least one kind of flaw).
+// context_utilization has no pairs of its own: it rests on the same
 // usefulness verdicts as context_precision and precision_at_k, which rank
 // contexts backwards. They are left out of the offline default suite, and
 // a run that asks for one anyway leaves it undefined (Declines).
-var Unreliable = []string{
-	metrics.ContextPrecisionName,
-	metrics.ContextUtilizationName,
-	metrics.PrecisionAtKName,
-	metrics.ContextRecallName,
-	metrics.AnswerRelevancyName,
-	metrics.NoiseSensitivityRelevantName,
+var Unreliable = unreliable()
+
+func unreliable() []string {
+	var out []string
+	for _, m := range metrics.Catalogue() {
+		if m.OfflineUnreliable {
+			out = append(out, m.Name)
+		}
+	}
+	return out
 }
 
 // Declines returns the reason the offline judge gives for leaving metric

@@ -41,7 +41,7 @@ func makeSamples(n int, contexts ...int) []metrics.Sample {
 }
 
 // TestCallBudget counts chat calls at the fake server: the default suite
-// asks 2N + 10 per sample, exactly what EstimateCalls predicts, and
+// asks 2N + 10 per sample, exactly what eval.EstimateCalls predicts, and
 // embeddings go out in batches across samples.
 func TestCallBudget(t *testing.T) {
 	srv := openaitest.NewServer(t)
@@ -62,7 +62,7 @@ func TestCallBudget(t *testing.T) {
 	if got := srv.ChatCalls(); got != budget {
 		t.Errorf("%d chat calls, want 2N+10 per sample = %d", got, budget)
 	}
-	est := EstimateCalls(samples, nil, 0)
+	est := eval.EstimateCalls(samples, nil, 0)
 	if est.ChatCalls != srv.ChatCalls() {
 		t.Errorf("EstimateCalls = %d chat calls, the run made %d", est.ChatCalls, srv.ChatCalls())
 	}
@@ -116,18 +116,5 @@ func TestEstimateCost(t *testing.T) {
 	}
 	if _, err := ParsePrices([]byte(`[1, 2]`)); err == nil {
 		t.Error("a list accepted as a price table")
-	}
-}
-
-func TestEstimateCallsSkipsMissingFields(t *testing.T) {
-	s := makeSamples(1, 3)
-	noRef := s[0]
-	noRef.Present = map[metrics.Field]bool{metrics.UserInput: true, metrics.Response: true, metrics.RetrievedContexts: true}
-	est := EstimateCalls([]metrics.Sample{noRef}, nil, 0)
-	// Without a reference: statements(response), verify(response, contexts)
-	// and the question; context precision, recall, factual correctness,
-	// noise sensitivity are skipped.
-	if est.ChatCalls != 3 {
-		t.Errorf("%d calls, want 3", est.ChatCalls)
 	}
 }
