@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"errors"
@@ -26,52 +26,52 @@ const (
 	maxCompletionTokens = 1_000_000
 )
 
-// problem is one invalid option. The message names options by their key
+// Problem is one invalid option. The message names options by their key
 // (the flag name without dashes); render turns keys into what the user
 // typed: "--concurrency" on the command line, `input "concurrency"` in
 // the action.
-type problem struct {
+type Problem struct {
 	keys  []string
 	value string // the bad value, formatted, if the message shows one
 	msg   func(names []string) string
 }
 
-// bad is a value out of its valid range: "NAME VALUE: want WANT".
-func bad(key string, value any, want string) problem {
-	return problem{[]string{key}, fmt.Sprint(value), func(n []string) string { return fmt.Sprintf("%s: want %s", n[0], want) }}
+// BadValue is a value out of its valid range: "NAME VALUE: want WANT".
+func BadValue(key string, value any, want string) Problem {
+	return Problem{[]string{key}, fmt.Sprint(value), func(n []string) string { return fmt.Sprintf("%s: want %s", n[0], want) }}
 }
 
-// badText is bad for a text value, quoted.
-func badText(key, value, want string) problem {
-	return bad(key, strconv.Quote(value), want)
+// BadText is BadValue for a text value, quoted.
+func BadText(key, value, want string) Problem {
+	return BadValue(key, strconv.Quote(value), want)
 }
 
-// conflict is two options that cannot be given together.
-func conflict(a, b, fix string) problem {
-	return problem{[]string{a, b}, "", func(n []string) string { return fmt.Sprintf("%s and %s: %s", n[0], n[1], fix) }}
+// Conflict is two options that cannot be given together.
+func Conflict(a, b, fix string) Problem {
+	return Problem{[]string{a, b}, "", func(n []string) string { return fmt.Sprintf("%s and %s: %s", n[0], n[1], fix) }}
 }
 
-// wrapped is an error about one option: "NAME: ERR".
-func wrapped(key string, err error) problem {
-	return problem{[]string{key}, "", func(n []string) string { return fmt.Sprintf("%s: %v", n[0], err) }}
+// Wrapped is an error about one option: "NAME: ERR".
+func Wrapped(key string, err error) Problem {
+	return Problem{[]string{key}, "", func(n []string) string { return fmt.Sprintf("%s: %v", n[0], err) }}
 }
 
-// plain is a message that names its option itself.
-func plain(key, format string) problem {
-	return problem{[]string{key}, "", func(n []string) string { return fmt.Sprintf(format, n[0]) }}
+// Plain is a message that names its option itself.
+func Plain(key, format string) Problem {
+	return Problem{[]string{key}, "", func(n []string) string { return fmt.Sprintf(format, n[0]) }}
 }
 
-// namer renders option keys as the user gave them.
-type namer struct {
-	name     func(key string) string
-	valueSep string // between the name and a bad value
+// Namer renders option keys as the user gave them.
+type Namer struct {
+	Name     func(key string) string
+	ValueSep string // between the name and a bad value
 }
 
 var (
-	// flagName names command-line flags: --concurrency -3.
-	flagName = namer{func(key string) string { return "--" + key }, " "}
-	// inputName names action inputs: input "concurrency": -3.
-	inputName = namer{actionInput, ": "}
+	// FlagNames names command-line flags: --concurrency -3.
+	FlagNames = Namer{func(key string) string { return "--" + key }, " "}
+	// InputNames names action inputs: input "concurrency": -3.
+	InputNames = Namer{actionInput, ": "}
 )
 
 // actionInput is the action input of an option key.
@@ -87,44 +87,45 @@ func actionInput(key string) string {
 	return fmt.Sprintf("input %q", key)
 }
 
-func (p problem) render(n namer) string {
+// Render words p with the names n gives the settings.
+func (p Problem) Render(n Namer) string {
 	names := make([]string, len(p.keys))
 	for i, k := range p.keys {
-		names[i] = n.name(k)
+		names[i] = n.Name(k)
 	}
 	if p.value != "" {
-		names[0] += n.valueSep + p.value
+		names[0] += n.ValueSep + p.value
 	}
 	return p.msg(names)
 }
 
-// joinProblems renders every problem into one usage error (nil if none).
-func joinProblems(ps []problem, name namer) error {
+// JoinProblems renders every Problem into one usage error (nil if none).
+func JoinProblems(ps []Problem, name Namer) error {
 	if len(ps) == 0 {
 		return nil
 	}
 	msgs := make([]string, len(ps))
 	for i, p := range ps {
-		msgs[i] = p.render(name)
+		msgs[i] = p.Render(name)
 	}
 	return usageErr("%s", strings.Join(msgs, "; "))
 }
 
 // validate checks the options of command cmd before any work: first every
 // value and combination (no I/O), then the output paths (never one of the
-// inputs, and writable). Every problem is exit 2 naming the flag.
-func (o *Options) validate(env Env, cmd string) error {
-	if err := joinProblems(o.problems(cmd), flagName); err != nil {
+// inputs, and writable). Every Problem is exit 2 naming the flag.
+func (o *Settings) validate(env Env, cmd string) error {
+	if err := JoinProblems(o.Problems(cmd), FlagNames); err != nil {
 		return err
 	}
-	return joinProblems(o.pathProblems(env, cmd, nil), flagName)
+	return JoinProblems(o.PathProblems(env, cmd, nil), FlagNames)
 }
 
 // problems checks values, ranges and combinations; it reads no file.
 // cmd is run, check, calibrate, compare, merge or action (whose required
 // inputs are checked by the action itself).
-func (o *Options) problems(cmd string) []problem {
-	var ps []problem
+func (o *Settings) Problems(cmd string) []Problem {
+	var ps []Problem
 	ps = append(ps, o.requiredProblems(cmd)...)
 	switch cmd {
 	case "run", "check", "calibrate", "action":
@@ -143,96 +144,94 @@ func (o *Options) problems(cmd string) []problem {
 	switch cmd {
 	case "check", "compare":
 		if f := o.Format; f != "text" && f != "markdown" && f != "json" && f != "html" {
-			ps = append(ps, badText("format", f, "text, markdown, json or html"))
+			ps = append(ps, BadText("format", f, "text, markdown, json or html"))
 		}
 		if o.HTMLSamples < 1 {
-			ps = append(ps, bad("html-samples", o.HTMLSamples, "at least 1 (default 2000)"))
+			ps = append(ps, BadValue("html-samples", o.HTMLSamples, "at least 1 (default 2000)"))
 		}
 	}
 	if cmd == "check" {
 		ps = append(ps, o.baselineProblems()...)
 	}
 	if cmd == "calibrate" && !(o.Alpha > 0 && o.Alpha < 1) {
-		ps = append(ps, bad("alpha", o.Alpha, "more than 0 and less than 1 (default 0.05)"))
+		ps = append(ps, BadValue("alpha", o.Alpha, "more than 0 and less than 1 (default 0.05)"))
 	}
 	return ps
 }
 
-func (o *Options) requiredProblems(cmd string) []problem {
-	var ps []problem
+func (o *Settings) requiredProblems(cmd string) []Problem {
+	var ps []Problem
 	switch cmd {
 	case "run", "check", "calibrate":
 		if o.Dataset == "" {
-			ps = append(ps, plain("dataset", "%s is required: the golden dataset (JSONL, JSON or CSV), e.g. --dataset testdata/demo/golden.jsonl"))
+			ps = append(ps, Plain("dataset", "%s is required: the golden dataset (JSONL, JSON or CSV), e.g. --dataset testdata/demo/golden.jsonl"))
 		}
 	case "compare":
 		if o.Head == "" {
-			ps = append(ps, plain("head", "%s is required: the results file of the change, written by `gate run`"))
+			ps = append(ps, Plain("head", "%s is required: the results file of the change, written by `gate run`"))
 		}
 	}
 	switch cmd {
 	case "run", "check", "calibrate", "merge":
 		if o.Out == "" {
-			ps = append(ps, plain("out", "%s is empty: name the results file to write, e.g. results.json"))
+			ps = append(ps, Plain("out", "%s is empty: name the results file to write, e.g. results.json"))
 		}
 	}
 	return ps
 }
 
 // datasetProblems checks --field, --metrics and --shard.
-func (o *Options) datasetProblems() []problem {
-	var ps []problem
+func (o *Settings) datasetProblems() []Problem {
+	var ps []Problem
 	for _, kv := range o.Fields {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
-			ps = append(ps, badText("field", kv, "canonical=name-in-file, e.g. response=answer"))
+			ps = append(ps, BadText("field", kv, "canonical=name-in-file, e.g. response=answer"))
 		}
 	}
 	// With a metrics file, names may be user-defined: they are resolved
 	// once it is read (still before any judge call).
 	if names := o.metricNames(); len(names) > 0 && o.MetricsFile == "" {
 		if _, err := eval.Resolve(names); err != nil {
-			ps = append(ps, wrapped("metrics", err))
+			ps = append(ps, Wrapped("metrics", err))
 		}
 	}
 	if o.Shard != "" {
 		if _, _, err := results.ParseShard(o.Shard); err != nil {
-			ps = append(ps, wrapped("shard", err))
+			ps = append(ps, Wrapped("shard", err))
 		}
 	}
 	return ps
 }
 
 // judgeProblems checks the judge's enumerations and combinations.
-func (o *Options) judgeProblems() []problem {
-	var ps []problem
-	switch o.Judge {
-	case "auto", "offline", "openai", "azure":
-	default:
-		ps = append(ps, badText("judge", o.Judge, "auto, offline or openai"))
+func (o *Settings) judgeProblems() []Problem {
+	var ps []Problem
+	if !KnownJudge(o.Judge) {
+		ps = append(ps, BadText("judge", o.Judge, "auto, offline or openai"))
 	}
 	for _, l := range []struct{ key, v string }{{"claims-atomicity", o.ClaimsAtomicity}, {"claims-coverage", o.ClaimsCoverage}} {
 		if !metrics.Level(l.v).Valid() {
-			ps = append(ps, badText(l.key, l.v, "low or high (default low, as Ragas's factual correctness)"))
+			ps = append(ps, BadText(l.key, l.v, "low or high (default low, as Ragas's factual correctness)"))
 		}
 	}
 	switch o.ResponseFormat {
 	case "", "json_schema", "json_object", "none":
 	default:
-		ps = append(ps, badText("response-format", o.ResponseFormat, "json_schema, json_object or none (leave it out to start with json_schema and fall back as the server refuses)"))
+		ps = append(ps, BadText("response-format", o.ResponseFormat, "json_schema, json_object or none (leave it out to start with json_schema and fall back as the server refuses)"))
 	}
 	if o.BaseURL != "" && o.Azure.Endpoint != "" {
-		ps = append(ps, conflict("base-url", "azure-endpoint", "give one, not both (Azure OpenAI uses the endpoint; every other server the base URL)"))
+		ps = append(ps, Conflict("base-url", "azure-endpoint", "give one, not both (Azure OpenAI uses the endpoint; every other server the base URL)"))
 	}
 	return ps
 }
 
 // limitProblems checks every numeric option against its range.
-func (o *Options) limitProblems(cmd string) []problem {
-	var ps []problem
+func (o *Settings) limitProblems(cmd string) []Problem {
+	var ps []Problem
 	intIn := func(key string, v, lo, hi int, what string) {
 		if v < lo || v > hi {
-			ps = append(ps, bad(key, v, fmt.Sprintf("%d to %d %s", lo, hi, what)))
+			ps = append(ps, BadValue(key, v, fmt.Sprintf("%d to %d %s", lo, hi, what)))
 		}
 	}
 	intIn("concurrency", o.Concurrency, 1, maxConcurrency, "judge calls in flight (default 8)")
@@ -245,49 +244,49 @@ func (o *Options) limitProblems(cmd string) []problem {
 	intIn("max-retries", o.MaxRetries, 0, maxMaxRetries, "retries of a transient failure (default 5)")
 	intIn("max-completion-tokens", o.MaxTokens, 1, maxCompletionTokens, "tokens (default 4096)")
 	if o.RPM < 0 {
-		ps = append(ps, bad("rpm", o.RPM, "0 (no limit) or more requests per minute"))
+		ps = append(ps, BadValue("rpm", o.RPM, "0 (no limit) or more requests per minute"))
 	}
 	if o.TPM < 0 {
-		ps = append(ps, bad("tpm", o.TPM, "0 (no limit) or more tokens per minute"))
+		ps = append(ps, BadValue("tpm", o.TPM, "0 (no limit) or more tokens per minute"))
 	}
 	if o.MaxDuration < 0 {
-		ps = append(ps, bad("max-duration", o.MaxDuration, "0 (no limit) or more, e.g. 20m"))
+		ps = append(ps, BadValue("max-duration", o.MaxDuration, "0 (no limit) or more, e.g. 20m"))
 	}
 	switch {
 	case o.RequestTimeout <= 0:
-		ps = append(ps, bad("request-timeout", o.RequestTimeout, "more than 0, e.g. 60s (the default)"))
+		ps = append(ps, BadValue("request-timeout", o.RequestTimeout, "more than 0, e.g. 60s (the default)"))
 	case o.RequestTimeout > maxRequestTimeout:
-		ps = append(ps, bad("request-timeout", o.RequestTimeout, "at most 1h per HTTP attempt (default 60s)"))
+		ps = append(ps, BadValue("request-timeout", o.RequestTimeout, "at most 1h per HTTP attempt (default 60s)"))
 	}
 	if o.Limits.MaxContexts < 0 {
-		ps = append(ps, bad("max-contexts", o.Limits.MaxContexts, "0 (no limit) or more retrieved contexts a sample (default 50)"))
+		ps = append(ps, BadValue("max-contexts", o.Limits.MaxContexts, "0 (no limit) or more retrieved contexts a sample (default 50)"))
 	}
 	if !(o.MaxUndefined >= 0 && o.MaxUndefined <= 1) { // NaN fails both
-		ps = append(ps, bad("max-undefined", o.MaxUndefined, "a share from 0 to 1 (default 0.5; 1 turns the check off)"))
+		ps = append(ps, BadValue("max-undefined", o.MaxUndefined, "a share from 0 to 1 (default 0.5; 1 turns the check off)"))
 	}
 	return ps
 }
 
 // segmentProblems checks the --segment-by keys: none empty, at most
 // compare.MaxSegmentKeys.
-func (o *Options) segmentProblems() []problem {
-	var ps []problem
+func (o *Settings) segmentProblems() []Problem {
+	var ps []Problem
 	for _, k := range o.SegmentBy {
 		if strings.TrimSpace(k) == "" {
-			ps = append(ps, plain("segment-by", "%s has an empty key: name a dataset column, e.g. topic (several: topic,language)"))
+			ps = append(ps, Plain("segment-by", "%s has an empty key: name a dataset column, e.g. topic (several: topic,language)"))
 			break
 		}
 	}
 	if n := len(o.SegmentBy); n > compare.MaxSegmentKeys {
-		ps = append(ps, plain("segment-by", fmt.Sprintf("%%s: %d keys, at most %d (each key adds its segments' tests to the Holm family)", n, compare.MaxSegmentKeys)))
+		ps = append(ps, Plain("segment-by", fmt.Sprintf("%%s: %d keys, at most %d (each key adds its segments' tests to the Holm family)", n, compare.MaxSegmentKeys)))
 	}
 	return ps
 }
 
-// withSegments adds the --segment-by keys to the thresholds' segments: the
+// WithSegments adds the --segment-by keys to the thresholds' segments: the
 // union (a key named in both counts once) is at most
 // compare.MaxSegmentKeys, else exit 2.
-func withSegments(th compare.Thresholds, keys []string) (compare.Thresholds, error) {
+func WithSegments(th compare.Thresholds, keys []string) (compare.Thresholds, error) {
 	out := th.WithSegments(keys...)
 	if n := len(out.Segments); n > compare.MaxSegmentKeys && len(keys) > 0 {
 		return out, usageErr("--segment-by: %d segment keys with the thresholds' (%s), at most %d (each key adds its segments' tests to the Holm family)",
@@ -296,28 +295,28 @@ func withSegments(th compare.Thresholds, keys []string) (compare.Thresholds, err
 	return out, nil
 }
 
-func (o *Options) baselineProblems() []problem {
-	var ps []problem
+func (o *Settings) baselineProblems() []Problem {
+	var ps []Problem
 	if o.Baseline != "" && o.BaselineRef != "" {
-		ps = append(ps, conflict("baseline", "baseline-ref", "give one, not both"))
+		ps = append(ps, Conflict("baseline", "baseline-ref", "give one, not both"))
 	}
 	if o.BaselineRef != "" {
 		ref, path, ok := strings.Cut(o.BaselineRef, ":")
 		if !ok || ref == "" || path == "" {
-			ps = append(ps, badText("baseline-ref", o.BaselineRef, "REF:PATH, e.g. origin/main:eval/results.json"))
+			ps = append(ps, BadText("baseline-ref", o.BaselineRef, "REF:PATH, e.g. origin/main:eval/results.json"))
 		}
 	}
 	return ps
 }
 
-// namedPath is a path with the key of the option that gave it.
-type namedPath struct{ key, path string }
+// NamedPath is a path with the key of the option that gave it.
+type NamedPath struct{ Key, Path string }
 
 // ioPaths lists the files command cmd reads and writes.
-func (o *Options) ioPaths(cmd string) (in, out []namedPath) {
-	add := func(list *[]namedPath, key, p string) {
+func (o *Settings) ioPaths(cmd string) (in, out []NamedPath) {
+	add := func(list *[]NamedPath, key, p string) {
 		if p != "" {
-			*list = append(*list, namedPath{key, p})
+			*list = append(*list, NamedPath{key, p})
 		}
 	}
 	switch cmd {
@@ -346,13 +345,13 @@ func (o *Options) ioPaths(cmd string) (in, out []namedPath) {
 	return in, out
 }
 
-// pathProblems checks that no output of cmd is one of its inputs (or
+// PathProblems checks that no output of cmd is one of its inputs (or
 // another output), whatever path reaches it, and that each output can be
 // written. extraIn are further inputs (merge's positional arguments).
-func (o *Options) pathProblems(env Env, cmd string, extraIn []namedPath) []problem {
+func (o *Settings) PathProblems(env Env, cmd string, extraIn []NamedPath) []Problem {
 	in, out := o.ioPaths(cmd)
 	in = append(in, extraIn...)
-	if ps := outputProblems(env, in, out); len(ps) > 0 {
+	if ps := OutputProblems(env, in, out); len(ps) > 0 {
 		return ps
 	}
 	return o.derivedProblems(env, cmd, append(in, out...))
@@ -363,7 +362,7 @@ func (o *Options) pathProblems(env Env, cmd string, extraIn []namedPath) []probl
 // writes. A stopped target run without --save-responses saves its answers
 // beside --out (stoppedResponsesPath); the action records the pull request
 // beside its report (metaPath).
-func (o *Options) derivedProblems(env Env, cmd string, files []namedPath) []problem {
+func (o *Settings) derivedProblems(env Env, cmd string, files []NamedPath) []Problem {
 	type derived struct{ path, what, from, fromPath, fix string }
 	var ds []derived
 	switch cmd {
@@ -373,15 +372,15 @@ func (o *Options) derivedProblems(env Env, cmd string, files []namedPath) []prob
 		}
 	}
 	if cmd == "action" && o.Report != "" {
-		ds = append(ds, derived{metaPath(o.Report), "where the pull request of the report is recorded", "report", o.Report, "report"})
+		ds = append(ds, derived{MetaPath(o.Report), "where the pull request of the report is recorded", "report", o.Report, "report"})
 	}
-	var ps []problem
+	var ps []Problem
 	for _, d := range ds {
 		for _, f := range files {
-			if samePath(env.abs(d.path), env.abs(f.path)) {
-				ps = append(ps, problem{[]string{d.from, f.key, d.fix}, "", func(n []string) string {
+			if samePath(env.abs(d.path), env.abs(f.Path)) {
+				ps = append(ps, Problem{[]string{d.from, f.Key, d.fix}, "", func(n []string) string {
 					return fmt.Sprintf("%s, %s (beside %s %s), would overwrite %s %s: give %s another file",
-						d.path, d.what, n[0], d.fromPath, n[1], f.path, n[2])
+						d.path, d.what, n[0], d.fromPath, n[1], f.Path, n[2])
 				}})
 			}
 		}
@@ -389,15 +388,15 @@ func (o *Options) derivedProblems(env Env, cmd string, files []namedPath) []prob
 	return ps
 }
 
-// outputProblems checks outputs against inputs and earlier outputs, then
+// OutputProblems checks outputs against inputs and earlier outputs, then
 // whether each can be written.
-func outputProblems(env Env, in, out []namedPath) []problem {
-	var ps []problem
+func OutputProblems(env Env, in, out []NamedPath) []Problem {
+	var ps []Problem
 	for i, w := range out {
-		for _, r := range append(append([]namedPath(nil), in...), out[:i]...) {
-			if samePath(env.abs(w.path), env.abs(r.path)) {
-				ps = append(ps, problem{[]string{w.key, r.key}, "", func(n []string) string {
-					return fmt.Sprintf("%s %s would overwrite %s %s: write it to another file", n[0], w.path, n[1], r.path)
+		for _, r := range append(append([]NamedPath(nil), in...), out[:i]...) {
+			if samePath(env.abs(w.Path), env.abs(r.Path)) {
+				ps = append(ps, Problem{[]string{w.Key, r.Key}, "", func(n []string) string {
+					return fmt.Sprintf("%s %s would overwrite %s %s: write it to another file", n[0], w.Path, n[1], r.Path)
 				}})
 			}
 		}
@@ -406,8 +405,8 @@ func outputProblems(env Env, in, out []namedPath) []problem {
 		return ps
 	}
 	for _, w := range out {
-		if err := checkWritable(env.abs(w.path)); err != nil {
-			ps = append(ps, wrapped(w.key, err))
+		if err := checkWritable(env.abs(w.Path)); err != nil {
+			ps = append(ps, Wrapped(w.Key, err))
 		}
 	}
 	return ps
@@ -468,4 +467,10 @@ func checkWritable(path string) error {
 		return fmt.Errorf("cannot write %s: remove the probe file: %w", path, err)
 	}
 	return nil
+}
+
+// MetaPath is where the action records, beside its report, the pull
+// request the results are for (read by the comment mode).
+func MetaPath(reportPath string) string {
+	return strings.TrimSuffix(reportPath, filepath.Ext(reportPath)) + ".pr.json"
 }
