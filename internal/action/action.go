@@ -544,6 +544,7 @@ func (a *actionRun) check(ctx context.Context) error {
 	}
 	a.o.SegmentKeys = th.Segments
 	res, err := app.Run(ctx, a.env, a.o.RunConfig)
+	defer res.Close()
 	if err != nil {
 		return err
 	}
@@ -731,6 +732,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 		return err
 	}
 	res, err := app.Run(ctx, a.env, a.o.RunConfig)
+	defer res.Close()
 	if err != nil {
 		return err
 	}
@@ -883,9 +885,9 @@ func (a *actionRun) readMeta() (prMeta, error) {
 // cancelled check.
 const errorNoteTimeout = 20 * time.Second
 
-// outputNames are the outputs of action.yml; every run writes each of them
+// OutputNames are the outputs of action.yml; every run writes each of them
 // exactly once.
-var outputNames = []string{"passed", "verdict", "regressions", "results-path", "report-path", "summary-json"}
+var OutputNames = []string{"passed", "verdict", "regressions", "results-path", "report-path", "summary-json"}
 
 // actionOutputs collects the step outputs during a run; they are written
 // once at the end, after the final verdict is known (a comment that cannot
@@ -924,7 +926,7 @@ func (o *actionOutputs) write(pub Publisher) error {
 	}
 	o.written = true
 	vals := map[string]string{}
-	for _, n := range outputNames {
+	for _, n := range OutputNames {
 		vals[n] = o.values[n]
 	}
 	if o.summary != nil {

@@ -112,6 +112,7 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 		return nil, err
 	}
 	res, err := Run(ctx, env, c.Run)
+	defer res.Close()
 	if err != nil {
 		return nil, err
 	}

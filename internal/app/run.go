@@ -37,17 +37,32 @@ type runState struct {
 type RunResult struct {
 	File     *results.File
 	Estimate *Estimate
+	close    func()
+}
+
+// Close lets go of the run's texts, which File reads when it is encoded
+// again (a baseline stored from it): call it once done with File.
+func (r *RunResult) Close() {
+	if r != nil && r.close != nil {
+		r.close()
+		r.close = nil
+	}
 }
 
 // Run is the run use case: it loads the dataset, calls the target (if
 // any), judges the samples and writes the results file. On a fatal judge
 // error, a time-out or cancellation it still writes what finished (marked
 // incomplete) and returns both the file and the error. cfg has been
-// validated (Problems, PathProblems).
+// validated (Problems, PathProblems). The caller closes the result.
 func Run(ctx context.Context, env Env, cfg RunConfig) (*RunResult, error) {
 	o := &runState{RunConfig: cfg}
-	defer o.closeTexts()
-	return execRun(ctx, env, o)
+	res, err := execRun(ctx, env, o)
+	if res == nil {
+		o.closeTexts()
+		return nil, err
+	}
+	res.close = o.closeTexts
+	return res, err
 }
 
 // execRun loads the dataset, judges it and writes the results file. On a

@@ -345,3 +345,15 @@ func targetCall(o *target.Outcome) *results.TargetCall {
 
 // ms is d in milliseconds, to the microsecond.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// TargetSecrets reads and checks the target's configuration of c before
+// any call (a bad one is a usage error) and returns the secrets its
+// requests carry (header values from its config file and the
+// environment), for a front end to mask before anything can quote them.
+func TargetSecrets(env Env, c RunConfig) ([]string, error) {
+	o := &runState{RunConfig: c}
+	if err := o.buildTarget(env); err != nil || o.target == nil {
+		return nil, err
+	}
+	return o.target.Secrets, nil
+}

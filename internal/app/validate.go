@@ -111,17 +111,18 @@ func JoinProblems(ps []Problem, name Namer) error {
 	return usageErr("%s", strings.Join(msgs, "; "))
 }
 
-// validate checks the options of command cmd before any work: first every
-// value and combination (no I/O), then the output paths (never one of the
-// inputs, and writable). Every Problem is exit 2 naming the flag.
-func (o *Settings) validate(env Env, cmd string) error {
-	if err := JoinProblems(o.Problems(cmd), FlagNames); err != nil {
+// Validate checks the settings of command cmd before any work: first
+// every value and combination (no I/O), then the output paths (never one
+// of the inputs, and writable). Every problem is a usage error naming the
+// setting as n names it.
+func (o *Settings) Validate(env Env, cmd string, n Namer) error {
+	if err := JoinProblems(o.Problems(cmd), n); err != nil {
 		return err
 	}
-	return JoinProblems(o.PathProblems(env, cmd, nil), FlagNames)
+	return JoinProblems(o.PathProblems(env, cmd, nil), n)
 }
 
-// problems checks values, ranges and combinations; it reads no file.
+// Problems checks values, ranges and combinations; it reads no file.
 // cmd is run, check, calibrate, compare, merge or action (whose required
 // inputs are checked by the action itself).
 func (o *Settings) Problems(cmd string) []Problem {

@@ -1,6 +1,6 @@
-// Package cli implements the gate command: flag parsing, subcommands, exit
-// codes, and the wiring of concrete types (dataset loader, judges, stores,
-// GitHub clients). It is the only package that chooses implementations.
+// Package cli implements the gate command: flags, validation, help, exit
+// codes and printing. The work is done by the use cases of package app;
+// `gate action` hands over to package action, the GitHub Action front end.
 package cli
 
 import (
@@ -11,6 +11,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/raggate/raggate/internal/app"
 	"github.com/raggate/raggate/internal/redact"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/internal/suggest"
@@ -39,6 +40,40 @@ type Env struct {
 	// writes (set by Main; see secrets.go).
 	red *redact.Redactor
 }
+
+// app is the environment of the use cases: their log is standard error.
+func (e Env) app() app.Env {
+	return app.Env{Version: version(), Log: e.Stderr, Getenv: e.Getenv, Environ: e.Environ, Dir: e.Dir,
+		Clock: e.Clock, Red: e.red, NewSpill: e.newSpill}
+}
+
+// Clock is the time of the waits between retries (see app.Clock).
+type Clock = app.Clock
+
+// withRedaction returns env with stdout and stderr redacted, knowing the
+// secrets the environment holds before any flag is read. Secrets never
+// leave the process: each use case adds the secrets of its configuration
+// (app.Env.Protect) before it uses them.
+func withRedaction(env Env) Env {
+	if env.red != nil {
+		return env
+	}
+	env.red = redact.New(env.getenv("GITHUB_TOKEN"), env.getenv(app.DefaultRunConfig().APIKeyEnv))
+	env.Stdout = env.red.Writer(env.Stdout)
+	env.Stderr = env.red.Writer(env.Stderr)
+	return env
+}
+
+// rawStdout is stdout without redaction, for the ::add-mask:: commands
+// that tell the runner what to hide.
+func (e Env) rawStdout() io.Writer {
+	if w, ok := e.Stdout.(*redact.Writer); ok {
+		return w.W
+	}
+	return e.Stdout
+}
+
+func (e Env) abs(p string) string { return e.app().Abs(p) }
 
 func (e Env) getenv(k string) string {
 	if e.Getenv == nil {
@@ -143,7 +178,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return &exitError{code: ExitUsage, err: err}
+		return app.WithKind(app.KindUsage, err)
 	}
 	if fs.NArg() > 0 {
 		return usageErr("%s: unexpected argument %q (flags go before nothing else; see 'gate help %s')", fs.Name(), fs.Arg(0), strings.TrimPrefix(fs.Name(), "gate "))
@@ -156,8 +191,3 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
-// logf writes one line to standard error (which Main redacts).
-func (e Env) logf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, format+"\n", args...)
-}

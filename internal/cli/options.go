@@ -1,138 +1,34 @@
 package cli
 
 import (
+	"errors"
 	"flag"
-	"fmt"
-	"github.com/raggate/raggate/internal/htmlreport"
-	"github.com/raggate/raggate/internal/results"
-	"path/filepath"
-	"strings"
+	"strconv"
 	"time"
 
-	"github.com/raggate/raggate/internal/dataset"
-	"github.com/raggate/raggate/internal/judge/openaicompat"
-	"github.com/raggate/raggate/metrics"
+	"github.com/raggate/raggate/internal/app"
 )
 
-// Options is every setting of every command. Flags and GitHub Action
-// inputs both fill it, so the two front ends cannot drift apart.
+// Options are the settings the flags fill: the action's inputs fill the
+// same app.Settings, so the two front ends cannot drift apart.
 type Options struct {
-	// Dataset and its mapping.
-	Dataset   string
-	Responses string
-	Fields    []string // canonical=name-in-file
-	Metrics   string   // comma-separated; empty = default suite
-	// MetricsFile defines user-defined metrics (package usermetric);
-	// userDefs are its definitions once read.
-	MetricsFile string
-	userDefs    []metrics.Definition
-	// Target, when configured, answers the questions instead of the
-	// dataset's responses (gate run --target).
-	Target targetOptions
-	// StrictFields makes extra dataset columns errors instead of metadata.
-	StrictFields bool
-	Limits       Limits // dataset size limits
-
-	// Judge.
-	Judge          string // auto | offline | openai
-	Model          string
-	EmbeddingModel string
-	BaseURL        string
-	APIKeyEnv      string
-	APIKey         string // from the action input; never logged
-	Concurrency    int
-	Strictness     int
-	Repeats        int
-	MaxUndefined   float64
-	CacheDir       string
-	NoCache        bool
-	MaxDuration    time.Duration
-	Azure          struct{ Endpoint, APIVersion, Deployment, EmbeddingDeployment string }
-	Headers        []string // K=V
-	RPM, TPM       int
-	RequestTimeout time.Duration
-	MaxRetries     int
-	Seed           int
-	NoSeed         bool
-	Alpha          float64 // calibrate: significance level of the minimum detectable effect
-	MaxTokens      int
-	ResponseFormat string
-	Prices         string
-	DryRun         bool
-
-	// ClaimsAtomicity and ClaimsCoverage: low or high (factual correctness).
-	ClaimsAtomicity, ClaimsCoverage string
-
-	// Output.
-	Out   string
-	Quiet bool
-	// RecordTexts records each sample's response, retrieved contexts and
-	// the judge's evidence in the results file (for the HTML report);
-	// texts holds them on disk while the run lasts.
-	RecordTexts bool
-	texts       *results.Spill
-	textsLost   string   // why the results have no texts after all (a full temporary directory)
-	warnings    []string // for the results file (contexts cut by --max-contexts)
-	Shard       string   // i/n: judge only this shard of the dataset
-	Format      string   // markdown | text | json (compare, check)
-	// History is a directory of earlier results files whose trend the
-	// report shows (compare, check).
-	History string
-	Report  string // where compare/check write the report
-	// HTMLSamples is how many samples, the worst, an HTML report lists.
-	HTMLSamples int
-
-	// Comparison.
-	Base        string
-	Head        string
-	Thresholds  string
-	Baseline    string
-	BaselineRef string
-	// SegmentBy are metadata keys to compare segment by segment, added to
-	// the thresholds' segments.
-	SegmentBy []string
-	// segmentKeys are every segment key of a check (the thresholds' and
-	// SegmentBy): the dataset must have each, checked before judging.
-	segmentKeys []string
-	// checkDataset, when set, checks the loaded dataset before any judge
-	// call (gate agree: the label columns).
-	checkDataset func(*dataset.Dataset) error
+	app.Settings
 }
 
-func defaultOptions() Options {
-	return Options{
-		Judge:        "auto",
-		APIKeyEnv:    "OPENAI_API_KEY",
-		Concurrency:  8,
-		Strictness:   3,
-		Out:          "results.json",
-		Format:       "text",
-		CacheDir:     ".raggate-cache",
-		Seed:         42,
-		MaxUndefined: 0.5,
-		MaxRetries:   openaicompat.DefaultMaxRetries,
-		Repeats:      1,
-		// Ragas's factual-correctness defaults.
-		ClaimsAtomicity: string(metrics.DefaultClaimsAtomicity),
-		ClaimsCoverage:  string(metrics.DefaultClaimsCoverage),
-		// Explicit defaults, so that a 0 given on the command line is
-		// seen (and refused) rather than taken for "not given".
-		RequestTimeout: openaicompat.DefaultRequestTimeout,
-		MaxTokens:      openaicompat.DefaultMaxCompletionTokens,
-		Alpha:          0.05,
-		Limits:         defaultLimits(),
-		RecordTexts:    true,
-		HTMLSamples:    htmlreport.DefaultLimit,
-	}
+func defaultOptions() Options { return Options{app.DefaultSettings()} }
+
+// validate checks the options of command cmd before any work (see
+// app.Settings.Validate); every problem is exit 2 naming the flag.
+func (o *Options) validate(env Env, cmd string) error {
+	return o.Settings.Validate(env.app(), cmd, app.FlagNames)
 }
 
-// closeTexts removes the run's texts file (see RecordTexts); a results
-// file it supplied texts to must be written before.
-func (o *Options) closeTexts() {
-	if o.texts != nil {
-		o.texts.Close()
-		o.texts = nil
-	}
+// loadUserMetrics reads --metrics-file, before the dataset and any judge
+// call: a bad definition is exit 2 with its line.
+func (o *Options) loadUserMetrics(env Env) error {
+	defs, err := app.LoadUserMetrics(env.app(), o.MetricsFile)
+	o.UserDefs = defs
+	return err
 }
 
 func (o *Options) bindDataset(fs *flag.FlagSet) {
@@ -183,37 +79,69 @@ func (o *Options) bindOut(fs *flag.FlagSet) {
 	fs.BoolVar(&o.RecordTexts, "record-texts", o.RecordTexts, "record each sample's response, retrieved contexts and the judge's evidence in the results file (for --format html); =false keeps scores and reasons only")
 }
 
-// fieldMapping parses the --field values.
-func (o *Options) fieldMapping() (map[string]string, error) {
-	if len(o.Fields) == 0 {
-		return nil, nil
-	}
-	m := make(map[string]string, len(o.Fields))
-	for _, kv := range o.Fields {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--field %q: want canonical=name-in-file, e.g. --field response=answer", kv)
-		}
-		m[k] = v
-	}
-	return m, nil
+func (o *Options) bindLimits(fs *flag.FlagSet) {
+	fs.Var(&o.Limits.MaxLineSize, "max-line-size", "longest line of a JSON Lines dataset, one sample (`size`, e.g. 64M; 0: no limit)")
+	fs.Var(&o.Limits.MaxDatasetSize, "max-dataset-size", "largest dataset or responses file (`size`, e.g. 4G; 0: no limit)")
+	fs.IntVar(&o.Limits.MaxContexts, "max-contexts", o.Limits.MaxContexts, "judge at most `n` retrieved contexts of a sample, the first ones, from the dataset or the target (0: no limit)")
 }
 
-func (o *Options) metricNames() []string {
-	var out []string
-	for _, n := range strings.Split(o.Metrics, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
+func (o *Options) bindTarget(fs *flag.FlagSet) {
+	t := &o.Target
+	fs.StringVar(&t.URL, "target", t.URL, "call the pipeline at this `URL` for every sample instead of reading its responses (README: Targets)")
+	fs.StringVar(&t.Cmd, "target-cmd", t.Cmd, "call the pipeline as this `command`: JSON Lines on stdin and stdout")
+	fs.BoolVar(&t.PerSample, "target-per-sample", t.PerSample, "start the target command once per sample instead of keeping it running")
+	fs.StringVar(&t.Config, "target-config", t.Config, "YAML `file` with a target: section (flags override it)")
+	fs.StringVar(&t.Method, "target-method", t.Method, "HTTP `method` of the target (default POST)")
+	fs.Var((*listFlag)(&t.Headers), "target-header", "HTTP header `NAME=VALUE` sent to the target, ${VAR} expanded from the environment (repeatable)")
+	fs.StringVar(&t.Body, "target-body", t.Body, "JSON request `template`, e.g. '{\"query\": \"{{user_input}}\"}' (default {\"id\": \"{{id}}\", \"user_input\": \"{{user_input}}\"})")
+	fs.StringVar(&t.Response, "target-response-path", t.Response, "`path` of the answer in the reply (default response)")
+	fs.StringVar(&t.Contexts, "target-contexts-path", t.Contexts, "`path` of the retrieved contexts in the reply, e.g. sources[*].text (default retrieved_contexts, if present)")
+	fs.StringVar(&t.ContextIDs, "target-context-ids-path", t.ContextIDs, "`path` of the retrieved context ids in the reply (default retrieved_context_ids, if present)")
+	fs.StringVar(&t.Usage, "target-usage-path", t.Usage, "`path` of the token usage in the reply (default usage, if present)")
+	fs.StringVar(&t.ID, "target-id-path", t.ID, "`path` of the request's id in the reply, which must then be the sample's (default id, checked when present for a command target)")
+	fs.Var(optInt{&t.Concurrency}, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
+	fs.Var(optDuration{&t.Timeout}, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
+	fs.Var(optInt{&t.Retries}, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
+	fs.Var((*listFlag)(&t.Env), "target-env", "environment variable `NAME` a command target is given although it holds a secret of the gate (repeatable), e.g. OPENAI_API_KEY")
+	fs.StringVar(&t.SaveResponses, "save-responses", t.SaveResponses, "write the target's answers to this JSON Lines `file`, to re-judge with --responses")
+	fs.Float64Var(&t.MaxFailures, "max-target-failures", t.MaxFailures, "exit 3 when the target call fails for more than this `share` of the samples (0 to 1; default 0)")
 }
 
-// abs resolves p against the environment's working directory.
-func (e Env) abs(p string) string {
-	if p == "" || filepath.IsAbs(p) || e.Dir == "" {
-		return p
+// optInt is an int flag that records whether it was given: *p stays nil
+// until it is.
+type optInt struct{ p **int }
+
+func (s optInt) String() string {
+	if s.p == nil || *s.p == nil {
+		return ""
 	}
-	return filepath.Join(e.Dir, p)
+	return strconv.Itoa(**s.p)
+}
+
+func (s optInt) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil {
+		return errors.New("not an integer")
+	}
+	*s.p = &n
+	return nil
+}
+
+// optDuration is a duration flag that records whether it was given.
+type optDuration struct{ p **time.Duration }
+
+func (s optDuration) String() string {
+	if s.p == nil || *s.p == nil {
+		return ""
+	}
+	return (**s.p).String()
+}
+
+func (s optDuration) Set(v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return errors.New("not a duration such as 30s")
+	}
+	*s.p = &d
+	return nil
 }
