@@ -544,10 +544,10 @@ func (a *actionRun) check(ctx context.Context) error {
 	}
 	a.o.SegmentKeys = th.Segments
 	res, err := app.Run(ctx, a.env, a.o.RunConfig)
-	defer res.Close()
 	if err != nil {
 		return err
 	}
+	defer res.Close()
 	head := res.File
 	if err := a.writeMeta(); err != nil {
 		return err
@@ -732,10 +732,10 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 		return err
 	}
 	res, err := app.Run(ctx, a.env, a.o.RunConfig)
-	defer res.Close()
 	if err != nil {
 		return err
 	}
+	defer res.Close()
 	f := res.File
 	if f.Git == nil {
 		f.Git = &results.Git{}

@@ -90,7 +90,9 @@ func agreeScores(ctx context.Context, env Env, c *AgreeConfig, spec agree.Spec) 
 		return err
 	}
 	res, err := Run(ctx, env, *o)
-	defer res.Close()
+	if err == nil {
+		defer res.Close()
+	}
 	var f *results.File
 	if res != nil {
 		if res.Estimate != nil {

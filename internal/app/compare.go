@@ -112,10 +112,10 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 		return nil, err
 	}
 	res, err := Run(ctx, env, c.Run)
-	defer res.Close()
 	if err != nil {
 		return nil, err
 	}
+	defer res.Close()
 	if res.File == nil {
 		return &Comparison{Estimate: res.Estimate}, nil
 	}

@@ -48,10 +48,10 @@ type Calibration struct {
 // times and measures the judge noise at significance level alpha.
 func Calibrate(ctx context.Context, env Env, cfg RunConfig, alpha float64) (*Calibration, error) {
 	res, err := Run(ctx, env, cfg)
-	defer res.Close()
 	if err != nil {
 		return nil, err
 	}
+	defer res.Close()
 	if res.File == nil {
 		return &Calibration{Estimate: res.Estimate}, nil
 	}

@@ -53,16 +53,18 @@ func (r *RunResult) Close() {
 // any), judges the samples and writes the results file. On a fatal judge
 // error, a time-out or cancellation it still writes what finished (marked
 // incomplete) and returns both the file and the error. cfg has been
-// validated (Problems, PathProblems). The caller closes the result.
+// validated (Problems, PathProblems). The caller closes a result
+// returned without error.
 func Run(ctx context.Context, env Env, cfg RunConfig) (*RunResult, error) {
 	o := &runState{RunConfig: cfg}
 	res, err := execRun(ctx, env, o)
-	if res == nil {
+	if res == nil || err != nil {
+		// What a failed run wrote needs no texts any more.
 		o.closeTexts()
-		return nil, err
+		return res, err
 	}
 	res.close = o.closeTexts
-	return res, err
+	return res, nil
 }
 
 // execRun loads the dataset, judges it and writes the results file. On a
@@ -542,11 +544,13 @@ type Estimate struct {
 	// estimated cost then.
 	Priced  bool
 	CostUSD float64
+	// PricesAsOf dates the built-in price table.
+	PricesAsOf string
 }
 
 // dryRun estimates what a run would cost without calling the judge.
 func dryRun(env Env, o *runState, samples []metrics.Sample, ms []metrics.Metric) (*Estimate, error) {
-	out := &Estimate{Metrics: len(ms)}
+	out := &Estimate{Metrics: len(ms), PricesAsOf: openaicompat.PricesAsOf}
 	if o.target != nil {
 		samples = standIns(samples)
 		capContexts(o.Limits.MaxContexts, samples)

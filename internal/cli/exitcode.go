@@ -114,10 +114,6 @@ func exitCode(ctx context.Context, env Env, err error) int {
 	return exitCodeOf(err)
 }
 
-// inputErr is the error of an input file refused by its type or size
-// (package inputfile) named by flag, exit 2; other errors are returned as
-// they are.
-func inputErr(flag string, err error) error { return app.InputErr(flag, err) }
 
 // baselineErr wraps an error of reading a baseline with op (see
 // app.BaselineErr).

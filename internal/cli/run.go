@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/raggate/raggate/internal/app"
-	"github.com/raggate/raggate/internal/judge/openaicompat"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
@@ -28,7 +27,9 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	res, err := app.Run(ctx, env.app(), o.RunConfig)
-	defer res.Close()
+	if err == nil {
+		defer res.Close()
+	}
 	if res != nil && res.Estimate != nil {
 		printEstimate(env, res.Estimate)
 	}
@@ -62,7 +63,7 @@ func printEstimate(env Env, e *app.Estimate) {
 	fmt.Fprintf(w, "  completion tokens  ~%d\n", e.CompletionTokens)
 	fmt.Fprintf(w, "  embedding tokens   ~%d\n", e.EmbeddingTokens)
 	if e.Priced {
-		fmt.Fprintf(w, "  estimated cost     $%.4f (prices as of %s; override with --prices)\n", e.CostUSD, openaicompat.PricesAsOf)
+		fmt.Fprintf(w, "  estimated cost     $%.4f (prices as of %s; override with --prices)\n", e.CostUSD, e.PricesAsOf)
 	} else {
 		fmt.Fprintf(w, "  estimated cost     unknown: no price for %q (give one with --prices)\n", e.Model)
 	}
