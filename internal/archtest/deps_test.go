@@ -71,7 +71,8 @@ var githubEdge = map[string]bool{
 	"github.com/raggate/raggate/internal/ghapi":     true,
 	"github.com/raggate/raggate/internal/ghcomment": true,
 	"github.com/raggate/raggate/internal/baseline":  true,
-	"github.com/raggate/raggate/internal/cli":       true,
+	"github.com/raggate/raggate/internal/app":       true,
+	"github.com/raggate/raggate/internal/action":    true,
 	"github.com/raggate/raggate/internal/ghtest":    true,
 }
 
