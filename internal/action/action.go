@@ -347,7 +347,7 @@ func (a *actionRun) skipWithoutKey() (bool, error) {
 		if app.ForcesLLM(&a.o.JudgeConfig) {
 			return false, app.Usagef("%s Set the api-key input, or judge: offline", why)
 		}
-		a.o.Judge = "offline"
+		app.UseOfflineJudge(&a.o.JudgeConfig)
 		a.pub.Notice(why+" Using the offline judge (a lexical heuristic, not an LLM).", "raggate")
 		return false, nil
 	}
@@ -717,7 +717,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 		if app.ForcesLLM(&a.o.JudgeConfig) || a.st.skipWithoutKey {
 			return app.Usagef("no API key for the judge: a baseline needs the same judge as the pull requests (set api-key, or judge: offline)")
 		}
-		a.o.Judge = "offline"
+		app.UseOfflineJudge(&a.o.JudgeConfig)
 	}
 	store, err := a.store()
 	if err != nil {

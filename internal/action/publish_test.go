@@ -26,10 +26,16 @@ type memory struct {
 
 var _ Publisher = (*memory)(nil)
 
-func (m *memory) Error(msg, title string)   { m.annotations = append(m.annotations, "error "+title+": "+msg) }
-func (m *memory) Warning(msg, title string) { m.annotations = append(m.annotations, "warning "+title+": "+msg) }
-func (m *memory) Notice(msg, title string)  { m.annotations = append(m.annotations, "notice "+title+": "+msg) }
-func (m *memory) Mask(secret string)        { m.masked = append(m.masked, secret) }
+func (m *memory) Error(msg, title string) {
+	m.annotations = append(m.annotations, "error "+title+": "+msg)
+}
+func (m *memory) Warning(msg, title string) {
+	m.annotations = append(m.annotations, "warning "+title+": "+msg)
+}
+func (m *memory) Notice(msg, title string) {
+	m.annotations = append(m.annotations, "notice "+title+": "+msg)
+}
+func (m *memory) Mask(secret string) { m.masked = append(m.masked, secret) }
 func (m *memory) AddSummary(md string) error {
 	m.summary.WriteString(md)
 	return nil

@@ -187,3 +187,7 @@ func newOpenAIJudge(env Env, c *JudgeConfig, key string, repeat int) (judge.Judg
 	}
 	return j, j.Info(), nil
 }
+
+// UseOfflineJudge makes c select the offline judge (the action's
+// fallback when no API key reaches the run).
+func UseOfflineJudge(c *JudgeConfig) { c.Judge = "offline" }

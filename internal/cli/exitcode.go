@@ -114,7 +114,6 @@ func exitCode(ctx context.Context, env Env, err error) int {
 	return exitCodeOf(err)
 }
 
-
 // baselineErr wraps an error of reading a baseline with op (see
 // app.BaselineErr).
 func baselineErr(op string, err error) error { return app.BaselineErr(op, err) }
