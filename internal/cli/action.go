@@ -11,7 +11,7 @@ import (
 // baseline or comment mode.
 func actionCmd(ctx context.Context, env Env, args []string) error {
 	fs := newFlagSet("action", env, "(no flags: inputs come from INPUT_* variables; see action.yml)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	return action.Run(ctx, env.app(), env.Stdout, env.rawStdout())

@@ -46,7 +46,7 @@ func agreeCmd(ctx context.Context, env Env, args []string) error {
 	fs.IntVar(&a.show, "show", a.show, "list this many `rows` where judge and label disagree most, per metric (0 to 100; default 3)")
 	fs.Var((*listFlag)(&a.mins), "min", "exit 1 when a figure is below a minimum, `FIGURE=V` or METRIC:FIGURE=V, e.g. auc=0.8 (repeatable; figures: auc, balanced_accuracy, kappa, best_balanced_accuracy, best_kappa, spearman, kendall_tau_b, pairwise_accuracy)")
 	fs.StringVar(&o.Format, "format", o.Format, "report `format` on stdout: text, markdown or json")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	spec, mins, err := a.check(&o)

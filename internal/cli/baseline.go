@@ -46,7 +46,7 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 	var b baselineFlags
 	fs := newFlagSet("baseline "+args[0], env, "[--store branch|git|file] [flags]")
 	b.bind(fs, put)
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(env, fs, args[1:]); err != nil {
 		return err
 	}
 	if err := b.validate(env, put); err != nil {

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/raggate/raggate/internal/app"
@@ -37,8 +38,14 @@ type Env struct {
 	newSpill func(dir string) (*results.Spill, error)
 
 	// red removes the configured secrets from everything the process
-	// writes (set by Main; see secrets.go).
+	// writes (set by Main; see withRedaction).
 	red *redact.Redactor
+
+	// helpAll makes a command's help list every flag (gate help CMD --all).
+	helpAll bool
+	// onFlags, when set, sees each command's flags once they are defined
+	// (the generated flag reference).
+	onFlags func(name string, fs *flag.FlagSet)
 }
 
 // app is the environment of the use cases: their log is standard error.
@@ -122,7 +129,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
-			return Main(ctx, []string{rest[0], "-h"}, env)
+			env.helpAll = slices.Contains(rest[1:], "--all") || slices.Contains(rest[1:], "-all")
+			return Main(ctx, append(rest[:len(rest):len(rest)], "-h"), env)
 		}
 		usage(env.Stdout)
 		return ExitPass
@@ -167,13 +175,63 @@ func newFlagSet(name string, env Env, synopsis string) *flag.FlagSet {
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "Usage: gate %s %s\n\nFlags:\n", name, synopsis)
-		fs.PrintDefaults()
+		printFlags(env.Stderr, fs, name, env.helpAll)
+	}
+	if env.onFlags != nil {
+		// Once the command has defined its flags: the first parse.
+		fs.Usage = func() {}
+		env.onFlags(name, fs)
 	}
 	return fs
 }
 
-// parseFlags parses and turns flag errors into usage errors (exit 2).
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// shortHelp are the flags `gate help CMD` shows of a command with more
+// than maxShortHelp flags: those most runs use. `gate help CMD --all`
+// lists the rest (the judge's fine settings, the target's details, the
+// limits), as docs/flags.md does.
+var shortHelp = map[string]bool{
+	"dataset": true, "responses": true, "field": true, "metrics": true, "metrics-file": true,
+	"judge": true, "judge-config": true, "model": true, "embedding-model": true, "base-url": true,
+	"concurrency": true, "repeats": true, "max-duration": true, "dry-run": true,
+	"out": true, "quiet": true, "target": true, "target-cmd": true, "target-config": true,
+	"shard": true, "alpha": true,
+	"thresholds": true, "baseline": true, "baseline-ref": true, "report": true, "format": true, "segment-by": true,
+	"label": true, "results": true, "positive": true, "min": true, "pair-by": true,
+}
+
+const maxShortHelp = 25
+
+// printFlags lists the flags of fs as flag.PrintDefaults does: every one
+// when all is set or they are few, else the shortHelp ones and how to see
+// the rest.
+func printFlags(w io.Writer, fs *flag.FlagSet, name string, all bool) {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if all || n <= maxShortHelp {
+		fs.PrintDefaults()
+		return
+	}
+	short := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	short.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if shortHelp[f.Name] {
+			short.Var(f.Value, f.Name, f.Usage)
+			short.Lookup(f.Name).DefValue = f.DefValue
+		}
+	})
+	short.PrintDefaults()
+	fmt.Fprintf(w, "\n%d more flags (the judge's fine settings, also accepted from --judge-config; the target's details; limits):\n  gate help %s --all\n", n-countFlags(short), name)
+}
+
+func countFlags(fs *flag.FlagSet) int {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n
+}
+
+// parseFlags parses, turns flag errors into usage errors (exit 2) and
+// fills the judge flags not given from --judge-config.
+func parseFlags(env Env, fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -182,6 +240,9 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usageErr("%s: unexpected argument %q (flags go before nothing else; see 'gate help %s')", fs.Name(), fs.Arg(0), strings.TrimPrefix(fs.Name(), "gate "))
+	}
+	if path := judgeConfigOf(fs); path != "" {
+		return applyJudgeConfig(env, fs, path)
 	}
 	return nil
 }

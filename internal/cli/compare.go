@@ -41,7 +41,7 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 	fs.StringVar(&o.Head, "head", "", "head results `file`")
 	fs.StringVar(&o.Out, "out", "", "write the report to this `file` instead of stdout")
 	o.bindCompare(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if err := o.validate(env, "compare"); err != nil {
@@ -74,7 +74,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	fs.StringVar(&o.Baseline, "baseline", "", "baseline results `file` (missing file: no baseline yet, floors only)")
 	fs.StringVar(&o.BaselineRef, "baseline-ref", "", "read the baseline from git, `REF:PATH`, e.g. origin/main:eval/results.json")
 	fs.StringVar(&o.Report, "report", "", "also write the report to this `file` (.md markdown, .json JSON, .html HTML page, else text)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if err := o.validate(env, "check"); err != nil {

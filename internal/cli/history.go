@@ -22,7 +22,7 @@ func historyCmd(ctx context.Context, env Env, args []string) error {
 	b.bind(fs, false)
 	fs.IntVar(&last, "last", baseline.DefaultHistory, "how many stored baselines to read, newest `n`")
 	fs.StringVar(&format, "format", "text", "output `format`: text, markdown, json or csv")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if err := validateHistory(env, &b, last, format); err != nil {

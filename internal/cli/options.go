@@ -13,9 +13,11 @@ import (
 // same app.Settings, so the two front ends cannot drift apart.
 type Options struct {
 	app.Settings
+	// judgeConfig is the --judge-config file, applied by parseFlags.
+	judgeConfig string
 }
 
-func defaultOptions() Options { return Options{app.DefaultSettings()} }
+func defaultOptions() Options { return Options{Settings: app.DefaultSettings()} }
 
 // validate checks the options of command cmd before any work (see
 // app.Settings.Validate); every problem is exit 2 naming the flag.
@@ -43,6 +45,7 @@ func (o *Options) bindDataset(fs *flag.FlagSet) {
 
 func (o *Options) bindJudge(fs *flag.FlagSet) {
 	fs.StringVar(&o.Judge, "judge", o.Judge, "judge `provider`: auto (openai when an API key is set, else offline), offline, openai")
+	fs.StringVar(&o.judgeConfig, "judge-config", "", "YAML `file` whose judge: section gives judge settings by flag name (model, base-url, azure-*, header, rpm, tpm, prices, seed, ...); flags given win")
 	fs.StringVar(&o.Model, "model", o.Model, "chat `model` of the LLM judge")
 	fs.StringVar(&o.EmbeddingModel, "embedding-model", o.EmbeddingModel, "embedding `model` of the LLM judge")
 	fs.StringVar(&o.BaseURL, "base-url", o.BaseURL, "`URL` of an OpenAI-compatible API")

@@ -17,7 +17,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	o.bindOut(fs)
 	o.bindTarget(fs)
 	fs.StringVar(&o.Shard, "shard", o.Shard, "judge only shard `i/n` of the dataset (by a hash of the sample id); combine the shards with gate merge")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if err := o.validate(env, "run"); err != nil {
