@@ -202,18 +202,21 @@ func (o *Settings) targetProblems() []Problem {
 			ps = append(ps, BadText("target-header", kv, "NAME=VALUE, e.g. Authorization=Bearer ${RAG_TOKEN}"))
 		}
 	}
-	if t.Concurrency != nil && (*t.Concurrency < 1 || *t.Concurrency > maxConcurrency) {
-		ps = append(ps, BadValue("target-concurrency", *t.Concurrency, "1 to 1000 target calls in flight (default 8)"))
+	add := func(p *Problem) {
+		if p != nil {
+			ps = append(ps, *p)
+		}
 	}
-	if t.Retries != nil && (*t.Retries < 0 || *t.Retries > maxMaxRetries) {
-		ps = append(ps, BadValue("target-retries", *t.Retries, "0 to 20 retries (default 2)"))
+	if t.Concurrency != nil {
+		add(CheckInt("target-concurrency", *t.Concurrency, nil))
 	}
-	if t.Timeout != nil && (*t.Timeout <= 0 || *t.Timeout > maxRequestTimeout) {
-		ps = append(ps, BadValue("target-timeout", *t.Timeout, "more than 0 and at most 1h (default 60s)"))
+	if t.Retries != nil {
+		add(CheckInt("target-retries", *t.Retries, nil))
 	}
-	if !(t.MaxFailures >= 0 && t.MaxFailures <= 1) {
-		ps = append(ps, BadValue("max-target-failures", t.MaxFailures, "a share from 0 to 1 (default 0: any failed call fails the run)"))
+	if t.Timeout != nil {
+		add(CheckDuration("target-timeout", *t.Timeout))
 	}
+	add(CheckShare("max-target-failures", t.MaxFailures))
 	return ps
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/eval"
 	"github.com/raggate/raggate/internal/results"
-	"github.com/raggate/raggate/metrics"
 )
 
 // Valid ranges of the numeric options (README "Commands" lists them).
@@ -208,18 +207,11 @@ func (o *Settings) datasetProblems() []Problem {
 // judgeProblems checks the judge's enumerations and combinations.
 func (o *Settings) judgeProblems() []Problem {
 	var ps []Problem
-	if !KnownJudge(o.Judge) {
-		ps = append(ps, BadText("judge", o.Judge, "auto, offline or openai"))
-	}
-	for _, l := range []struct{ key, v string }{{"claims-atomicity", o.ClaimsAtomicity}, {"claims-coverage", o.ClaimsCoverage}} {
-		if !metrics.Level(l.v).Valid() {
-			ps = append(ps, BadText(l.key, l.v, "low or high (default low, as Ragas's factual correctness)"))
+	for _, e := range []struct{ key, v string }{{"judge", o.Judge}, {"claims-atomicity", o.ClaimsAtomicity},
+		{"claims-coverage", o.ClaimsCoverage}, {"response-format", o.ResponseFormat}} {
+		if p := CheckEnum(e.key, e.v, nil); p != nil {
+			ps = append(ps, *p)
 		}
-	}
-	switch o.ResponseFormat {
-	case "", "json_schema", "json_object", "none":
-	default:
-		ps = append(ps, BadText("response-format", o.ResponseFormat, "json_schema, json_object or none (leave it out to start with json_schema and fall back as the server refuses)"))
 	}
 	if o.BaseURL != "" && o.Azure.Endpoint != "" {
 		ps = append(ps, Conflict("base-url", "azure-endpoint", "give one, not both (Azure OpenAI uses the endpoint; every other server the base URL)"))
@@ -230,41 +222,26 @@ func (o *Settings) judgeProblems() []Problem {
 // limitProblems checks every numeric option against its range.
 func (o *Settings) limitProblems(cmd string) []Problem {
 	var ps []Problem
-	intIn := func(key string, v, lo, hi int, what string) {
-		if v < lo || v > hi {
-			ps = append(ps, BadValue(key, v, fmt.Sprintf("%d to %d %s", lo, hi, what)))
+	add := func(p *Problem) {
+		if p != nil {
+			ps = append(ps, *p)
 		}
 	}
-	intIn("concurrency", o.Concurrency, 1, maxConcurrency, "judge calls in flight (default 8)")
-	intIn("strictness", o.Strictness, 1, maxStrictness, "questions per sample (default 3)")
+	add(CheckInt("concurrency", o.Concurrency, nil))
+	add(CheckInt("strictness", o.Strictness, nil))
 	if cmd == "calibrate" {
-		intIn("repeats", o.Repeats, 2, maxRepeats, "runs per sample (calibrate needs at least 2 to see noise; default 3)")
+		add(CheckInt("repeats", o.Repeats, &CalibrateRepeats))
 	} else {
-		intIn("repeats", o.Repeats, 1, maxRepeats, "runs per sample (default 1)")
+		add(CheckInt("repeats", o.Repeats, nil))
 	}
-	intIn("max-retries", o.MaxRetries, 0, maxMaxRetries, "retries of a transient failure (default 5)")
-	intIn("max-completion-tokens", o.MaxTokens, 1, maxCompletionTokens, "tokens (default 4096)")
-	if o.RPM < 0 {
-		ps = append(ps, BadValue("rpm", o.RPM, "0 (no limit) or more requests per minute"))
-	}
-	if o.TPM < 0 {
-		ps = append(ps, BadValue("tpm", o.TPM, "0 (no limit) or more tokens per minute"))
-	}
-	if o.MaxDuration < 0 {
-		ps = append(ps, BadValue("max-duration", o.MaxDuration, "0 (no limit) or more, e.g. 20m"))
-	}
-	switch {
-	case o.RequestTimeout <= 0:
-		ps = append(ps, BadValue("request-timeout", o.RequestTimeout, "more than 0, e.g. 60s (the default)"))
-	case o.RequestTimeout > maxRequestTimeout:
-		ps = append(ps, BadValue("request-timeout", o.RequestTimeout, "at most 1h per HTTP attempt (default 60s)"))
-	}
-	if o.Limits.MaxContexts < 0 {
-		ps = append(ps, BadValue("max-contexts", o.Limits.MaxContexts, "0 (no limit) or more retrieved contexts a sample (default 50)"))
-	}
-	if !(o.MaxUndefined >= 0 && o.MaxUndefined <= 1) { // NaN fails both
-		ps = append(ps, BadValue("max-undefined", o.MaxUndefined, "a share from 0 to 1 (default 0.5; 1 turns the check off)"))
-	}
+	add(CheckInt("max-retries", o.MaxRetries, nil))
+	add(CheckInt("max-completion-tokens", o.MaxTokens, nil))
+	add(CheckInt("rpm", o.RPM, nil))
+	add(CheckInt("tpm", o.TPM, nil))
+	add(CheckDuration("max-duration", o.MaxDuration))
+	add(CheckDuration("request-timeout", o.RequestTimeout))
+	add(CheckInt("max-contexts", o.Limits.MaxContexts, nil))
+	add(CheckShare("max-undefined", o.MaxUndefined))
 	return ps
 }
 

@@ -15,6 +15,7 @@ import (
 func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	o := defaultOptions()
 	o.Out = "calibration.json"
+	o.repeatsRange = &app.CalibrateRepeats
 	fs := newFlagSet("calibrate", env, "--dataset FILE [--repeats 3] [judge flags] [--out calibration.json]")
 	o.bindDataset(fs)
 	o.bindJudge(fs)

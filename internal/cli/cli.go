@@ -130,7 +130,11 @@ func Main(ctx context.Context, args []string, env Env) int {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
 			env.helpAll = slices.Contains(rest[1:], "--all") || slices.Contains(rest[1:], "-all")
-			return Main(ctx, append(rest[:len(rest):len(rest)], "-h"), env)
+			args := []string{rest[0], "-h"}
+			if rest[0] == "baseline" && len(rest) > 1 && (rest[1] == "get" || rest[1] == "put") {
+				args = []string{rest[0], rest[1], "-h"}
+			}
+			return Main(ctx, args, env)
 		}
 		usage(env.Stdout)
 		return ExitPass
@@ -229,14 +233,35 @@ func countFlags(fs *flag.FlagSet) int {
 	return n
 }
 
-// parseFlags parses, turns flag errors into usage errors (exit 2) and
-// fills the judge flags not given from --judge-config.
+// parseFlags parses the command line, fills the judge flags not given
+// from --judge-config and turns flag errors into usage errors (exit 2).
+// Checked flags (flagtypes.go) refuse bad values as they are parsed:
+// parsing goes on past them, and every bad value is reported together.
 func parseFlags(env Env, fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard) // the messages are ours
+	var bad []app.Problem
+	err := fs.Parse(args)
+	for ; err != nil; err = fs.Parse(fs.Args()) {
+		ps := takeProblems(fs)
+		if len(ps) == 0 {
+			break
 		}
+		bad = append(bad, ps...)
+	}
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return err
+	case err != nil:
+		fmt.Fprintln(out, err)
+		usage()
 		return app.WithKind(app.KindUsage, err)
+	case len(bad) > 0:
+		return app.JoinProblems(bad, app.FlagNames)
 	}
 	if fs.NArg() > 0 {
 		return usageErr("%s: unexpected argument %q (flags go before nothing else; see 'gate help %s')", fs.Name(), fs.Arg(0), strings.TrimPrefix(fs.Name(), "gate "))

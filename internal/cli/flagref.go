@@ -12,8 +12,8 @@ import (
 // markdown: docs/flags.md is this output (a test fails when it is stale).
 func FlagReference(w io.Writer) error {
 	fmt.Fprint(w, "# Flags\n\n<!-- Generated from the flag definitions by `go test ./internal/cli -run TestFlagReference -update`; do not edit. -->\n\n")
-	fmt.Fprint(w, "Every flag of every `gate` command. `gate help CMD` shows the flags most runs use; `gate help CMD --all` lists these.\n")
-	fmt.Fprint(w, "The judge's settings (the flags of the *judge* group) are also accepted from the `judge:` section of a `--judge-config` file; a flag given on the command line wins.\n")
+	fmt.Fprint(w, "Every flag of every `gate` command. `gate help CMD` shows the flags ticked in the `gate help` column; `gate help CMD --all` lists every one.\n")
+	fmt.Fprint(w, "The flags ticked in the `judge:` column are also accepted, by the same name, from the `judge:` section of a `--judge-config` file; a flag given on the command line wins.\n")
 	for _, name := range referenceCommands() {
 		var fs *flag.FlagSet
 		env := Env{Stdout: io.Discard, Stderr: io.Discard, onFlags: func(_ string, f *flag.FlagSet) { fs = f }}
@@ -28,7 +28,7 @@ func FlagReference(w io.Writer) error {
 			fmt.Fprint(w, "No flags.\n")
 			continue
 		}
-		fmt.Fprint(w, "| flag | default | group | |\n|---|---|---|---|\n")
+		fmt.Fprint(w, "| flag | default | `gate help` | `judge:` | |\n|---|---|---|---|---|\n")
 		fs.VisitAll(func(f *flag.Flag) {
 			arg, usage := flag.UnquoteUsage(f)
 			def := f.DefValue
@@ -41,7 +41,7 @@ func FlagReference(w io.Writer) error {
 			if arg != "" {
 				flagText += " " + arg
 			}
-			fmt.Fprintf(w, "| %s` | %s | %s | %s |\n", flagText, def, flagGroup(f.Name), strings.ReplaceAll(usage, "|", "\\|"))
+			fmt.Fprintf(w, "| %s` | %s | %s | %s | %s |\n", flagText, def, mark(n <= maxShortHelp || shortHelp[f.Name]), mark(judgeFileKeys[f.Name]), strings.ReplaceAll(usage, "|", "\\|"))
 		})
 	}
 	return nil
@@ -62,14 +62,10 @@ func referenceCommands() []string {
 	return out
 }
 
-// flagGroup names the group of a flag in the reference: shown by `gate
-// help CMD`, a judge setting, or another detail.
-func flagGroup(name string) string {
-	switch {
-	case shortHelp[name]:
-		return "common"
-	case judgeFileKeys[name]:
-		return "judge"
+// mark is the reference's tick.
+func mark(b bool) string {
+	if b {
+		return "✓"
 	}
-	return "more"
+	return ""
 }

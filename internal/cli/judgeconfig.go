@@ -2,6 +2,7 @@ package cli
 
 import (
 	"flag"
+	"fmt"
 	"sort"
 
 	"go.yaml.in/yaml/v3"
@@ -33,7 +34,7 @@ var judgeConfigTop = []string{"version", "judge", "target"}
 func applyJudgeConfig(env Env, fs *flag.FlagSet, path string) error {
 	data, err := inputfile.ReadFile(env.abs(path), inputfile.ConfigLimit())
 	if err != nil {
-		return withCode(ExitUsage, app.InputErr("--judge-config", err))
+		return withCode(ExitUsage, fmt.Errorf("--judge-config: %w", err))
 	}
 	given := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -56,7 +57,7 @@ func applyJudgeConfig(env Env, fs *flag.FlagSet, path string) error {
 				}
 				for _, val := range judgeValues(&p, name, v) {
 					if err := fs.Set(name, val.Value); err != nil {
-						p.Add(val, "judge.%s: %q: %v", name, val.Value, err)
+						p.Add(val, "%s", judgeProblem(fs, name, val.Value, err))
 					}
 				}
 			})
@@ -107,4 +108,15 @@ func judgeConfigOf(fs *flag.FlagSet) string {
 		return f.Value.String()
 	}
 	return ""
+}
+
+// judgeKeys names settings as keys of the judge: section.
+var judgeKeys = app.Namer{Name: func(key string) string { return "judge." + key }, ValueSep: " "}
+
+// judgeProblem words the refusal of value for setting name.
+func judgeProblem(fs *flag.FlagSet, name, value string, err error) string {
+	if ps := takeProblems(fs); len(ps) > 0 {
+		return ps[0].Render(judgeKeys)
+	}
+	return fmt.Sprintf("judge.%s %q: %v", name, value, err)
 }

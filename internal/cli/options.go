@@ -1,10 +1,7 @@
 package cli
 
 import (
-	"errors"
 	"flag"
-	"strconv"
-	"time"
 
 	"github.com/raggate/raggate/internal/app"
 )
@@ -15,6 +12,8 @@ type Options struct {
 	app.Settings
 	// judgeConfig is the --judge-config file, applied by parseFlags.
 	judgeConfig string
+	// repeatsRange is the range of --repeats (nil: a run's).
+	repeatsRange *app.IntRange
 }
 
 func defaultOptions() Options { return Options{Settings: app.DefaultSettings()} }
@@ -44,19 +43,19 @@ func (o *Options) bindDataset(fs *flag.FlagSet) {
 }
 
 func (o *Options) bindJudge(fs *flag.FlagSet) {
-	fs.StringVar(&o.Judge, "judge", o.Judge, "judge `provider`: auto (openai when an API key is set, else offline), offline, openai")
+	enumVar(fs, &o.Judge, "judge", nil, "judge `provider`: auto (openai when an API key is set, else offline), offline, openai")
 	fs.StringVar(&o.judgeConfig, "judge-config", "", "YAML `file` whose judge: section gives judge settings by flag name (model, base-url, azure-*, header, rpm, tpm, prices, seed, ...); flags given win")
 	fs.StringVar(&o.Model, "model", o.Model, "chat `model` of the LLM judge")
 	fs.StringVar(&o.EmbeddingModel, "embedding-model", o.EmbeddingModel, "embedding `model` of the LLM judge")
 	fs.StringVar(&o.BaseURL, "base-url", o.BaseURL, "`URL` of an OpenAI-compatible API")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", o.APIKeyEnv, "environment `variable` holding the API key")
-	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "judge calls in flight at once, 1 to 1000")
-	fs.IntVar(&o.Strictness, "strictness", o.Strictness, "questions generated per sample for answer_relevancy, 1 to 10")
-	fs.StringVar(&o.ClaimsAtomicity, "claims-atomicity", o.ClaimsAtomicity, "`level` of the claims of factual_correctness: low (a sentence's claims together) or high (one fact each)")
-	fs.StringVar(&o.ClaimsCoverage, "claims-coverage", o.ClaimsCoverage, "`level` of the claims of factual_correctness: low (main claims) or high (every detail)")
-	fs.Float64Var(&o.MaxUndefined, "max-undefined", o.MaxUndefined, "exit 3 when the judge leaves a metric undefined on more than this `share` of the samples (0 to 1; 1 = never)")
-	fs.IntVar(&o.Repeats, "repeats", o.Repeats, "judge every sample this many `times` (1 to 100) and average (the spread is reported as judge noise)")
-	fs.DurationVar(&o.MaxDuration, "max-duration", o.MaxDuration, "stop judging after this `duration` and save what finished (0 = no limit)")
+	intVar(fs, &o.Concurrency, "concurrency", nil, "judge `calls` in flight at once, 1 to 1000")
+	intVar(fs, &o.Strictness, "strictness", nil, "`questions` generated per sample for answer_relevancy, 1 to 10")
+	enumVar(fs, &o.ClaimsAtomicity, "claims-atomicity", nil, "`level` of the claims of factual_correctness: low (a sentence's claims together) or high (one fact each)")
+	enumVar(fs, &o.ClaimsCoverage, "claims-coverage", nil, "`level` of the claims of factual_correctness: low (main claims) or high (every detail)")
+	shareVar(fs, &o.MaxUndefined, "max-undefined", "exit 3 when the judge leaves a metric undefined on more than this `share` of the samples (0 to 1; 1 = never)")
+	intVar(fs, &o.Repeats, "repeats", o.repeatsRange, "judge every sample this many `times` (1 to 100) and average (the spread is reported as judge noise)")
+	durationVar(fs, &o.MaxDuration, "max-duration", "stop judging after this `duration` and save what finished (0 = no limit)")
 	fs.StringVar(&o.CacheDir, "cache-dir", o.CacheDir, "judge cache `directory` (LLM judge); persist it between CI runs")
 	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "do not read or write the judge cache")
 	fs.StringVar(&o.Azure.Endpoint, "azure-endpoint", "", "Azure OpenAI `endpoint`, e.g. https://NAME.openai.azure.com (selects Azure)")
@@ -64,14 +63,14 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 	fs.StringVar(&o.Azure.Deployment, "azure-deployment", "", "Azure chat `deployment` name")
 	fs.StringVar(&o.Azure.EmbeddingDeployment, "azure-embedding-deployment", "", "Azure embedding `deployment` name")
 	fs.Var((*listFlag)(&o.Headers), "header", "extra HTTP header `K=V` sent to the judge API (repeatable)")
-	fs.IntVar(&o.RPM, "rpm", o.RPM, "requests-per-minute limit of the chat model (0 = none)")
-	fs.IntVar(&o.TPM, "tpm", o.TPM, "tokens-per-minute limit of the chat model (0 = none)")
-	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "timeout of one judge HTTP request, more than 0 and at most 1h")
-	fs.IntVar(&o.MaxRetries, "max-retries", o.MaxRetries, "retries of a transient judge failure (5xx, timeouts, resets), 0 to 20")
+	intVar(fs, &o.RPM, "rpm", nil, "`requests`-per-minute limit of the chat model (0 = none)")
+	intVar(fs, &o.TPM, "tpm", nil, "`tokens`-per-minute limit of the chat model (0 = none)")
+	durationVar(fs, &o.RequestTimeout, "request-timeout", "`timeout` of one judge HTTP request, more than 0 and at most 1h")
+	intVar(fs, &o.MaxRetries, "max-retries", nil, "`retries` of a transient judge failure (5xx, timeouts, resets), 0 to 20")
 	fs.IntVar(&o.Seed, "seed", o.Seed, "seed sent to the judge where supported")
 	fs.BoolVar(&o.NoSeed, "no-seed", false, "send no seed")
-	fs.IntVar(&o.MaxTokens, "max-completion-tokens", o.MaxTokens, "completion token limit of a judge call, 1 to 1000000")
-	fs.StringVar(&o.ResponseFormat, "response-format", "", "force the `format`: json_schema, json_object or none (default: json_schema, falling back when refused)")
+	intVar(fs, &o.MaxTokens, "max-completion-tokens", nil, "completion `tokens` limit of a judge call, 1 to 1000000")
+	enumVar(fs, &o.ResponseFormat, "response-format", nil, "force the `format`: json_schema, json_object or none (default: json_schema, falling back when refused)")
 	fs.StringVar(&o.Prices, "prices", "", "price table `file` (JSON or YAML: model -> {input_per_mtok, output_per_mtok}) for cost estimates")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the number of judge calls, estimated tokens and cost, and exit without judging")
 }
@@ -83,9 +82,9 @@ func (o *Options) bindOut(fs *flag.FlagSet) {
 }
 
 func (o *Options) bindLimits(fs *flag.FlagSet) {
-	fs.Var(&o.Limits.MaxLineSize, "max-line-size", "longest line of a JSON Lines dataset, one sample (`size`, e.g. 64M; 0: no limit)")
-	fs.Var(&o.Limits.MaxDatasetSize, "max-dataset-size", "largest dataset or responses file (`size`, e.g. 4G; 0: no limit)")
-	fs.IntVar(&o.Limits.MaxContexts, "max-contexts", o.Limits.MaxContexts, "judge at most `n` retrieved contexts of a sample, the first ones, from the dataset or the target (0: no limit)")
+	fs.Var(&sizeFlag{p: &o.Limits.MaxLineSize, key: "max-line-size"}, "max-line-size", "longest line of a JSON Lines dataset, one sample (`size`, e.g. 64M; 0: no limit)")
+	fs.Var(&sizeFlag{p: &o.Limits.MaxDatasetSize, key: "max-dataset-size"}, "max-dataset-size", "largest dataset or responses file (`size`, e.g. 4G; 0: no limit)")
+	intVar(fs, &o.Limits.MaxContexts, "max-contexts", nil, "judge at most `n` retrieved contexts of a sample, the first ones, from the dataset or the target (0: no limit)")
 }
 
 func (o *Options) bindTarget(fs *flag.FlagSet) {
@@ -102,49 +101,10 @@ func (o *Options) bindTarget(fs *flag.FlagSet) {
 	fs.StringVar(&t.ContextIDs, "target-context-ids-path", t.ContextIDs, "`path` of the retrieved context ids in the reply (default retrieved_context_ids, if present)")
 	fs.StringVar(&t.Usage, "target-usage-path", t.Usage, "`path` of the token usage in the reply (default usage, if present)")
 	fs.StringVar(&t.ID, "target-id-path", t.ID, "`path` of the request's id in the reply, which must then be the sample's (default id, checked when present for a command target)")
-	fs.Var(optInt{&t.Concurrency}, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
-	fs.Var(optDuration{&t.Timeout}, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
-	fs.Var(optInt{&t.Retries}, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
+	fs.Var(&optInt{p: &t.Concurrency, key: "target-concurrency"}, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
+	fs.Var(&durationFlag{opt: &t.Timeout, key: "target-timeout"}, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
+	fs.Var(&optInt{p: &t.Retries, key: "target-retries"}, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
 	fs.Var((*listFlag)(&t.Env), "target-env", "environment variable `NAME` a command target is given although it holds a secret of the gate (repeatable), e.g. OPENAI_API_KEY")
 	fs.StringVar(&t.SaveResponses, "save-responses", t.SaveResponses, "write the target's answers to this JSON Lines `file`, to re-judge with --responses")
-	fs.Float64Var(&t.MaxFailures, "max-target-failures", t.MaxFailures, "exit 3 when the target call fails for more than this `share` of the samples (0 to 1; default 0)")
-}
-
-// optInt is an int flag that records whether it was given: *p stays nil
-// until it is.
-type optInt struct{ p **int }
-
-func (s optInt) String() string {
-	if s.p == nil || *s.p == nil {
-		return ""
-	}
-	return strconv.Itoa(**s.p)
-}
-
-func (s optInt) Set(v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return errors.New("not an integer")
-	}
-	*s.p = &n
-	return nil
-}
-
-// optDuration is a duration flag that records whether it was given.
-type optDuration struct{ p **time.Duration }
-
-func (s optDuration) String() string {
-	if s.p == nil || *s.p == nil {
-		return ""
-	}
-	return (**s.p).String()
-}
-
-func (s optDuration) Set(v string) error {
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return errors.New("not a duration such as 30s")
-	}
-	*s.p = &d
-	return nil
+	shareVar(fs, &t.MaxFailures, "max-target-failures", "exit 3 when the target call fails for more than this `share` of the samples (0 to 1; default 0)")
 }
