@@ -14,7 +14,7 @@ const module = "github.com/raggate/raggate"
 
 // layerRow is a row of ARCHITECTURE.md's layer table:
 // | N | name | `pkg`, `pkg` | owns |.
-var layerRow = regexp.MustCompile("^\\|\\s*(\\d+)\\s*\\|[^|]*\\|([^|]*)\\|")
+var layerRow = regexp.MustCompile(`^\|\s*(\d+)\s*\|[^|]*\|([^|]*)\|`)
 
 // quoted are the `pkg` names of a cell or a paragraph.
 var quoted = regexp.MustCompile("`([a-z0-9_/]+)`")
