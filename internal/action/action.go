@@ -101,7 +101,7 @@ func runAction(ctx context.Context, env app.Env, pub Publisher, out *actionOutpu
 		return app.WithKind(app.KindUsage, err)
 	}
 	if st.mode != "comment" {
-		if err := app.JoinProblems(o.PathProblems(env, "action", nil), app.InputNames); err != nil {
+		if err := app.JoinProblems(o.PathProblems(env, "action", nil), inputNames); err != nil {
 			return err
 		}
 		// The target's header values come from its config file and the
@@ -232,7 +232,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env app.Env) (app.S
 		o.Baseline = st.storePath // an input the outputs must not overwrite
 	}
 	for _, p := range o.Problems("action") {
-		errs = append(errs, p.Render(app.InputNames))
+		errs = append(errs, p.Render(inputNames))
 	}
 	if len(errs) > 0 {
 		return o, st, errors.New(strings.Join(errs, "; "))
@@ -985,4 +985,20 @@ func getenv(env app.Env, k string) string {
 		return ""
 	}
 	return env.Getenv(k)
+}
+
+// inputNames names settings as action inputs: input "concurrency": -3.
+var inputNames = app.Namer{Name: actionInput, ValueSep: ": "}
+
+// actionInput is the action input of a setting's key.
+func actionInput(key string) string {
+	switch key {
+	case "out":
+		key = "results"
+	case "field":
+		key = "fields"
+	case "baseline":
+		key = "baseline-path"
+	}
+	return fmt.Sprintf("input %q", key)
 }

@@ -66,25 +66,8 @@ type Namer struct {
 	ValueSep string // between the name and a bad value
 }
 
-var (
-	// FlagNames names command-line flags: --concurrency -3.
-	FlagNames = Namer{func(key string) string { return "--" + key }, " "}
-	// InputNames names action inputs: input "concurrency": -3.
-	InputNames = Namer{actionInput, ": "}
-)
-
-// actionInput is the action input of an option key.
-func actionInput(key string) string {
-	switch key {
-	case "out":
-		key = "results"
-	case "field":
-		key = "fields"
-	case "baseline":
-		key = "baseline-path"
-	}
-	return fmt.Sprintf("input %q", key)
-}
+// FlagNames names command-line flags: --concurrency -3.
+var FlagNames = Namer{func(key string) string { return "--" + key }, " "}
 
 // Render words p with the names n gives the settings.
 func (p Problem) Render(n Namer) string {
