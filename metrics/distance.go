@@ -3,6 +3,8 @@ package metrics
 import (
 	"math"
 	"strings"
+
+	"github.com/raggate/raggate/internal/textdist"
 )
 
 // This file holds the non-LLM metrics: string similarity (the rapidfuzz
@@ -59,7 +61,7 @@ func StringSimilarity(a, b string, measure DistanceMeasure) float64 {
 	ra, rb := []rune(a), []rune(b)
 	switch measure {
 	case Levenshtein, "":
-		return 1 - normalize(levenshteinDistance(ra, rb), max(len(ra), len(rb)))
+		return 1 - normalize(textdist.Levenshtein(ra, rb), max(len(ra), len(rb)))
 	case Hamming:
 		return 1 - normalize(hammingDistance(ra, rb), max(len(ra), len(rb)))
 	case Jaro:
@@ -79,48 +81,6 @@ func normalize(dist, maxLen int) float64 {
 		return 0
 	}
 	return float64(dist) / float64(maxLen)
-}
-
-// EditDistance is the Levenshtein distance of a and b: the fewest
-// insertions, deletions and substitutions of runes that turn one into the
-// other. StringSimilarity's Levenshtein measure is 1 - EditDistance over
-// the longer length.
-func EditDistance(a, b string) int { return levenshteinDistance([]rune(a), []rune(b)) }
-
-// levenshteinDistance is the unit-cost edit distance. The common prefix and
-// suffix never cost anything and are skipped; the rest is the classic
-// dynamic programme over one row of the shorter string.
-func levenshteinDistance(a, b []rune) int {
-	for len(a) > 0 && len(b) > 0 && a[0] == b[0] {
-		a, b = a[1:], b[1:]
-	}
-	for len(a) > 0 && len(b) > 0 && a[len(a)-1] == b[len(b)-1] {
-		a, b = a[:len(a)-1], b[:len(b)-1]
-	}
-	if len(a) < len(b) {
-		a, b = b, a
-	}
-	if len(b) == 0 {
-		return len(a)
-	}
-	// row[j] is the distance between the current prefix of a and b[:j].
-	row := make([]int, len(b)+1)
-	for j := range row {
-		row[j] = j
-	}
-	for i, ra := range a {
-		diag := row[0] // distance of a[:i] and b[:0]
-		row[0] = i + 1
-		for j, rb := range b {
-			cost := diag
-			if ra != rb {
-				cost++
-			}
-			diag = row[j+1]
-			row[j+1] = min(cost, row[j]+1, row[j+1]+1)
-		}
-	}
-	return row[len(b)]
 }
 
 // hammingDistance counts differing positions; every position past the end

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/raggate/raggate/internal/action"
 	"github.com/raggate/raggate/internal/ghaction/ghactiontest"
 	"github.com/raggate/raggate/internal/ghtest"
 	"github.com/raggate/raggate/internal/judge/openaitest"
@@ -175,13 +176,13 @@ func checkOutputs(t *testing.T, path, wantVerdict, wantPassed string) {
 		t.Fatalf("outputs %v written as name=value lines, want heredocs", outputs.Plain)
 	}
 	vals, counts := outputs.Values, outputs.Counts
-	for _, n := range outputNames {
+	for _, n := range action.OutputNames {
 		if counts[n] != 1 {
 			t.Errorf("output %s written %d times, want once", n, counts[n])
 		}
 	}
-	if len(counts) != len(outputNames) {
-		t.Errorf("outputs %v, want exactly %v", counts, outputNames)
+	if len(counts) != len(action.OutputNames) {
+		t.Errorf("outputs %v, want exactly %v", counts, action.OutputNames)
 	}
 	if vals["verdict"] != wantVerdict || vals["passed"] != wantPassed {
 		t.Errorf("verdict=%q passed=%q, want %q %q", vals["verdict"], vals["passed"], wantVerdict, wantPassed)

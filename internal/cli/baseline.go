@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/raggate/raggate/internal/app"
 	"github.com/raggate/raggate/internal/baseline"
-	"github.com/raggate/raggate/internal/ghapi"
-	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -47,44 +46,44 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 	var b baselineFlags
 	fs := newFlagSet("baseline "+args[0], env, "[--store branch|git|file] [flags]")
 	b.bind(fs, put)
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(env, fs, args[1:]); err != nil {
 		return err
 	}
 	if err := b.validate(env, put); err != nil {
 		return err
 	}
-	store, err := b.open(env)
+	sc, err := b.storeConfig(env)
 	if err != nil {
 		return err
 	}
 	key := baseline.Key{Branch: b.branch, SHA: b.sha, Name: b.name}
 	if put {
-		f, err := results.Read(env.abs(b.results))
+		key, err := app.PutBaseline(ctx, env.app(), sc, key, b.results, "baseline put")
 		if err != nil {
-			return withCode(ExitUsage, inputErr("--results", err))
-		}
-		if err := storable("baseline put", f, b.results); err != nil {
 			return err
-		}
-		if key.SHA == "" && f.Git != nil {
-			key.SHA = f.Git.SHA
-		}
-		if err := store.Put(ctx, key, f); err != nil {
-			return fmt.Errorf("store the baseline: %w", err)
 		}
 		fmt.Fprintf(env.Stderr, "stored the baseline of %s\n", at(key.Branch, key.SHA))
 		return nil
 	}
-	f, src, err := store.Get(ctx, key)
+	f, src, err := app.GetBaseline(ctx, env.app(), sc, key)
 	if err != nil {
-		return baselineErr("read the baseline", err)
+		return err
 	}
-	fmt.Fprintf(env.Stderr, "baseline: %s\n", src.String())
+	fmt.Fprintf(env.Stderr, "baseline: %s\n", src)
 	data, err := results.Marshal(f)
 	if err != nil {
 		return err
 	}
 	return writeOut(env, b.out, data)
+}
+
+// at names a branch's commit, "main@1a2b3c4", or the branch alone when the
+// commit is unknown.
+func at(branch, sha string) string {
+	if sha == "" {
+		return branch
+	}
+	return branch + "@" + short(sha)
 }
 
 // writeOut writes data to the file path atomically, or to stdout when path
@@ -110,69 +109,26 @@ func (b *baselineFlags) validate(env Env, put bool) error {
 	if b.out == "" {
 		return nil
 	}
-	var in []namedPath
+	var in []app.NamedPath
 	if b.store == "file" && b.path != "" {
-		in = append(in, namedPath{"path", b.path})
+		in = append(in, app.NamedPath{Key: "path", Path: b.path})
 	}
-	return joinProblems(outputProblems(env, in, []namedPath{{"out", b.out}}), flagName)
+	return app.JoinProblems(app.OutputProblems(env.app(), in, []app.NamedPath{{Key: "out", Path: b.out}}), app.FlagNames)
 }
 
-// storable refuses results that cannot stand for a branch (exit 2): an
-// incomplete run, one shard, no scored sample or value, or more samples
-// unscored than the run's own limits allow. cmd names the command.
-func storable(cmd string, f *results.File, path string) error {
-	const fix = "re-run `gate run` to completion and store that file"
-	switch {
-	case f.Incomplete != "":
-		return usageErr("%s: %s is an incomplete run (%s); a baseline must be complete: %s", cmd, path, f.Incomplete, fix)
-	case len(f.Samples) == 0:
-		return usageErr("%s: %s has no scored samples; %s", cmd, path, fix)
-	case f.Shard != "":
-		return usageErr("%s: %s holds only shard %s; merge the shards with `gate merge` and store the merged file", cmd, path, f.Shard)
-	}
-	if n, top := f.Scored(); n == 0 {
-		return usageErr("%s: %s has no scored value: every score of its %d samples is undefined (most often: %s); "+
-			"a baseline with nothing to compare would let every change pass: fix what failed (target, judge or dataset) and store a run that scored", cmd, path, len(f.Samples), top)
-	}
-	if msg := beyondLimits(f); msg != "" {
-		return usageErr("%s: %s: %s; a baseline is held to its run's own limits: fix what failed and store a run within them", cmd, path, msg)
-	}
-	return nil
-}
-
-// beyondLimits says how f left more samples unscored than its run allowed
-// (the limits it records; the defaults of gate run for a file that
-// records none): by failed target calls, or by the judge. "" when within.
-func beyondLimits(f *results.File) string {
-	def := defaultOptions()
-	maxTarget, maxUndefined := def.Target.MaxFailures, def.MaxUndefined
-	if f.Config.MaxTargetFailures != nil {
-		maxTarget = *f.Config.MaxTargetFailures
-	}
-	if f.Config.MaxUndefined != nil {
-		maxUndefined = *f.Config.MaxUndefined
-	}
-	if msg := tooManyTargetFailures(f, maxTarget); msg != "" {
-		return msg
-	}
-	if msg := scoredByJudge(f, judge.Info{Provider: f.Judge.Provider}).TooManyUndefined(maxUndefined); msg != "" {
-		return fmt.Sprintf("%s; the run's --max-undefined was %g", msg, maxUndefined)
-	}
-	return ""
-}
-
-func (b *baselineFlags) open(env Env) (baseline.Store, error) {
+// storeConfig checks the store flags and names the store they ask for:
+// every store reads the samples' texts (a baseline is copied whole).
+func (b *baselineFlags) storeConfig(env Env) (app.StoreConfig, error) {
+	c := app.StoreConfig{Kind: b.store, Path: b.path, Ref: b.ref, Branch: b.storeBranch, Texts: results.AllTexts}
 	switch b.store {
 	case "file":
 		if b.path == "" {
-			return nil, usageErr("--store file needs --path")
+			return c, usageErr("--store file needs --path")
 		}
-		return &baseline.FileStore{Path: env.abs(b.path), Texts: results.AllTexts}, nil
 	case "git":
 		if b.path == "" {
-			return nil, usageErr("--store git needs --path (the results file in the repository)")
+			return c, usageErr("--store git needs --path (the results file in the repository)")
 		}
-		return &baseline.GitStore{Dir: env.Dir, Path: b.path, Ref: b.ref, Texts: results.AllTexts}, nil
 	case "branch":
 		repo := b.repo
 		if repo == "" {
@@ -180,17 +136,23 @@ func (b *baselineFlags) open(env Env) (baseline.Store, error) {
 		}
 		owner, name, ok := strings.Cut(repo, "/")
 		if !ok || owner == "" || name == "" {
-			return nil, usageErr("--store branch needs --repo owner/name (or $GITHUB_REPOSITORY)")
+			return c, usageErr("--store branch needs --repo owner/name (or $GITHUB_REPOSITORY)")
 		}
-		token := env.getenv("GITHUB_TOKEN")
-		if token == "" {
-			return nil, usageErr("--store branch needs a token in $GITHUB_TOKEN")
+		c.Owner, c.Repo = owner, name
+		c.Token, c.APIURL = env.getenv("GITHUB_TOKEN"), env.getenv("GITHUB_API_URL")
+		if c.Token == "" {
+			return c, usageErr("--store branch needs a token in $GITHUB_TOKEN")
 		}
-		c, err := ghapi.NewClient(token, env.getenv("GITHUB_API_URL"), nil, env.githubOptions()...)
-		if err != nil {
-			return nil, withCode(ExitUsage, err)
-		}
-		return &baseline.BranchStore{Client: c, Owner: owner, Repo: name, Branch: b.storeBranch, Texts: results.AllTexts, Logf: env.logf}, nil
+	default:
+		return c, usageErr("--store %q: want branch, git or file", b.store)
 	}
-	return nil, usageErr("--store %q: want branch, git or file", b.store)
+	return c, nil
+}
+
+// short is a commit's short form.
+func short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
 }

@@ -7,8 +7,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
-
-	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/app"
 )
 
 // calibrateCmd is an A/A run: it judges the same data k times and reports
@@ -16,12 +15,13 @@ import (
 func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	o := defaultOptions()
 	o.Out = "calibration.json"
+	o.repeatsRange = &app.CalibrateRepeats
 	fs := newFlagSet("calibrate", env, "--dataset FILE [--repeats 3] [judge flags] [--out calibration.json]")
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
 	fs.Float64Var(&o.Alpha, "alpha", o.Alpha, "significance level used for the minimum detectable effect, more than 0 and less than 1")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	set := false
@@ -35,12 +35,15 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.loadUserMetrics(env); err != nil {
 		return err
 	}
-	defer o.closeTexts()
-	f, err := execRun(ctx, env, &o)
-	if err != nil || f == nil {
+	c, err := app.Calibrate(ctx, env.app(), o.RunConfig, o.Alpha)
+	if err != nil {
 		return err
 	}
-	cs := compare.Calibrate(f, o.Alpha)
+	if c.Estimate != nil {
+		printEstimate(env, c.Estimate)
+		return nil
+	}
+	f, cs := c.File, c.Noise
 	w := env.Stdout
 	fmt.Fprintf(w, "Judge noise over %d samples, %d runs each (judge %s %s):\n\n", len(f.Samples), f.Config.Repeats, f.Judge.Provider, f.Judge.Model)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
@@ -58,7 +61,7 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	for _, c := range cs {
 		fmt.Fprintf(w, "  %s: {tolerance: %.3f}\n", c.Metric, c.Tolerance)
 	}
-	if f.Judge.Provider == "offline" {
+	if c.Deterministic {
 		fmt.Fprint(w, "\nThe offline judge is deterministic: it has no judge noise to measure. Calibrate with the LLM judge you gate with.\n")
 	}
 	return nil

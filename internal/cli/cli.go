@@ -1,6 +1,6 @@
-// Package cli implements the gate command: flag parsing, subcommands, exit
-// codes, and the wiring of concrete types (dataset loader, judges, stores,
-// GitHub clients). It is the only package that chooses implementations.
+// Package cli implements the gate command: flags, validation, help, exit
+// codes and printing. The work is done by the use cases of package app;
+// `gate action` hands over to package action, the GitHub Action front end.
 package cli
 
 import (
@@ -9,8 +9,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/raggate/raggate/internal/app"
 	"github.com/raggate/raggate/internal/redact"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/internal/suggest"
@@ -36,9 +38,49 @@ type Env struct {
 	newSpill func(dir string) (*results.Spill, error)
 
 	// red removes the configured secrets from everything the process
-	// writes (set by Main; see secrets.go).
+	// writes (set by Main; see withRedaction).
 	red *redact.Redactor
+
+	// helpAll makes a command's help list every flag (gate help CMD --all).
+	helpAll bool
+	// onFlags, when set, sees each command's flags once they are defined
+	// (the generated flag reference).
+	onFlags func(name string, fs *flag.FlagSet)
 }
+
+// app is the environment of the use cases: their log is standard error.
+func (e Env) app() app.Env {
+	return app.Env{Version: version(), Log: e.Stderr, Getenv: e.Getenv, Environ: e.Environ, Dir: e.Dir,
+		Clock: e.Clock, Red: e.red, NewSpill: e.newSpill}
+}
+
+// Clock is the time of the waits between retries (see app.Clock).
+type Clock = app.Clock
+
+// withRedaction returns env with stdout and stderr redacted, knowing the
+// secrets the environment holds before any flag is read. Secrets never
+// leave the process: each use case adds the secrets of its configuration
+// (app.Env.Protect) before it uses them.
+func withRedaction(env Env) Env {
+	if env.red != nil {
+		return env
+	}
+	env.red = redact.New(env.getenv("GITHUB_TOKEN"), env.getenv(app.DefaultRunConfig().APIKeyEnv))
+	env.Stdout = env.red.Writer(env.Stdout)
+	env.Stderr = env.red.Writer(env.Stderr)
+	return env
+}
+
+// rawStdout is stdout without redaction, for the ::add-mask:: commands
+// that tell the runner what to hide.
+func (e Env) rawStdout() io.Writer {
+	if w, ok := e.Stdout.(*redact.Writer); ok {
+		return w.W
+	}
+	return e.Stdout
+}
+
+func (e Env) abs(p string) string { return e.app().Abs(p) }
 
 func (e Env) getenv(k string) string {
 	if e.Getenv == nil {
@@ -87,7 +129,12 @@ func Main(ctx context.Context, args []string, env Env) int {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 0 {
-			return Main(ctx, []string{rest[0], "-h"}, env)
+			env.helpAll = slices.Contains(rest[1:], "--all") || slices.Contains(rest[1:], "-all")
+			args := []string{rest[0], "-h"}
+			if rest[0] == "baseline" && len(rest) > 1 && (rest[1] == "get" || rest[1] == "put") {
+				args = []string{rest[0], rest[1], "-h"}
+			}
+			return Main(ctx, args, env)
 		}
 		usage(env.Stdout)
 		return ExitPass
@@ -132,21 +179,95 @@ func newFlagSet(name string, env Env, synopsis string) *flag.FlagSet {
 	fs.SetOutput(env.Stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(env.Stderr, "Usage: gate %s %s\n\nFlags:\n", name, synopsis)
-		fs.PrintDefaults()
+		printFlags(env.Stderr, fs, name, env.helpAll)
+	}
+	if env.onFlags != nil {
+		// Once the command has defined its flags: the first parse.
+		fs.Usage = func() {}
+		env.onFlags(name, fs)
 	}
 	return fs
 }
 
-// parseFlags parses and turns flag errors into usage errors (exit 2).
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// shortHelp are the flags `gate help CMD` shows of a command with more
+// than maxShortHelp flags: those most runs use. `gate help CMD --all`
+// lists the rest (the judge's fine settings, the target's details, the
+// limits), as docs/flags.md does.
+var shortHelp = map[string]bool{
+	"dataset": true, "responses": true, "field": true, "metrics": true, "metrics-file": true,
+	"judge": true, "judge-config": true, "model": true, "embedding-model": true, "base-url": true,
+	"concurrency": true, "repeats": true, "max-duration": true, "dry-run": true,
+	"out": true, "quiet": true, "target": true, "target-cmd": true, "target-config": true,
+	"shard": true, "alpha": true,
+	"thresholds": true, "baseline": true, "baseline-ref": true, "report": true, "format": true, "segment-by": true,
+	"label": true, "results": true, "positive": true, "min": true, "pair-by": true,
+}
+
+const maxShortHelp = 25
+
+// printFlags lists the flags of fs as flag.PrintDefaults does: every one
+// when all is set or they are few, else the shortHelp ones and how to see
+// the rest.
+func printFlags(w io.Writer, fs *flag.FlagSet, name string, all bool) {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if all || n <= maxShortHelp {
+		fs.PrintDefaults()
+		return
+	}
+	short := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	short.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if shortHelp[f.Name] {
+			short.Var(f.Value, f.Name, f.Usage)
+			short.Lookup(f.Name).DefValue = f.DefValue
 		}
-		return &exitError{code: ExitUsage, err: err}
+	})
+	short.PrintDefaults()
+	fmt.Fprintf(w, "\n%d more flags (the judge's fine settings, also accepted from --judge-config; the target's details; limits):\n  gate help %s --all\n", n-countFlags(short), name)
+}
+
+func countFlags(fs *flag.FlagSet) int {
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	return n
+}
+
+// parseFlags parses the command line, fills the judge flags not given
+// from --judge-config and turns flag errors into usage errors (exit 2).
+// Checked flags (flagtypes.go) refuse bad values as they are parsed:
+// parsing goes on past them, and every bad value is reported together.
+func parseFlags(env Env, fs *flag.FlagSet, args []string) error {
+	usage, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard) // the messages are ours
+	var bad []app.Problem
+	err := fs.Parse(args)
+	for ; err != nil; err = fs.Parse(fs.Args()) {
+		ps := takeProblems(fs)
+		if len(ps) == 0 {
+			break
+		}
+		bad = append(bad, ps...)
+	}
+	fs.Usage = usage
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		usage()
+		return err
+	case err != nil:
+		fmt.Fprintln(out, err)
+		usage()
+		return app.WithKind(app.KindUsage, err)
+	case len(bad) > 0:
+		return app.JoinProblems(bad, app.FlagNames)
 	}
 	if fs.NArg() > 0 {
 		return usageErr("%s: unexpected argument %q (flags go before nothing else; see 'gate help %s')", fs.Name(), fs.Arg(0), strings.TrimPrefix(fs.Name(), "gate "))
+	}
+	if path := judgeConfigOf(fs); path != "" {
+		return applyJudgeConfig(env, fs, path)
 	}
 	return nil
 }
@@ -156,8 +277,3 @@ type listFlag []string
 
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
-
-// logf writes one line to standard error (which Main redacts).
-func (e Env) logf(format string, args ...any) {
-	fmt.Fprintf(e.Stderr, format+"\n", args...)
-}

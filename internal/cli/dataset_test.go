@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/raggate/raggate/internal/ghaction"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -59,25 +58,5 @@ func TestRunCorruptParquetExits2(t *testing.T) {
 	r := gate(t, nil, "run", "--judge", "offline", "--dataset", bad, "--out", filepath.Join(dir, "r.json"))
 	if r.code != 2 || !strings.Contains(r.stderr, "golden.parquet: not a readable Parquet file") {
 		t.Errorf("exit %d, want 2 naming the file\n%s", r.code, r.stderr)
-	}
-}
-
-func TestActionStrictFieldsInput(t *testing.T) {
-	for _, tt := range []struct {
-		value string
-		want  bool
-		err   bool
-	}{{"", false, false}, {"true", true, false}, {"false", false, false}, {"maybe", false, true}} {
-		env := map[string]string{ghaction.InputEnv("dataset"): "golden.jsonl", ghaction.InputEnv("strict-fields"): tt.value}
-		o, _, err := actionOptions(ghaction.NewInputs(func(k string) string { return env[k] }), &ghaction.Context{}, Env{})
-		if tt.err {
-			if err == nil || !strings.Contains(err.Error(), "strict-fields") {
-				t.Errorf("%q: error %v, want one naming strict-fields", tt.value, err)
-			}
-			continue
-		}
-		if err != nil || o.StrictFields != tt.want {
-			t.Errorf("%q: StrictFields %v (error %v), want %v", tt.value, o.StrictFields, err, tt.want)
-		}
 	}
 }

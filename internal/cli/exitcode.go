@@ -5,9 +5,9 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io/fs"
 	"strings"
 
+	"github.com/raggate/raggate/internal/app"
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/inputfile"
@@ -63,27 +63,17 @@ var usageKinds = []error{
 
 // errFailed is returned by commands whose evaluation failed the gate; the
 // report has been printed already.
-var errFailed = errors.New("gate failed")
+var errFailed = app.ErrFailed
 
-// exitError carries the exit code a command chose for an error the
-// mapping cannot classify by itself (a bad flag value, a refused event).
-type exitError struct {
-	code int
-	err  error
-}
+func usageErr(format string, args ...any) error { return app.Usagef(format, args...) }
 
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-func usageErr(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
-}
-
+// withCode classifies err as a usage error (ExitUsage) or an operational
+// failure (any other code).
 func withCode(code int, err error) error {
-	if err == nil {
-		return nil
+	if code == ExitUsage {
+		return app.WithKind(app.KindUsage, err)
 	}
-	return &exitError{code: code, err: err}
+	return app.WithKind(app.KindOperational, err)
 }
 
 // exitCodeOf maps the error a command returned to the exit code:
@@ -91,14 +81,16 @@ func withCode(code int, err error) error {
 // typed kinds (usageKinds: 2), anything else 3. Cancellation (130) is
 // decided by exitCode, which knows the context.
 func exitCodeOf(err error) int {
-	var ee *exitError
+	var ae *app.Error
 	switch {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return ExitPass
 	case errors.Is(err, errFailed):
 		return ExitFail
-	case errors.As(err, &ee):
-		return ee.code
+	case errors.As(err, &ae) && ae.Kind == app.KindUsage:
+		return ExitUsage
+	case errors.As(err, &ae):
+		return ExitOperational
 	}
 	for _, kind := range usageKinds {
 		if errors.Is(err, kind) {
@@ -122,39 +114,9 @@ func exitCode(ctx context.Context, env Env, err error) int {
 	return exitCodeOf(err)
 }
 
-// inputErr is the error of an input file refused by its type or size
-// (package inputfile) named by flag, exit 2; other errors are returned as
-// they are.
-func inputErr(flag string, err error) error {
-	if ie := refusedInput(err); ie != nil {
-		return usageErr("%s: %w", flag, ie)
-	}
-	return err
-}
-
-// refusedInput returns the *inputfile.Error err wraps, or nil.
-func refusedInput(err error) *inputfile.Error {
-	var ie *inputfile.Error
-	if errors.As(err, &ie) {
-		return ie
-	}
-	return nil
-}
-
-// baselineErr wraps an error of reading a baseline (Store.Get) with op.
-// The store's kinds decide the exit code through exitCodeOf; a baseline
-// file that cannot be read at all (a directory, no permission) is a path
-// to fix, exit 2. Every command that reads baselines uses it, so that a
-// corrupt baseline is exit 2 from `gate check`, `gate baseline get` and the
-// action alike. Errors of Store.Put are wrapped as they are: the kinds
-// decide (a read-only store is 2, a write that fails 3).
-func baselineErr(op string, err error) error {
-	err = fmt.Errorf("%s: %w", op, err)
-	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
-		return withCode(ExitUsage, err)
-	}
-	return err
-}
+// baselineErr wraps an error of reading a baseline with op (see
+// app.BaselineErr).
+func baselineErr(op string, err error) error { return app.BaselineErr(op, err) }
 
 // exitCodesHelp is the exit-code line of `gate help`.
 func exitCodesHelp() string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/raggate/raggate/internal/app"
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/report"
 )
@@ -21,21 +22,21 @@ func historyCmd(ctx context.Context, env Env, args []string) error {
 	b.bind(fs, false)
 	fs.IntVar(&last, "last", baseline.DefaultHistory, "how many stored baselines to read, newest `n`")
 	fs.StringVar(&format, "format", "text", "output `format`: text, markdown, json or csv")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if err := validateHistory(env, &b, last, format); err != nil {
 		return err
 	}
-	h, err := openHistorian(env, &b)
+	sc, err := historyStore(env, &b)
 	if err != nil {
 		return err
 	}
-	entries, err := h.History(ctx, baseline.Key{Branch: b.branch, SHA: b.sha, Name: b.name}, last)
+	h, err := app.History(ctx, env.app(), sc, baseline.Key{Branch: b.branch, SHA: b.sha, Name: b.name}, last)
 	if err != nil {
-		return baselineErr("read the history", err)
+		return err
 	}
-	out, err := renderHistory(historyOf(b.branch, entries), format)
+	out, err := renderHistory(h, format)
 	if err != nil {
 		return err
 	}
@@ -58,24 +59,16 @@ func validateHistory(env Env, b *baselineFlags, last int, format string) error {
 	return b.validate(env, false)
 }
 
-// openHistorian opens the store of b for reading history: the file store
+// historyStore names the store of b for reading history: the file store
 // reads a directory of results files.
-func openHistorian(env Env, b *baselineFlags) (baseline.Historian, error) {
+func historyStore(env Env, b *baselineFlags) (app.StoreConfig, error) {
 	if b.store == "file" {
 		if b.path == "" {
-			return nil, usageErr("--store file needs --path (a directory of results files)")
+			return app.StoreConfig{}, usageErr("--store file needs --path (a directory of results files)")
 		}
-		return &baseline.DirStore{Dir: env.abs(b.path)}, nil
+		return app.StoreConfig{Kind: app.StoreDir, Path: b.path}, nil
 	}
-	st, err := b.open(env)
-	if err != nil {
-		return nil, err
-	}
-	h, ok := st.(baseline.Historian)
-	if !ok {
-		return nil, usageErr("--store %s keeps no history", b.store)
-	}
-	return h, nil
+	return b.storeConfig(env)
 }
 
 func renderHistory(h *report.History, format string) ([]byte, error) {

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/raggate/raggate/internal/app"
 	"github.com/raggate/raggate/internal/report"
-	"github.com/raggate/raggate/internal/results"
 )
 
 // mergeCmd combines the results of `gate run --shard i/n` jobs (e.g. a
@@ -21,29 +21,18 @@ func mergeCmd(_ context.Context, env Env, args []string) error {
 	if fs.NArg() == 0 {
 		return usageErr("merge: give the results files of every shard, e.g. gate merge --out results.json shard-*.json")
 	}
-	if err := joinProblems(o.problems("merge"), flagName); err != nil {
+	if err := app.JoinProblems(o.Problems("merge"), app.FlagNames); err != nil {
 		return err
 	}
-	var shards []namedPath
+	var shards []app.NamedPath
 	for _, p := range fs.Args() {
-		shards = append(shards, namedPath{"input", p})
+		shards = append(shards, app.NamedPath{Key: "input", Path: p})
 	}
-	if err := joinProblems(outputProblems(env, shards, []namedPath{{"out", o.Out}}), mergeName); err != nil {
+	if err := app.JoinProblems(app.OutputProblems(env.app(), shards, []app.NamedPath{{Key: "out", Path: o.Out}}), mergeName); err != nil {
 		return err
 	}
-	var files []*results.File
-	for _, p := range fs.Args() {
-		f, err := results.Read(env.abs(p))
-		if err != nil {
-			return withCode(ExitUsage, inputErr("merge input", err))
-		}
-		files = append(files, f)
-	}
-	merged, err := results.Merge(files)
-	if err != nil {
-		return withCode(ExitUsage, err)
-	}
-	if err := results.Write(env.abs(o.Out), merged); err != nil {
+	merged, err := app.Merge(env.app(), fs.Args(), o.Out)
+	if merged == nil {
 		return err
 	}
 	if !o.Quiet {
@@ -51,17 +40,14 @@ func mergeCmd(_ context.Context, env Env, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(env.Stderr, "merged %d shards, %d samples, into %s\n", len(files), len(merged.Samples), o.Out)
-	if merged.Incomplete != "" {
-		return fmt.Errorf("some shards are incomplete: %s", merged.Incomplete)
-	}
-	return nil
+	fmt.Fprintf(env.Stderr, "merged %d shards, %d samples, into %s\n", fs.NArg(), len(merged.Samples), o.Out)
+	return err
 }
 
 // mergeName names merge's options: its inputs are arguments, not flags.
-var mergeName = namer{func(key string) string {
+var mergeName = app.Namer{Name: func(key string) string {
 	if key == "input" {
 		return "the input"
 	}
-	return flagName.name(key)
-}, " "}
+	return app.FlagNames.Name(key)
+}, ValueSep: " "}

@@ -2,137 +2,34 @@ package cli
 
 import (
 	"flag"
-	"fmt"
-	"github.com/raggate/raggate/internal/htmlreport"
-	"github.com/raggate/raggate/internal/results"
-	"path/filepath"
-	"strings"
-	"time"
 
-	"github.com/raggate/raggate/internal/dataset"
-	"github.com/raggate/raggate/internal/judge/openaicompat"
-	"github.com/raggate/raggate/metrics"
+	"github.com/raggate/raggate/internal/app"
 )
 
-// Options is every setting of every command. Flags and GitHub Action
-// inputs both fill it, so the two front ends cannot drift apart.
+// Options are the settings the flags fill: the action's inputs fill the
+// same app.Settings, so the two front ends cannot drift apart.
 type Options struct {
-	// Dataset and its mapping.
-	Dataset   string
-	Responses string
-	Fields    []string // canonical=name-in-file
-	Metrics   string   // comma-separated; empty = default suite
-	// MetricsFile defines user-defined metrics (package usermetric);
-	// userDefs are its definitions once read.
-	MetricsFile string
-	userDefs    []metrics.Definition
-	// Target, when configured, answers the questions instead of the
-	// dataset's responses (gate run --target).
-	Target targetOptions
-	// StrictFields makes extra dataset columns errors instead of metadata.
-	StrictFields bool
-	Limits       Limits // dataset size limits
-
-	// Judge.
-	Judge          string // auto | offline | openai
-	Model          string
-	EmbeddingModel string
-	BaseURL        string
-	APIKeyEnv      string
-	APIKey         string // from the action input; never logged
-	Concurrency    int
-	Strictness     int
-	Repeats        int
-	MaxUndefined   float64
-	CacheDir       string
-	NoCache        bool
-	MaxDuration    time.Duration
-	Azure          struct{ Endpoint, APIVersion, Deployment, EmbeddingDeployment string }
-	Headers        []string // K=V
-	RPM, TPM       int
-	RequestTimeout time.Duration
-	MaxRetries     int
-	Seed           int
-	NoSeed         bool
-	Alpha          float64 // calibrate: significance level of the minimum detectable effect
-	MaxTokens      int
-	ResponseFormat string
-	Prices         string
-	DryRun         bool
-
-	// ClaimsAtomicity and ClaimsCoverage: low or high (factual correctness).
-	ClaimsAtomicity, ClaimsCoverage string
-
-	// Output.
-	Out   string
-	Quiet bool
-	// RecordTexts records each sample's response, retrieved contexts and
-	// the judge's evidence in the results file (for the HTML report);
-	// texts holds them on disk while the run lasts.
-	RecordTexts bool
-	texts       *results.Spill
-	textsLost   string   // why the results have no texts after all (a full temporary directory)
-	warnings    []string // for the results file (contexts cut by --max-contexts)
-	Shard       string   // i/n: judge only this shard of the dataset
-	Format      string   // markdown | text | json (compare, check)
-	// History is a directory of earlier results files whose trend the
-	// report shows (compare, check).
-	History string
-	Report  string // where compare/check write the report
-	// HTMLSamples is how many samples, the worst, an HTML report lists.
-	HTMLSamples int
-
-	// Comparison.
-	Base        string
-	Head        string
-	Thresholds  string
-	Baseline    string
-	BaselineRef string
-	// SegmentBy are metadata keys to compare segment by segment, added to
-	// the thresholds' segments.
-	SegmentBy []string
-	// segmentKeys are every segment key of a check (the thresholds' and
-	// SegmentBy): the dataset must have each, checked before judging.
-	segmentKeys []string
-	// checkDataset, when set, checks the loaded dataset before any judge
-	// call (gate agree: the label columns).
-	checkDataset func(*dataset.Dataset) error
+	app.Settings
+	// judgeConfig is the --judge-config file, applied by parseFlags.
+	judgeConfig string
+	// repeatsRange is the range of --repeats (nil: a run's).
+	repeatsRange *app.IntRange
 }
 
-func defaultOptions() Options {
-	return Options{
-		Judge:        "auto",
-		APIKeyEnv:    "OPENAI_API_KEY",
-		Concurrency:  8,
-		Strictness:   3,
-		Out:          "results.json",
-		Format:       "text",
-		CacheDir:     ".raggate-cache",
-		Seed:         42,
-		MaxUndefined: 0.5,
-		MaxRetries:   openaicompat.DefaultMaxRetries,
-		Repeats:      1,
-		// Ragas's factual-correctness defaults.
-		ClaimsAtomicity: string(metrics.DefaultClaimsAtomicity),
-		ClaimsCoverage:  string(metrics.DefaultClaimsCoverage),
-		// Explicit defaults, so that a 0 given on the command line is
-		// seen (and refused) rather than taken for "not given".
-		RequestTimeout: openaicompat.DefaultRequestTimeout,
-		MaxTokens:      openaicompat.DefaultMaxCompletionTokens,
-		Alpha:          0.05,
-		Limits:         defaultLimits(),
-		RecordTexts:    true,
-		HTMLSamples:    htmlreport.DefaultLimit,
-	}
+func defaultOptions() Options { return Options{Settings: app.DefaultSettings()} }
+
+// validate checks the options of command cmd before any work (see
+// app.Settings.Validate); every problem is exit 2 naming the flag.
+func (o *Options) validate(env Env, cmd string) error {
+	return o.Settings.Validate(env.app(), cmd, app.FlagNames)
 }
 
-// closeTexts removes the run's texts file (see RecordTexts); a results
-// file it supplied texts to must be written before.
-func (o *Options) closeTexts() {
-	if o.texts != nil {
-		o.texts.Close()
-		o.texts = nil
-	}
+// loadUserMetrics reads --metrics-file, before the dataset and any judge
+// call: a bad definition is exit 2 with its line.
+func (o *Options) loadUserMetrics(env Env) error {
+	defs, err := app.LoadUserMetrics(env.app(), o.MetricsFile)
+	o.UserDefs = defs
+	return err
 }
 
 func (o *Options) bindDataset(fs *flag.FlagSet) {
@@ -146,18 +43,19 @@ func (o *Options) bindDataset(fs *flag.FlagSet) {
 }
 
 func (o *Options) bindJudge(fs *flag.FlagSet) {
-	fs.StringVar(&o.Judge, "judge", o.Judge, "judge `provider`: auto (openai when an API key is set, else offline), offline, openai")
+	enumVar(fs, &o.Judge, "judge", nil, "judge `provider`: auto (openai when an API key is set, else offline), offline, openai")
+	fs.StringVar(&o.judgeConfig, "judge-config", "", "YAML `file` whose judge: section gives judge settings by flag name (model, base-url, azure-*, header, rpm, tpm, prices, seed, ...); flags given win")
 	fs.StringVar(&o.Model, "model", o.Model, "chat `model` of the LLM judge")
 	fs.StringVar(&o.EmbeddingModel, "embedding-model", o.EmbeddingModel, "embedding `model` of the LLM judge")
 	fs.StringVar(&o.BaseURL, "base-url", o.BaseURL, "`URL` of an OpenAI-compatible API")
 	fs.StringVar(&o.APIKeyEnv, "api-key-env", o.APIKeyEnv, "environment `variable` holding the API key")
-	fs.IntVar(&o.Concurrency, "concurrency", o.Concurrency, "judge calls in flight at once, 1 to 1000")
-	fs.IntVar(&o.Strictness, "strictness", o.Strictness, "questions generated per sample for answer_relevancy, 1 to 10")
-	fs.StringVar(&o.ClaimsAtomicity, "claims-atomicity", o.ClaimsAtomicity, "`level` of the claims of factual_correctness: low (a sentence's claims together) or high (one fact each)")
-	fs.StringVar(&o.ClaimsCoverage, "claims-coverage", o.ClaimsCoverage, "`level` of the claims of factual_correctness: low (main claims) or high (every detail)")
-	fs.Float64Var(&o.MaxUndefined, "max-undefined", o.MaxUndefined, "exit 3 when the judge leaves a metric undefined on more than this `share` of the samples (0 to 1; 1 = never)")
-	fs.IntVar(&o.Repeats, "repeats", o.Repeats, "judge every sample this many `times` (1 to 100) and average (the spread is reported as judge noise)")
-	fs.DurationVar(&o.MaxDuration, "max-duration", o.MaxDuration, "stop judging after this `duration` and save what finished (0 = no limit)")
+	intVar(fs, &o.Concurrency, "concurrency", nil, "judge `calls` in flight at once, 1 to 1000")
+	intVar(fs, &o.Strictness, "strictness", nil, "`questions` generated per sample for answer_relevancy, 1 to 10")
+	enumVar(fs, &o.ClaimsAtomicity, "claims-atomicity", nil, "`level` of the claims of factual_correctness: low (a sentence's claims together) or high (one fact each)")
+	enumVar(fs, &o.ClaimsCoverage, "claims-coverage", nil, "`level` of the claims of factual_correctness: low (main claims) or high (every detail)")
+	shareVar(fs, &o.MaxUndefined, "max-undefined", "exit 3 when the judge leaves a metric undefined on more than this `share` of the samples (0 to 1; 1 = never)")
+	intVar(fs, &o.Repeats, "repeats", o.repeatsRange, "judge every sample this many `times` (1 to 100) and average (the spread is reported as judge noise)")
+	durationVar(fs, &o.MaxDuration, "max-duration", "stop judging after this `duration` and save what finished (0 = no limit)")
 	fs.StringVar(&o.CacheDir, "cache-dir", o.CacheDir, "judge cache `directory` (LLM judge); persist it between CI runs")
 	fs.BoolVar(&o.NoCache, "no-cache", o.NoCache, "do not read or write the judge cache")
 	fs.StringVar(&o.Azure.Endpoint, "azure-endpoint", "", "Azure OpenAI `endpoint`, e.g. https://NAME.openai.azure.com (selects Azure)")
@@ -165,14 +63,14 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 	fs.StringVar(&o.Azure.Deployment, "azure-deployment", "", "Azure chat `deployment` name")
 	fs.StringVar(&o.Azure.EmbeddingDeployment, "azure-embedding-deployment", "", "Azure embedding `deployment` name")
 	fs.Var((*listFlag)(&o.Headers), "header", "extra HTTP header `K=V` sent to the judge API (repeatable)")
-	fs.IntVar(&o.RPM, "rpm", o.RPM, "requests-per-minute limit of the chat model (0 = none)")
-	fs.IntVar(&o.TPM, "tpm", o.TPM, "tokens-per-minute limit of the chat model (0 = none)")
-	fs.DurationVar(&o.RequestTimeout, "request-timeout", o.RequestTimeout, "timeout of one judge HTTP request, more than 0 and at most 1h")
-	fs.IntVar(&o.MaxRetries, "max-retries", o.MaxRetries, "retries of a transient judge failure (5xx, timeouts, resets), 0 to 20")
+	intVar(fs, &o.RPM, "rpm", nil, "`requests`-per-minute limit of the chat model (0 = none)")
+	intVar(fs, &o.TPM, "tpm", nil, "`tokens`-per-minute limit of the chat model (0 = none)")
+	durationVar(fs, &o.RequestTimeout, "request-timeout", "`timeout` of one judge HTTP request, more than 0 and at most 1h")
+	intVar(fs, &o.MaxRetries, "max-retries", nil, "`retries` of a transient judge failure (5xx, timeouts, resets), 0 to 20")
 	fs.IntVar(&o.Seed, "seed", o.Seed, "seed sent to the judge where supported")
 	fs.BoolVar(&o.NoSeed, "no-seed", false, "send no seed")
-	fs.IntVar(&o.MaxTokens, "max-completion-tokens", o.MaxTokens, "completion token limit of a judge call, 1 to 1000000")
-	fs.StringVar(&o.ResponseFormat, "response-format", "", "force the `format`: json_schema, json_object or none (default: json_schema, falling back when refused)")
+	intVar(fs, &o.MaxTokens, "max-completion-tokens", nil, "completion `tokens` limit of a judge call, 1 to 1000000")
+	enumVar(fs, &o.ResponseFormat, "response-format", nil, "force the `format`: json_schema, json_object or none (default: json_schema, falling back when refused)")
 	fs.StringVar(&o.Prices, "prices", "", "price table `file` (JSON or YAML: model -> {input_per_mtok, output_per_mtok}) for cost estimates")
 	fs.BoolVar(&o.DryRun, "dry-run", false, "print the number of judge calls, estimated tokens and cost, and exit without judging")
 }
@@ -183,37 +81,30 @@ func (o *Options) bindOut(fs *flag.FlagSet) {
 	fs.BoolVar(&o.RecordTexts, "record-texts", o.RecordTexts, "record each sample's response, retrieved contexts and the judge's evidence in the results file (for --format html); =false keeps scores and reasons only")
 }
 
-// fieldMapping parses the --field values.
-func (o *Options) fieldMapping() (map[string]string, error) {
-	if len(o.Fields) == 0 {
-		return nil, nil
-	}
-	m := make(map[string]string, len(o.Fields))
-	for _, kv := range o.Fields {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return nil, fmt.Errorf("--field %q: want canonical=name-in-file, e.g. --field response=answer", kv)
-		}
-		m[k] = v
-	}
-	return m, nil
+func (o *Options) bindLimits(fs *flag.FlagSet) {
+	fs.Var(&sizeFlag{p: &o.Limits.MaxLineSize, key: "max-line-size"}, "max-line-size", "longest line of a JSON Lines dataset, one sample (`size`, e.g. 64M; 0: no limit)")
+	fs.Var(&sizeFlag{p: &o.Limits.MaxDatasetSize, key: "max-dataset-size"}, "max-dataset-size", "largest dataset or responses file (`size`, e.g. 4G; 0: no limit)")
+	intVar(fs, &o.Limits.MaxContexts, "max-contexts", nil, "judge at most `n` retrieved contexts of a sample, the first ones, from the dataset or the target (0: no limit)")
 }
 
-func (o *Options) metricNames() []string {
-	var out []string
-	for _, n := range strings.Split(o.Metrics, ",") {
-		if n = strings.TrimSpace(n); n != "" {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-// abs resolves p against the environment's working directory.
-func (e Env) abs(p string) string {
-	if p == "" || filepath.IsAbs(p) || e.Dir == "" {
-		return p
-	}
-	return filepath.Join(e.Dir, p)
+func (o *Options) bindTarget(fs *flag.FlagSet) {
+	t := &o.Target
+	fs.StringVar(&t.URL, "target", t.URL, "call the pipeline at this `URL` for every sample instead of reading its responses (README: Targets)")
+	fs.StringVar(&t.Cmd, "target-cmd", t.Cmd, "call the pipeline as this `command`: JSON Lines on stdin and stdout")
+	fs.BoolVar(&t.PerSample, "target-per-sample", t.PerSample, "start the target command once per sample instead of keeping it running")
+	fs.StringVar(&t.Config, "target-config", t.Config, "YAML `file` with a target: section (flags override it)")
+	fs.StringVar(&t.Method, "target-method", t.Method, "HTTP `method` of the target (default POST)")
+	fs.Var((*listFlag)(&t.Headers), "target-header", "HTTP header `NAME=VALUE` sent to the target, ${VAR} expanded from the environment (repeatable)")
+	fs.StringVar(&t.Body, "target-body", t.Body, "JSON request `template`, e.g. '{\"query\": \"{{user_input}}\"}' (default {\"id\": \"{{id}}\", \"user_input\": \"{{user_input}}\"})")
+	fs.StringVar(&t.Response, "target-response-path", t.Response, "`path` of the answer in the reply (default response)")
+	fs.StringVar(&t.Contexts, "target-contexts-path", t.Contexts, "`path` of the retrieved contexts in the reply, e.g. sources[*].text (default retrieved_contexts, if present)")
+	fs.StringVar(&t.ContextIDs, "target-context-ids-path", t.ContextIDs, "`path` of the retrieved context ids in the reply (default retrieved_context_ids, if present)")
+	fs.StringVar(&t.Usage, "target-usage-path", t.Usage, "`path` of the token usage in the reply (default usage, if present)")
+	fs.StringVar(&t.ID, "target-id-path", t.ID, "`path` of the request's id in the reply, which must then be the sample's (default id, checked when present for a command target)")
+	fs.Var(&optInt{p: &t.Concurrency, key: "target-concurrency"}, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
+	fs.Var(&durationFlag{opt: &t.Timeout, key: "target-timeout"}, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
+	fs.Var(&optInt{p: &t.Retries, key: "target-retries"}, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
+	fs.Var((*listFlag)(&t.Env), "target-env", "environment variable `NAME` a command target is given although it holds a secret of the gate (repeatable), e.g. OPENAI_API_KEY")
+	fs.StringVar(&t.SaveResponses, "save-responses", t.SaveResponses, "write the target's answers to this JSON Lines `file`, to re-judge with --responses")
+	shareVar(fs, &t.MaxFailures, "max-target-failures", "exit 3 when the target call fails for more than this `share` of the samples (0 to 1; default 0)")
 }

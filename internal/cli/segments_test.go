@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/raggate/raggate/internal/compare"
-	"github.com/raggate/raggate/internal/ghaction"
 )
 
 // writeTopicDataset writes 60 samples in three topics (a "topic" column
@@ -143,13 +142,5 @@ func TestActionSegmentBy(t *testing.T) {
 	}
 	if r.code != 1 || !strings.Contains(string(md), "| topic=billing | faithfulness |") || !strings.Contains(r.stdout, "on topic=billing") {
 		t.Errorf("exit %d\n%s\n%s", r.code, md, r.stdout)
-	}
-}
-
-func TestActionSegmentByInput(t *testing.T) {
-	env := map[string]string{ghaction.InputEnv("dataset"): "golden.jsonl", ghaction.InputEnv("segment-by"): "topic\nProduct Area, language"}
-	o, _, err := actionOptions(ghaction.NewInputs(func(k string) string { return env[k] }), &ghaction.Context{}, Env{})
-	if err != nil || strings.Join(o.SegmentBy, "|") != "topic|Product Area|language" {
-		t.Errorf("keys %q, err %v", o.SegmentBy, err)
 	}
 }

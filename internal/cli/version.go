@@ -66,7 +66,7 @@ func version() string { return currentBuild().Version }
 func versionCmd(_ context.Context, env Env, args []string) error {
 	fs := newFlagSet("version", env, "[--json]")
 	asJSON := fs.Bool("json", false, "print version, commit, build date, Go version and platform as JSON")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	b := currentBuild()

@@ -1,13 +1,13 @@
 // Package suggest finds the likely intended name behind a typo, for the
 // "did you mean" of error messages (commands, dataset fields, thresholds
 // keys, metric names). Pure: no I/O. Its edit distance is the one of
-// the string_similarity metric (metrics.EditDistance).
+// the string_similarity metric (textdist.Distance).
 package suggest
 
 import (
 	"strings"
 
-	"github.com/raggate/raggate/metrics"
+	"github.com/raggate/raggate/internal/textdist"
 )
 
 // Closest returns the candidate nearest to s by edit distance, ignoring
@@ -15,7 +15,7 @@ import (
 // of the shorter name's length (at least 1; 2 for names of 3 characters or
 // more, so a swapped pair of letters is caught).
 func Closest(s string, candidates []string) string {
-	return nearest(s, candidates, metrics.EditDistance, func(ls, lc string) int {
+	return nearest(s, candidates, textdist.Distance, func(ls, lc string) int {
 		n := min(len([]rune(ls)), len([]rune(lc)))
 		if n >= 3 {
 			return max(2, n/3)

@@ -1,7 +1,6 @@
-package cli
+package app
 
 import (
-	"flag"
 	"fmt"
 	"strconv"
 	"strings"
@@ -13,8 +12,8 @@ import (
 // Limits are the dataset size limits (--max-line-size, --max-dataset-size)
 // and the contexts judged per sample (--max-contexts).
 type Limits struct {
-	MaxLineSize    sizeFlag
-	MaxDatasetSize sizeFlag
+	MaxLineSize    Size
+	MaxDatasetSize Size
 	MaxContexts    int
 }
 
@@ -22,14 +21,9 @@ type Limits struct {
 // up to 2N + 10 calls for a sample of N retrieved contexts.
 const DefaultMaxContexts = 50
 
-func defaultLimits() Limits {
+// DefaultLimits are the limits before any flag or input.
+func DefaultLimits() Limits {
 	return Limits{MaxLineSize: dataset.DefaultMaxLineBytes, MaxDatasetSize: dataset.DefaultMaxBytes, MaxContexts: DefaultMaxContexts}
-}
-
-func (o *Options) bindLimits(fs *flag.FlagSet) {
-	fs.Var(&o.Limits.MaxLineSize, "max-line-size", "longest line of a JSON Lines dataset, one sample (`size`, e.g. 64M; 0: no limit)")
-	fs.Var(&o.Limits.MaxDatasetSize, "max-dataset-size", "largest dataset or responses file (`size`, e.g. 4G; 0: no limit)")
-	fs.IntVar(&o.Limits.MaxContexts, "max-contexts", o.Limits.MaxContexts, "judge at most `n` retrieved contexts of a sample, the first ones, from the dataset or the target (0: no limit)")
 }
 
 // capContexts keeps the first --max-contexts retrieved contexts (and
@@ -74,18 +68,18 @@ func (l Limits) dataset() dataset.Limits {
 	return lim
 }
 
-// sizeFlag is a byte count written as a number with an optional K, M or
+// Size is a byte count written as a number with an optional K, M or
 // G suffix (powers of 1024; KB, KiB, MB, MiB, GB and GiB are read alike).
-type sizeFlag int64
+type Size int64
 
-func (s *sizeFlag) String() string { return dataset.Size(int64(*s)) }
+func (s *Size) String() string { return dataset.Size(int64(*s)) }
 
-func (s *sizeFlag) Set(v string) error {
+func (s *Size) Set(v string) error {
 	n, err := parseSize(v)
 	if err != nil {
 		return err
 	}
-	*s = sizeFlag(n)
+	*s = Size(n)
 	return nil
 }
 

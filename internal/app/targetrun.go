@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"context"
@@ -32,17 +32,17 @@ type targetPhase struct {
 // target metrics. The answers are saved (--save-responses) as they are; a
 // run cancelled or out of time saves what finished and returns the error
 // it ends with.
-func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Sample) (*targetPhase, error) {
-	b := o.Target.built
+func callTarget(ctx context.Context, env Env, o *runState, samples []metrics.Sample) (*targetPhase, error) {
+	b := o.target
 	opts := b.Options
-	opts.Progress = newProgress(env.Stderr, o.Quiet, progressFigures{verb: "called the target for", label: "calling the target"})
+	opts.Progress = newProgress(env.Log, o.Quiet, progressFigures{verb: "called the target for", label: "calling the target"})
 	if !o.Quiet {
-		fmt.Fprintf(env.Stderr, "calling the target for %d samples (%d at once)\n", len(samples), opts.Concurrency)
+		fmt.Fprintf(env.Log, "calling the target for %d samples (%d at once)\n", len(samples), opts.Concurrency)
 	}
 	start := time.Now()
 	outs := target.Run(ctx, b.Target, samples, opts)
 	failOutOfStep(b.Target.Close(), samples, outs)
-	redactReplies(env.red, outs)
+	redactReplies(env.Red, outs)
 	ph := &targetPhase{calls: map[string]*results.TargetCall{}, unanswered: map[string]string{}}
 	var saved []savedResponse
 	for i := range outs {
@@ -59,7 +59,7 @@ func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Samp
 			applyReply(s, out)
 		}
 		row := savedOf(s, out)
-		row.Error = env.red.String(row.Error)
+		row.Error = env.Red.String(row.Error)
 		saved = append(saved, row)
 	}
 	stopped := ctx.Err() != nil
@@ -69,14 +69,14 @@ func callTarget(ctx context.Context, env Env, o *Options, samples []metrics.Samp
 	}
 	if save != "" {
 		if err := writeResponses(env.abs(save), saved); err != nil {
-			return nil, withCode(ExitOperational, fmt.Errorf("save responses: %w", err))
+			return nil, asOperational(fmt.Errorf("save responses: %w", err))
 		}
 	}
 	if stopped {
 		return nil, targetStopped(ctx, o, len(saved), len(samples), save)
 	}
 	if !o.Quiet {
-		fmt.Fprintf(env.Stderr, "target answered %d of %d samples in %s (%d failed)\n", len(saved)-len(ph.unanswered), len(samples),
+		fmt.Fprintf(env.Log, "target answered %d of %d samples in %s (%d failed)\n", len(saved)-len(ph.unanswered), len(samples),
 			time.Since(start).Round(time.Millisecond), len(ph.unanswered))
 	}
 	return ph, nil
@@ -103,13 +103,13 @@ func redactReplies(r *redact.Redactor, outs []target.Outcome) {
 
 // targetStopped is the error of a target phase stopped after done of total
 // calls: the time budget (exit 3) or a cancellation (130).
-func targetStopped(ctx context.Context, o *Options, done, total int, saved string) error {
+func targetStopped(ctx context.Context, o *runState, done, total int, saved string) error {
 	what := fmt.Sprintf("%d of %d target calls finished, nothing judged", done, total)
 	if saved != "" {
 		what += "; their answers are saved in " + saved + " (judge them with --responses " + saved + ")"
 	}
 	if errors.Is(context.Cause(ctx), errTimeBudget) {
-		return withCode(ExitOperational, fmt.Errorf("time budget --max-duration=%s reached: %s", o.MaxDuration, what))
+		return asOperational(fmt.Errorf("time budget --max-duration=%s reached: %s", o.MaxDuration, what))
 	}
 	return fmt.Errorf("%s: %w", what, ctx.Err())
 }
@@ -244,8 +244,8 @@ func tooManyTargetFailures(f *results.File, limit float64) string {
 // suite, the suite is chosen again for the fields the target filled: the
 // ids of retrieved contexts it returned add the id-based metrics (no judge
 // step, so nothing checked before the calls changes).
-func answer(ctx context.Context, env Env, o *Options, in *runInputs) (*targetPhase, map[string]string, error) {
-	if o.Target.built == nil {
+func answer(ctx context.Context, env Env, o *runState, in *runInputs) (*targetPhase, map[string]string, error) {
+	if o.target == nil {
 		return nil, unansweredOf(in.samples), nil
 	}
 	ph, err := callTarget(ctx, env, o, in.samples)

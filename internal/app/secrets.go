@@ -1,8 +1,6 @@
-package cli
+package app
 
 import (
-	"fmt"
-	"io"
 	"strings"
 
 	"github.com/raggate/raggate/internal/compare"
@@ -11,8 +9,8 @@ import (
 	"github.com/raggate/raggate/internal/results"
 )
 
-// Secrets never leave the process. Main wraps stdout and stderr in one
-// redactor (Env.red) that knows the secrets of the environment; each
+// Secrets never leave the process. The front end wraps its output in one
+// redactor (Env.Red) that knows the secrets of the environment; each
 // command adds the secrets of its configuration (protect) before it uses
 // them. Text that is stored or posted rather than printed is redacted
 // where it is made: results files before they are written or compared
@@ -20,40 +18,11 @@ import (
 // error note and job summary (actionCmd, commentError), and every PR
 // comment (actionRun.comment).
 
-// withRedaction returns env with stdout and stderr redacted, knowing the
-// secrets the environment holds before any flag is read.
-func withRedaction(env Env) Env {
-	if env.red != nil {
-		return env
-	}
-	env.red = redact.New(env.getenv("GITHUB_TOKEN"), env.getenv(defaultOptions().APIKeyEnv))
-	env.Stdout = env.red.Writer(env.Stdout)
-	env.Stderr = env.red.Writer(env.Stderr)
-	return env
-}
-
-// rawStdout is stdout without redaction, for the ::add-mask:: commands
-// that tell the runner what to hide.
-func (e Env) rawStdout() io.Writer {
-	if w, ok := e.Stdout.(*redact.Writer); ok {
-		return w.W
-	}
-	return e.Stdout
-}
-
-// protect adds secrets to the redactor and returns those long enough to
-// be treated as secrets (redact.MinLen).
-func (e Env) protect(secrets ...string) []string {
-	s := redact.Secrets(secrets...)
-	e.red.Add(s...)
-	return s
-}
-
-// secretValues are the configured values of o that are secrets: the API
+// SecretValues are the configured values of o that are secrets: the API
 // key (given, or read from its variable), the values of --header, the
 // userinfo and query values of the base URL and Azure endpoint, and the
 // credentials of the target's URL.
-func (o *Options) secretValues(env Env) []string {
+func SecretValues(env Env, o *RunConfig) []string {
 	out := []string{o.APIKey, strings.TrimSpace(o.APIKey)}
 	if o.APIKeyEnv != "" {
 		k := env.getenv(o.APIKeyEnv)
@@ -140,19 +109,14 @@ func redactedTexts(r *redact.Redactor, src *results.Spill) results.TextSource {
 	}
 }
 
-// compareRedacted compares base and head with their secrets removed, so
+// CompareRedacted compares base and head with their secrets removed, so
 // that no report, summary, comment or output built from the comparison
 // quotes one. The findings come worded (report.Fill), for the annotations
 // and outputs that quote the sentences.
-func compareRedacted(env Env, base, head *results.File, th compare.Thresholds) *compare.Report {
-	redactResults(env.red, base)
-	redactResults(env.red, head)
+func CompareRedacted(env Env, base, head *results.File, th compare.Thresholds) *compare.Report {
+	redactResults(env.Red, base)
+	redactResults(env.Red, head)
 	rep := compare.Compare(base, head, th)
 	report.Fill(rep)
 	return rep
-}
-
-// errorText is err's message for text that is stored or posted.
-func (e Env) errorText(err error) string {
-	return e.red.String(fmt.Sprint(err))
 }

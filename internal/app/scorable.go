@@ -1,4 +1,4 @@
-package cli
+package app
 
 import (
 	"fmt"
@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/raggate/raggate/internal/dataset"
-	"github.com/raggate/raggate/internal/judge/offline"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
 )
@@ -18,14 +17,14 @@ import (
 
 // hasField reports whether some sample of ds has field f, or the run's
 // target fills it.
-func (o *Options) hasField(ds *dataset.Dataset) func(metrics.Field) bool {
+func (o *runState) hasField(ds *dataset.Dataset) func(metrics.Field) bool {
 	return func(f metrics.Field) bool { return ds.Fields[f] || o.targetProvides(f) }
 }
 
 // checkScorable fails (exit 2) when no metric of ms can be scored on any
 // sample: each needs a field that no sample has, or is one the offline
 // judge declines. It names the fields the data lacks and what needs them.
-func checkScorable(ms []metrics.Metric, has func(metrics.Field) bool, offlineJudge bool) error {
+func checkScorable(ms []metrics.Metric, has func(metrics.Field) bool, declines func(string) string) error {
 	if len(ms) == 0 {
 		return nil
 	}
@@ -42,7 +41,7 @@ func checkScorable(ms []metrics.Metric, has func(metrics.Field) bool, offlineJud
 		switch {
 		case len(missing) > 0:
 			needs = append(needs, m.Name+" needs "+strings.Join(missing, ", "))
-		case offlineJudge && offline.Declines(m.Name) != "":
+		case declines(m.Name) != "":
 			needs = append(needs, m.Name+" needs an LLM judge")
 		default:
 			return nil // m can be scored

@@ -1,38 +1,35 @@
-package cli
+package app
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
 
 	"github.com/raggate/raggate/internal/dataset"
-	"github.com/raggate/raggate/internal/ghaction"
-	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/internal/usermetric"
 	"github.com/raggate/raggate/metrics"
 )
 
-// loadUserMetrics reads --metrics-file from the checkout, before the
+// LoadUserMetrics reads the metrics file (--metrics-file) from the checkout, before the
 // dataset and any judge call: a bad definition is exit 2 with its line.
-func (o *Options) loadUserMetrics(env Env) error {
-	if o.MetricsFile == "" {
-		return nil
+func LoadUserMetrics(env Env, path string) ([]metrics.Definition, error) {
+	if path == "" {
+		return nil, nil
 	}
-	defs, err := usermetric.LoadFile(env.abs(o.MetricsFile))
+	defs, err := usermetric.LoadFile(env.abs(path))
 	if err != nil {
-		return withCode(ExitUsage, inputErr("--metrics-file", err))
+		return nil, asUsage(InputErr("--metrics-file", err))
 	}
-	o.userDefs = defs
-	return nil
+	return defs, nil
 }
 
-// userMetrics returns the catalogue entries of the loaded definitions.
+// UserMetrics returns the catalogue entries of the loaded definitions.
 // With a target, the target metrics are among them (userDefinitions).
-func (o *Options) userMetrics() []metrics.Metric { return usermetric.Metrics(o.userDefinitions()) }
+func (c *RunConfig) UserMetrics() []metrics.Metric { return usermetric.Metrics(c.userDefinitions()) }
+
+func (c *RunConfig) userMetrics() []metrics.Metric { return c.UserMetrics() }
 
 // definitionsOf returns the definitions of the user-defined metrics of ms.
 func definitionsOf(ms []metrics.Metric) []metrics.Definition {
@@ -92,42 +89,4 @@ func missingColumns(ds *dataset.Dataset, keys []string) []string {
 		out = append(out, msg)
 	}
 	return out
-}
-
-// userMetricsAt reads the metrics file as it is at commit sha, through the
-// API, like the thresholds: a change under review must not redefine the
-// yardstick it is measured with. A file that does not exist there yet
-// means no user-defined metrics, with a warning.
-func (a *actionRun) userMetricsAt(ctx context.Context, sha string) error {
-	c, err := a.github()
-	if err != nil {
-		return withCode(ExitUsage, err)
-	}
-	path := a.repoPath(a.o.MetricsFile)
-	text, err := ghapi.ReadFileAt(ctx, c, a.gh.Owner, a.gh.Repo, sha, path)
-	if errors.Is(err, ghapi.ErrNotFound) {
-		a.act.Warning(fmt.Sprintf("metrics file %s does not exist on the base commit %s; no user-defined metrics until it lands there (the PR's own copy is not trusted)", path, short(sha)), ghaction.Annotation{Title: "raggate"})
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("metrics file at the base commit: %w", err)
-	}
-	defs, err := usermetric.Parse(path+"@"+short(sha), text)
-	if err != nil {
-		return withCode(ExitUsage, err)
-	}
-	a.o.userDefs = defs
-	return nil
-}
-
-// userMetrics loads the action's metrics file: from the base commit for a
-// change under review, else from the checkout.
-func (a *actionRun) userMetrics(ctx context.Context) error {
-	if a.o.MetricsFile == "" {
-		return nil
-	}
-	if _, sha := a.gh.Base(); sha != "" {
-		return a.userMetricsAt(ctx, sha)
-	}
-	return a.o.loadUserMetrics(a.env)
 }

@@ -1,14 +1,11 @@
-package cli
+package app
 
 import (
-	"errors"
-	"flag"
 	"fmt"
 	"maps"
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -29,10 +26,11 @@ const (
 	colTargetError      = "target_error"
 )
 
-// targetOptions are the --target-* flags (action inputs target and
-// target-config). The numeric ones record whether they were given, so
-// that a flag overrides the config file and a 0 given is refused.
-type targetOptions struct {
+// TargetConfig is the pipeline a run calls instead of reading its
+// responses (flags --target-*, action inputs target and target-config).
+// The numeric settings are nil when not given, so that a setting
+// overrides the config file and a 0 given is refused.
+type TargetConfig struct {
 	URL, Cmd, Config     string
 	PerSample            bool
 	Method, Body         string
@@ -40,54 +38,32 @@ type targetOptions struct {
 	Response, Contexts   string
 	ContextIDs, Usage    string
 	ID                   string
-	Concurrency, Retries setInt
-	Timeout              setDuration
+	Concurrency, Retries *int
+	Timeout              *time.Duration
 	SaveResponses        string
 	MaxFailures          float64
 	// Env names variables a command target is given although they hold
 	// the gate's secrets (--target-env; added to the file's env:).
 	Env []string
-	// noConfigCommand refuses a command: from the config file (the
+	// NoConfigCommand refuses a command: from the config file (the
 	// action, unless allow-command-target: the file is the checkout's).
-	noConfigCommand bool
-
-	built *target.Built
+	NoConfigCommand bool
 }
 
-// configured reports whether a target is set.
-func (t *targetOptions) configured() bool { return t.URL != "" || t.Cmd != "" || t.Config != "" }
+// Configured reports whether a target is set.
+func (t *TargetConfig) Configured() bool { return t.URL != "" || t.Cmd != "" || t.Config != "" }
 
-func (o *Options) bindTarget(fs *flag.FlagSet) {
-	t := &o.Target
-	fs.StringVar(&t.URL, "target", t.URL, "call the pipeline at this `URL` for every sample instead of reading its responses (README: Targets)")
-	fs.StringVar(&t.Cmd, "target-cmd", t.Cmd, "call the pipeline as this `command`: JSON Lines on stdin and stdout")
-	fs.BoolVar(&t.PerSample, "target-per-sample", t.PerSample, "start the target command once per sample instead of keeping it running")
-	fs.StringVar(&t.Config, "target-config", t.Config, "YAML `file` with a target: section (flags override it)")
-	fs.StringVar(&t.Method, "target-method", t.Method, "HTTP `method` of the target (default POST)")
-	fs.Var((*listFlag)(&t.Headers), "target-header", "HTTP header `NAME=VALUE` sent to the target, ${VAR} expanded from the environment (repeatable)")
-	fs.StringVar(&t.Body, "target-body", t.Body, "JSON request `template`, e.g. '{\"query\": \"{{user_input}}\"}' (default {\"id\": \"{{id}}\", \"user_input\": \"{{user_input}}\"})")
-	fs.StringVar(&t.Response, "target-response-path", t.Response, "`path` of the answer in the reply (default response)")
-	fs.StringVar(&t.Contexts, "target-contexts-path", t.Contexts, "`path` of the retrieved contexts in the reply, e.g. sources[*].text (default retrieved_contexts, if present)")
-	fs.StringVar(&t.ContextIDs, "target-context-ids-path", t.ContextIDs, "`path` of the retrieved context ids in the reply (default retrieved_context_ids, if present)")
-	fs.StringVar(&t.Usage, "target-usage-path", t.Usage, "`path` of the token usage in the reply (default usage, if present)")
-	fs.StringVar(&t.ID, "target-id-path", t.ID, "`path` of the request's id in the reply, which must then be the sample's (default id, checked when present for a command target)")
-	fs.Var(&t.Concurrency, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
-	fs.Var(&t.Timeout, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
-	fs.Var(&t.Retries, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
-	fs.Var((*listFlag)(&t.Env), "target-env", "environment variable `NAME` a command target is given although it holds a secret of the gate (repeatable), e.g. OPENAI_API_KEY")
-	fs.StringVar(&t.SaveResponses, "save-responses", t.SaveResponses, "write the target's answers to this JSON Lines `file`, to re-judge with --responses")
-	fs.Float64Var(&t.MaxFailures, "max-target-failures", t.MaxFailures, "exit 3 when the target call fails for more than this `share` of the samples (0 to 1; default 0)")
-}
+func (t *TargetConfig) configured() bool { return t.Configured() }
 
 // targetConfig is the target's configuration: the config file's target
 // section with the flags laid over it.
-func (o *Options) targetConfig(env Env) (target.Config, error) {
+func (o *runState) targetConfig(env Env) (target.Config, error) {
 	t := &o.Target
 	var c target.Config
 	if t.Config != "" {
 		var err error
 		if c, err = target.LoadConfig(env.abs(t.Config)); err != nil {
-			return c, inputErr("--target-config", err)
+			return c, InputErr("--target-config", err)
 		}
 	}
 	over := func(dst *string, v string) {
@@ -119,14 +95,15 @@ func (o *Options) targetConfig(env Env) (target.Config, error) {
 		}
 		c.Headers[strings.TrimSpace(k)] = v
 	}
-	if t.Concurrency.set {
-		c.Concurrency = t.Concurrency.v
+	if t.Concurrency != nil {
+		c.Concurrency = *t.Concurrency
 	}
-	if t.Timeout.set {
-		c.Timeout = t.Timeout.v
+	if t.Timeout != nil {
+		c.Timeout = *t.Timeout
 	}
-	if t.Retries.set {
-		c.Retries = &t.Retries.v
+	if t.Retries != nil {
+		r := *t.Retries
+		c.Retries = &r
 	}
 	c.Env = append(c.Env, t.Env...)
 	return c, nil
@@ -134,15 +111,15 @@ func (o *Options) targetConfig(env Env) (target.Config, error) {
 
 // buildTarget reads and checks the target's configuration, before the
 // dataset: a bad one is exit 2 with nothing called.
-func (o *Options) buildTarget(env Env) error {
-	if !o.Target.configured() || o.Target.built != nil {
+func (o *runState) buildTarget(env Env) error {
+	if !o.Target.configured() || o.target != nil {
 		return nil
 	}
 	c, err := o.targetConfig(env)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return asUsage(err)
 	}
-	if o.Target.noConfigCommand && c.Command != "" && o.Target.Cmd == "" {
+	if o.Target.NoConfigCommand && c.Command != "" && o.Target.Cmd == "" {
 		return usageErr("%s has a command: target, which the action runs only with the input allow-command-target: true: "+
 			"the file comes from the checkout, so a pull request could run any program with the step's environment (README Security); "+
 			"call the pipeline at a URL, or give the command in the target input", o.Target.Config)
@@ -152,13 +129,13 @@ func (o *Options) buildTarget(env Env) error {
 	}
 	b, err := target.Build(c, env.getenv, env.Dir)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return asUsage(err)
 	}
 	if cmd, ok := b.Target.(*target.Command); ok {
 		cmd.Env = o.targetEnviron(env, c.Env)
 	}
 	env.protect(b.Secrets...)
-	o.Target.built = b
+	o.target = b
 	return nil
 }
 
@@ -179,7 +156,7 @@ func checkEnvNames(names []string) error {
 // GITHUB_TOKEN and GH_TOKEN, the runner's ACTIONS_* and the action's
 // INPUT_* variables, and any variable holding a configured secret), but
 // with the variables allow names.
-func (o *Options) targetEnviron(env Env, allow []string) []string {
+func (o *runState) targetEnviron(env Env, allow []string) []string {
 	environ := env.Environ
 	if environ == nil {
 		environ = os.Environ
@@ -196,7 +173,7 @@ func (o *Options) targetEnviron(env Env, allow []string) []string {
 
 // gateSecret reports whether the variable name=value is one of the gate's
 // secrets, which a command target does not inherit.
-func (o *Options) gateSecret(env Env, name, value string) bool {
+func (o *runState) gateSecret(env Env, name, value string) bool {
 	upper := strings.ToUpper(name)
 	switch {
 	case upper == "GITHUB_TOKEN", upper == "GH_TOKEN", upper == "ACTIONS_RUNTIME_TOKEN",
@@ -204,39 +181,42 @@ func (o *Options) gateSecret(env Env, name, value string) bool {
 		o.APIKeyEnv != "" && upper == strings.ToUpper(o.APIKeyEnv):
 		return true
 	}
-	return env.red.IsSecret(value) || env.red.IsSecret(strings.TrimSpace(value))
+	return env.Red.IsSecret(value) || env.Red.IsSecret(strings.TrimSpace(value))
 }
 
 // targetProblems checks the target flags' values and combinations.
-func (o *Options) targetProblems() []problem {
+func (o *Settings) targetProblems() []Problem {
 	t := &o.Target
-	var ps []problem
+	var ps []Problem
 	if t.URL != "" && t.Cmd != "" {
-		ps = append(ps, conflict("target", "target-cmd", "give the URL of the pipeline or a command that runs it, not both"))
+		ps = append(ps, Conflict("target", "target-cmd", "give the URL of the pipeline or a command that runs it, not both"))
 	}
 	if t.configured() && o.Responses != "" {
-		ps = append(ps, conflict("target", "responses", "the target answers the questions; to re-judge saved answers, give --responses alone"))
+		ps = append(ps, Conflict("target", "responses", "the target answers the questions; to re-judge saved answers, give --responses alone"))
 	}
 	if !t.configured() && t.SaveResponses != "" {
-		ps = append(ps, plain("save-responses", "%s needs a target (--target, --target-cmd or --target-config): it saves the target's answers"))
+		ps = append(ps, Plain("save-responses", "%s needs a target (--target, --target-cmd or --target-config): it saves the target's answers"))
 	}
 	for _, kv := range t.Headers {
 		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
-			ps = append(ps, badText("target-header", kv, "NAME=VALUE, e.g. Authorization=Bearer ${RAG_TOKEN}"))
+			ps = append(ps, BadText("target-header", kv, "NAME=VALUE, e.g. Authorization=Bearer ${RAG_TOKEN}"))
 		}
 	}
-	if t.Concurrency.set && (t.Concurrency.v < 1 || t.Concurrency.v > maxConcurrency) {
-		ps = append(ps, bad("target-concurrency", t.Concurrency.v, "1 to 1000 target calls in flight (default 8)"))
+	add := func(p *Problem) {
+		if p != nil {
+			ps = append(ps, *p)
+		}
 	}
-	if t.Retries.set && (t.Retries.v < 0 || t.Retries.v > maxMaxRetries) {
-		ps = append(ps, bad("target-retries", t.Retries.v, "0 to 20 retries (default 2)"))
+	if t.Concurrency != nil {
+		add(CheckInt("target-concurrency", *t.Concurrency, nil))
 	}
-	if t.Timeout.set && (t.Timeout.v <= 0 || t.Timeout.v > maxRequestTimeout) {
-		ps = append(ps, bad("target-timeout", t.Timeout.v, "more than 0 and at most 1h (default 60s)"))
+	if t.Retries != nil {
+		add(CheckInt("target-retries", *t.Retries, nil))
 	}
-	if !(t.MaxFailures >= 0 && t.MaxFailures <= 1) {
-		ps = append(ps, bad("max-target-failures", t.MaxFailures, "a share from 0 to 1 (default 0: any failed call fails the run)"))
+	if t.Timeout != nil {
+		add(CheckDuration("target-timeout", *t.Timeout))
 	}
+	add(CheckShare("max-target-failures", t.MaxFailures))
 	return ps
 }
 
@@ -256,8 +236,8 @@ func targetDefinitions() []metrics.Definition {
 
 // userDefinitions are the metrics file's definitions and, with a target,
 // the target metrics the file does not define.
-func (o *Options) userDefinitions() []metrics.Definition {
-	defs := o.userDefs
+func (o *RunConfig) userDefinitions() []metrics.Definition {
+	defs := o.UserDefs
 	if !o.Target.configured() {
 		return defs
 	}
@@ -274,8 +254,8 @@ func (o *Options) userDefinitions() []metrics.Definition {
 // choice of the default suite before any call: the response and the
 // retrieved contexts always (a target that returns no contexts leaves the
 // dataset's, or none), their ids when a path for them is configured.
-func (o *Options) targetProvides(f metrics.Field) bool {
-	b := o.Target.built
+func (o *runState) targetProvides(f metrics.Field) bool {
+	b := o.target
 	if b == nil {
 		return false
 	}
@@ -290,7 +270,7 @@ func (o *Options) targetProvides(f metrics.Field) bool {
 
 // targetColumns are the columns a target run adds to its samples: the
 // user-defined metrics may read them although the dataset lacks them.
-func (o *Options) targetColumns() []string {
+func (o *runState) targetColumns() []string {
 	if !o.Target.configured() {
 		return nil
 	}
@@ -300,8 +280,8 @@ func (o *Options) targetColumns() []string {
 // checkTargetFields fails when a request template reads a column that no
 // sample of the dataset has, or when the dataset has a column the target
 // run writes.
-func (o *Options) checkTargetFields(ds *dataset.Dataset) error {
-	b := o.Target.built
+func (o *runState) checkTargetFields(ds *dataset.Dataset) error {
+	b := o.target
 	if b == nil {
 		return nil
 	}
@@ -352,50 +332,6 @@ func reservedColumns(path string, have map[string]bool) error {
 		path, strings.Join(found, ", "))
 }
 
-// setInt is an int flag that records whether it was given.
-type setInt struct {
-	v   int
-	set bool
-}
-
-func (s *setInt) String() string {
-	if s == nil || !s.set {
-		return ""
-	}
-	return strconv.Itoa(s.v)
-}
-
-func (s *setInt) Set(v string) error {
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return errors.New("not an integer")
-	}
-	s.v, s.set = n, true
-	return nil
-}
-
-// setDuration is a duration flag that records whether it was given.
-type setDuration struct {
-	v   time.Duration
-	set bool
-}
-
-func (s *setDuration) String() string {
-	if s == nil || !s.set {
-		return ""
-	}
-	return s.v.String()
-}
-
-func (s *setDuration) Set(v string) error {
-	d, err := time.ParseDuration(v)
-	if err != nil {
-		return errors.New("not a duration such as 30s")
-	}
-	s.v, s.set = d, true
-	return nil
-}
-
 // targetCall is the record of one sample's call for its results.
 func targetCall(o *target.Outcome) *results.TargetCall {
 	tc := &results.TargetCall{Status: results.TargetOK, LatencyMS: ms(o.Latency), Attempts: o.Attempts, Code: o.Code()}
@@ -412,3 +348,15 @@ func targetCall(o *target.Outcome) *results.TargetCall {
 
 // ms is d in milliseconds, to the microsecond.
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// TargetSecrets reads and checks the target's configuration of c before
+// any call (a bad one is a usage error) and returns the secrets its
+// requests carry (header values from its config file and the
+// environment), for a front end to mask before anything can quote them.
+func TargetSecrets(env Env, c RunConfig) ([]string, error) {
+	o := &runState{RunConfig: c}
+	if err := o.buildTarget(env); err != nil || o.target == nil {
+		return nil, err
+	}
+	return o.target.Secrets, nil
+}

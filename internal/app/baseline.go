@@ -1,0 +1,108 @@
+package app
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/raggate/raggate/internal/baseline"
+	"github.com/raggate/raggate/internal/report"
+	"github.com/raggate/raggate/internal/results"
+)
+
+// GetBaseline is the baseline get use case: it reads the baseline of key
+// from the store c names and says where it came from.
+func GetBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key) (*results.File, string, error) {
+	store, err := OpenStore(env, c)
+	if err != nil {
+		return nil, "", err
+	}
+	f, src, err := store.Get(ctx, key)
+	if err != nil {
+		return nil, "", BaselineErr("read the baseline", err)
+	}
+	return f, src.String(), nil
+}
+
+// PutBaseline is the baseline put use case: it stores the results file
+// path as the baseline of key (its commit, when key has none, from the
+// file) in the store c names. cmd names the command in errors. It
+// returns the key stored.
+func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, path, cmd string) (baseline.Key, error) {
+	store, err := OpenStore(env, c)
+	if err != nil {
+		return key, err
+	}
+	f, err := results.Read(env.abs(path))
+	if err != nil {
+		return key, asUsage(InputErr("--results", err))
+	}
+	if err := Storable(cmd, f, path); err != nil {
+		return key, err
+	}
+	if key.SHA == "" && f.Git != nil {
+		key.SHA = f.Git.SHA
+	}
+	if err := store.Put(ctx, key, f); err != nil {
+		return key, fmt.Errorf("store the baseline: %w", err)
+	}
+	return key, nil
+}
+
+// History is the history use case: the trend of the newest last stored
+// baselines of key's branch, from the store c names.
+func History(ctx context.Context, env Env, c StoreConfig, key baseline.Key, last int) (*report.History, error) {
+	h, err := OpenHistorian(env, c)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := h.History(ctx, key, last)
+	if err != nil {
+		return nil, BaselineErr("read the history", err)
+	}
+	return HistoryOf(key.Branch, entries), nil
+}
+
+// Storable refuses results that cannot stand for a branch (a usage
+// error): an incomplete run, one shard, no scored sample or value, or
+// more samples unscored than the run's own limits allow. cmd names the
+// command.
+func Storable(cmd string, f *results.File, path string) error {
+	const fix = "re-run `gate run` to completion and store that file"
+	switch {
+	case f.Incomplete != "":
+		return usageErr("%s: %s is an incomplete run (%s); a baseline must be complete: %s", cmd, path, f.Incomplete, fix)
+	case len(f.Samples) == 0:
+		return usageErr("%s: %s has no scored samples; %s", cmd, path, fix)
+	case f.Shard != "":
+		return usageErr("%s: %s holds only shard %s; merge the shards with `gate merge` and store the merged file", cmd, path, f.Shard)
+	}
+	if n, top := f.Scored(); n == 0 {
+		return usageErr("%s: %s has no scored value: every score of its %d samples is undefined (most often: %s); "+
+			"a baseline with nothing to compare would let every change pass: fix what failed (target, judge or dataset) and store a run that scored", cmd, path, len(f.Samples), top)
+	}
+	if msg := beyondLimits(f); msg != "" {
+		return usageErr("%s: %s: %s; a baseline is held to its run's own limits: fix what failed and store a run within them", cmd, path, msg)
+	}
+	return nil
+}
+
+// beyondLimits says how f left more samples unscored than its run allowed
+// (the limits it records; the defaults of gate run for a file that
+// records none): by failed target calls, or by the judge. "" when within.
+func beyondLimits(f *results.File) string {
+	def := DefaultRunConfig()
+	maxTarget, maxUndefined := def.Target.MaxFailures, def.MaxUndefined
+	if f.Config.MaxTargetFailures != nil {
+		maxTarget = *f.Config.MaxTargetFailures
+	}
+	if f.Config.MaxUndefined != nil {
+		maxUndefined = *f.Config.MaxUndefined
+	}
+	if msg := tooManyTargetFailures(f, maxTarget); msg != "" {
+		return msg
+	}
+	if msg := scoredByJudge(f, backendOf(f.Judge.Provider)).TooManyUndefined(maxUndefined); msg != "" {
+		return fmt.Sprintf("%s; the run's --max-undefined was %g", msg, maxUndefined)
+	}
+	return ""
+}

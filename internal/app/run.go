@@ -1,0 +1,596 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/raggate/raggate/internal/dataset"
+	_ "github.com/raggate/raggate/internal/dataset/parquetfile" // reads .parquet datasets
+	"github.com/raggate/raggate/internal/eval"
+	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/judge/openaicompat"
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/internal/target"
+	"github.com/raggate/raggate/metrics"
+)
+
+// runState is a run in progress: its configuration and what the run
+// learns on the way (the target it built, the judge it chose, the texts
+// it holds, the warnings for its results file). The caller never sees it.
+type runState struct {
+	RunConfig
+	judge  backend
+	target *target.Built
+	// texts holds the samples' texts on disk while the run lasts;
+	// textsLost says why the results have no texts after all.
+	texts     *results.Spill
+	textsLost string
+	warnings  []string // for the results file (contexts cut by --max-contexts)
+}
+
+// RunResult is the outcome of Run: the results file written (nil after a
+// dry run), or the estimate of a dry run.
+type RunResult struct {
+	File     *results.File
+	Estimate *Estimate
+	close    func()
+}
+
+// Close lets go of the run's texts, which File reads when it is encoded
+// again (a baseline stored from it): call it once done with File.
+func (r *RunResult) Close() {
+	if r != nil && r.close != nil {
+		r.close()
+		r.close = nil
+	}
+}
+
+// Run is the run use case: it loads the dataset, calls the target (if
+// any), judges the samples and writes the results file. On a fatal judge
+// error, a time-out or cancellation it still writes what finished (marked
+// incomplete) and returns both the file and the error. cfg has been
+// validated (Problems, PathProblems). The caller closes a result
+// returned without error.
+func Run(ctx context.Context, env Env, cfg RunConfig) (*RunResult, error) {
+	o := &runState{RunConfig: cfg}
+	res, err := execRun(ctx, env, o)
+	if res == nil || err != nil {
+		// What a failed run wrote needs no texts any more.
+		o.closeTexts()
+		return res, err
+	}
+	res.close = o.closeTexts
+	return res, nil
+}
+
+// execRun loads the dataset, judges it and writes the results file. On a
+// fatal judge error, a time-out or cancellation it still writes what
+// finished (marked incomplete) and returns both the file and the error.
+// The options have been validated (Options.validate).
+func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
+	env.protect(SecretValues(env, &o.RunConfig)...)
+	if err := o.buildTarget(env); err != nil {
+		return nil, err
+	}
+	o.judge = chooseJudge(env, &o.JudgeConfig)
+	in, err := loadRun(ctx, env, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.DryRun {
+		est, err := dryRun(env, o, in.samples, in.ms)
+		return &RunResult{Estimate: est}, err
+	}
+	judges, err := newJudges(env, o, in.ms)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
+	defer cancel()
+	all := len(in.ds.Samples)
+	ph, unanswered, err := answer(runCtx, env, o, in)
+	if err != nil {
+		return nil, err
+	}
+	// From here the run holds the texts of the samples not judged yet only:
+	// the results need the input hashes, computed now, not the texts.
+	inputs := eval.InputsOf(in.samples)
+	if err := o.openTexts(env); err != nil {
+		return nil, err
+	}
+	in.ds.Samples = nil
+	jr, err := judgeRepeats(runCtx, env, o, judges, in.samples, in.ms, unanswered)
+	if err != nil {
+		return nil, err
+	}
+	runErr, start := jr.err, jr.start
+	judged := len(jr.runs[len(jr.runs)-1].Samples)
+	prov := provenance(env, o, in.ds, all, jr.info)
+	prov.UserMetrics = definitionsOf(in.ms)
+	f := resultsFile(env, o, prov, inputs, jr)
+	f.Config.MaxUndefined, f.Config.MaxTargetFailures = &o.MaxUndefined, &o.Target.MaxFailures
+	attachTargetCalls(f, ph)
+	if runErr != nil {
+		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(in.samples))
+	}
+	redactResults(env.Red, f)
+	if err := saveResults(env, o, f); err != nil {
+		return nil, err
+	}
+	if !o.Quiet {
+		fmt.Fprintf(env.Log, "judged %d samples x %d metrics in %s\n", judged, len(in.ms), time.Since(start).Round(time.Millisecond))
+	}
+	if runErr == nil {
+		runErr = gateUnscored(o, f)
+	}
+	return &RunResult{File: f}, runErr
+}
+
+// runInputs are what a run judges: the dataset, the samples of its shard
+// and the metrics.
+type runInputs struct {
+	ds      *dataset.Dataset
+	samples []metrics.Sample
+	ms      []metrics.Metric
+}
+
+// loadRun loads the dataset and checks, before any call, everything that
+// can be checked: segment keys, the command's own checks, the metrics and
+// the columns they and the target's requests read.
+func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
+	mapping, err := o.fieldMapping()
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	ds, err := dataset.LoadContext(ctx, env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses), StrictFields: o.StrictFields, Limits: o.Limits.dataset()})
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	for _, w := range ds.Warnings {
+		fmt.Fprintf(env.Log, "warning: %s\n", w)
+	}
+	if err := checkSegmentKeys(ds, o.SegmentKeys); err != nil {
+		return nil, err
+	}
+	if o.CheckDataset != nil {
+		if err := o.CheckDataset(ds); err != nil {
+			return nil, asUsage(err)
+		}
+	}
+	samples, err := shardSamples(env, o, ds.Samples)
+	if err != nil {
+		return nil, err
+	}
+	o.warn(env, capContexts(o.Limits.MaxContexts, samples))
+	ms, err := o.suite(env, ds)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkScorable(ms, o.hasField(ds), o.judge.declines); err != nil {
+		return nil, err
+	}
+	if err := checkUserColumns(ds, ms, o.targetColumns()...); err != nil {
+		return nil, err
+	}
+	if err := o.checkTargetFields(ds); err != nil {
+		return nil, err
+	}
+	return &runInputs{ds: ds, samples: samples, ms: ms}, nil
+}
+
+// gateUnscored is the error of a finished run with too many samples left
+// unscored: by the judge (--max-undefined) or by failed target calls
+// (--max-target-failures).
+func gateUnscored(o *runState, f *results.File) error {
+	if msg := nothingScored(f); msg != "" {
+		return usageErr("%s; the results are saved in %s", msg, o.Out)
+	}
+	if msg := scoredByJudge(f, o.judge).TooManyUndefined(o.MaxUndefined); msg != "" {
+		return asOperational(fmt.Errorf("%s; the results are saved in %s (raise --max-undefined to accept this)", msg, o.Out))
+	}
+	if msg := tooManyTargetFailures(f, o.Target.MaxFailures); msg != "" {
+		return asOperational(fmt.Errorf("%s; the results are saved in %s (their scores are undefined, kind target; raise --max-target-failures to accept this)", msg, o.Out))
+	}
+	return nil
+}
+
+// openTexts opens the file that holds the samples' texts while the run
+// lasts, when they are recorded.
+func (o *runState) openTexts(env Env) error {
+	if !o.RecordTexts || o.texts != nil {
+		return nil
+	}
+	newSpill := results.NewSpill
+	if env.NewSpill != nil {
+		newSpill = env.NewSpill
+	}
+	sp, err := newSpill("")
+	if err != nil {
+		// A full or unwritable temporary directory must not cost the
+		// run: its results are written without texts.
+		o.loseTexts(env, err)
+		return nil
+	}
+	o.texts = sp
+	return nil
+}
+
+// warn prints w ("" is none) on stderr and keeps it for the results
+// file's warnings.
+func (o *runState) warn(env Env, w string) {
+	if w != "" {
+		fmt.Fprintf(env.Log, "warning: %s\n", w)
+		o.warnings = append(o.warnings, w)
+	}
+}
+
+// loseTexts records, and warns, that the results are written without
+// texts because of err (the temporary file of the texts failed).
+func (o *runState) loseTexts(env Env, err error) {
+	o.textsLost = fmt.Sprintf("the samples' texts could not be kept in the temporary directory (%v): the results are written without texts, so the HTML report shows scores and reasons only; free space in $TMPDIR (or point TMPDIR elsewhere), or pass --record-texts=false", err)
+	fmt.Fprintf(env.Log, "warning: %s\n", env.Red.String(o.textsLost))
+}
+
+// saveResults writes f to --out with the run's texts. When the texts were
+// not all written or cannot be read back (the temporary directory filled
+// up), it writes the results without them, with a warning, rather than
+// lose the run.
+func saveResults(env Env, o *runState, f *results.File) error {
+	if o.texts != nil {
+		if err := o.texts.Err(); err != nil {
+			o.loseTexts(env, err)
+		} else {
+			f.SetTextSource(redactedTexts(env.Red, o.texts))
+		}
+	}
+	f.Warnings = append(f.Warnings, o.warnings...)
+	withoutTexts := func() {
+		f.SetTextSource(nil)
+		f.Warnings = append(f.Warnings, env.Red.String(o.textsLost))
+	}
+	if o.textsLost != "" {
+		withoutTexts()
+	}
+	err := results.Write(env.abs(o.Out), f)
+	if errors.Is(err, results.ErrTexts) && o.textsLost == "" {
+		o.loseTexts(env, err)
+		withoutTexts()
+		err = results.Write(env.abs(o.Out), f)
+	}
+	if err != nil {
+		return asOperational(fmt.Errorf("save results: %w", err))
+	}
+	return nil
+}
+
+// shardSamples returns the samples of the shard --shard names, or all.
+func shardSamples(env Env, o *runState, all []metrics.Sample) ([]metrics.Sample, error) {
+	if o.Shard == "" {
+		return all, nil
+	}
+	i, n, err := results.ParseShard(o.Shard)
+	if err != nil {
+		return nil, asUsage(fmt.Errorf("--shard: %w", err))
+	}
+	samples := results.ShardOf(all, i, n)
+	if !o.Quiet {
+		fmt.Fprintf(env.Log, "shard %s: %d of %d samples\n", o.Shard, len(samples), len(all))
+	}
+	return samples, nil
+}
+
+// markIncomplete records in f why a run stopped after judging judged of
+// total samples (time budget, cancellation or the judge's failure) and
+// returns the error the command ends with.
+func markIncomplete(ctx, runCtx context.Context, o *runState, f *results.File, runErr error, judged, total int) error {
+	switch {
+	case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
+		f.Incomplete = fmt.Sprintf("time budget --max-duration=%s reached: %d of %d samples judged", o.MaxDuration, judged, total)
+		return asOperational(fmt.Errorf("%s; results so far saved to %s", f.Incomplete, o.Out))
+	case ctx.Err() != nil:
+		f.Incomplete = fmt.Sprintf("cancelled: %d of %d samples judged", judged, total)
+		return fmt.Errorf("%s; results so far saved to %s: %w", f.Incomplete, o.Out, ctx.Err())
+	default:
+		f.Incomplete = fmt.Sprintf("judge failed: %d of %d samples judged: %v", judged, total, runErr)
+		return asOperational(fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, judged, o.Out))
+	}
+}
+
+// closeTexts removes the run's texts file (see RecordTexts); a results
+// file it supplied texts to must be written before.
+func (o *runState) closeTexts() {
+	if o.texts != nil {
+		o.texts.Close()
+		o.texts = nil
+	}
+}
+
+var errTimeBudget = errors.New("time budget reached")
+
+// suite returns the metrics to compute: those of --metrics (built-in or
+// user-defined), else the default suite the dataset allows (the offline
+// judge's without the metrics it cannot score reliably) and every
+// user-defined metric. A metric named that the offline judge declines is
+// kept, undefined, with a note.
+func (o *runState) suite(env Env, ds *dataset.Dataset) ([]metrics.Metric, error) {
+	has := o.hasField(ds)
+	user := o.userMetrics()
+	names := o.metricNames()
+	if len(names) == 0 {
+		return append(o.judge.defaultSuite(has), user...), nil
+	}
+	ms, err := eval.Resolve(names, user...)
+	if err != nil {
+		return nil, asUsage(fmt.Errorf("--metrics: %w", err))
+	}
+	if !o.DryRun {
+		for _, m := range ms {
+			if r := o.judge.declines(m.Name); r != "" {
+				fmt.Fprintf(env.Log, "note: %s: it stays undefined\n", r)
+			}
+		}
+	}
+	return ms, nil
+}
+
+// scoredByJudge returns f without the metrics its judge declines (see
+// backend.declines): their undefined scores are by design, not a judge
+// failure for --max-undefined.
+func scoredByJudge(f *results.File, b backend) *results.File {
+	g := *f
+	g.Config.Metrics = slices.DeleteFunc(slices.Clone(f.Config.Metrics), func(m string) bool { return b.declines(m) != "" })
+	return &g
+}
+
+// withTimeBudget returns ctx cancelled with cause errTimeBudget after d (0:
+// never).
+func withTimeBudget(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeoutCause(ctx, d, errTimeBudget)
+}
+
+// resultsFile makes the results file of the repeated runs, with the
+// judge's usage and, for an LLM judge, its estimated cost.
+func resultsFile(env Env, o *runState, p eval.Provenance, inputs eval.Inputs, jr *repeated) *results.File {
+	f := eval.NewFile(p, inputs, jr.runs)
+	f.Usage = eval.UsageOf(jr.total, jr.perMetric)
+	if o.judge.metered() {
+		if table, err := prices(env, o); err == nil {
+			f.Usage.EstimatedCostUSD = openaicompat.EstimateCost(jr.info.Model, jr.info.EmbeddingModel, jr.total, table)
+		}
+	}
+	return f
+}
+
+// newJudges builds the judge of the first repeat and checks, before any
+// judge call, what can be checked without spending money: the models the
+// metrics ms need and the price table. It returns the judge of each
+// repeat.
+func newJudges(env Env, o *runState, ms []metrics.Metric) (func(repeat int) (judge.Judge, judge.Info, error), error) {
+	j0, info0, err := o.judge.build(env, o, 0)
+	if err != nil {
+		return nil, err
+	}
+	if o.judge.metered() {
+		if err := checkModels(info0, ms); err != nil {
+			return nil, err
+		}
+		if _, err := prices(env, o); err != nil {
+			return nil, err
+		}
+	}
+	return func(repeat int) (judge.Judge, judge.Info, error) {
+		if repeat == 0 {
+			return j0, info0, nil
+		}
+		return o.judge.build(env, o, repeat)
+	}, nil
+}
+
+// checkModels fails when a metric of ms needs embeddings and the LLM
+// judge has no embedding model.
+func checkModels(info judge.Info, ms []metrics.Metric) error {
+	if info.EmbeddingModel != "" {
+		return nil
+	}
+	var need, others []string
+	for _, m := range ms {
+		if slices.Contains(m.Steps, metrics.StepEmbed) {
+			need = append(need, m.Name)
+		} else {
+			others = append(others, m.Name)
+		}
+	}
+	if len(need) == 0 {
+		return nil
+	}
+	fix := "set --embedding-model (action input embedding-model; Azure: --azure-embedding-deployment) to an embedding model the server serves"
+	if len(others) > 0 {
+		fix += ", or judge only the other metrics: --metrics " + strings.Join(others, ",")
+	}
+	return usageErr("%s need an embedding model and none is configured: %s", strings.Join(need, ", "), fix)
+}
+
+// repeated is the outcome of judging the samples o.Repeats times.
+type repeated struct {
+	runs      []*eval.Result
+	info      judge.Info
+	total     judge.Usage
+	perMetric map[string]judge.Usage
+	err       error // the error that stopped the last run
+	start     time.Time
+}
+
+// judgeRepeats judges the samples o.Repeats times, stopping at the first
+// run that fails. The last run lets go of each sample's texts once it is
+// judged: the caller must not read them after.
+func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat int) (judge.Judge, judge.Info, error), samples []metrics.Sample, ms []metrics.Metric, unanswered map[string]string) (*repeated, error) {
+	out := &repeated{perMetric: map[string]judge.Usage{}, start: time.Now()}
+	repeats := max(1, o.Repeats)
+	for r := 0; r < repeats && out.err == nil; r++ {
+		j, inf, err := judges(r)
+		if err != nil {
+			return nil, err
+		}
+		out.info = withClaims(inf, o)
+		out.info.UserMetrics = judge.UserMetricsHash(definitionsOf(ms))
+		if repeats > 1 && !o.Quiet {
+			fmt.Fprintf(env.Log, "repeat %d of %d\n", r+1, repeats)
+		}
+		memo := judge.Memo(j)
+		opts := eval.Options{
+			Metrics:     ms,
+			Decline:     o.judge.declines,
+			Unanswered:  unanswered,
+			Concurrency: max(4, 2*o.Concurrency),
+			Strictness:  o.Strictness,
+			Progress:    newProgress(env.Log, o.Quiet, progressOf(env, o, memo, out.info)),
+			// Validated as low or high.
+			ClaimsAtomicity: metrics.Level(o.ClaimsAtomicity),
+			ClaimsCoverage:  metrics.Level(o.ClaimsCoverage),
+		}
+		if r == repeats-1 {
+			opts.Release = func(i int) { samples[i] = metrics.Sample{ID: samples[i].ID} }
+			if o.texts != nil {
+				opts.Texts = o.texts.Put
+			}
+		}
+		res, err := eval.Run(ctx, memo, samples, opts)
+		if res == nil {
+			return nil, asOperational(err)
+		}
+		out.runs, out.err = append(out.runs, res), err
+		u, pm := memo.Usage()
+		out.total = out.total.Add(u)
+		for k, v := range pm {
+			out.perMetric[k] = out.perMetric[k].Add(v)
+		}
+	}
+	return out, nil
+}
+
+// progressOf is what the progress of a run tells about its judge: the
+// LLM judge's calls and tokens so far, and their estimated cost.
+func progressOf(env Env, o *runState, memo *judge.Memoized, info judge.Info) progressFigures {
+	if !o.judge.metered() {
+		return progressFigures{}
+	}
+	fig := progressFigures{usage: func() judge.Usage { u, _ := memo.Usage(); return u }}
+	if table, err := prices(env, o); err == nil {
+		fig.cost = func(u judge.Usage) float64 {
+			return openaicompat.EstimateCost(info.Model, info.EmbeddingModel, u, table)
+		}
+	}
+	return fig
+}
+
+// prices loads the price table for cost estimates.
+func prices(env Env, o *runState) (openaicompat.Prices, error) {
+	if o.Prices == "" {
+		return openaicompat.DefaultPrices(), nil
+	}
+	p, err := openaicompat.LoadPrices(env.abs(o.Prices))
+	if err != nil {
+		return nil, asUsage(fmt.Errorf("--prices: %w", err))
+	}
+	return p, nil
+}
+
+// withClaims records non-default claims settings in the judge's prompts
+// field, so that they change the judge fingerprint: results judged with
+// other claims are a judge change, not a regression.
+func withClaims(info judge.Info, o *runState) judge.Info {
+	if o.ClaimsAtomicity != string(metrics.DefaultClaimsAtomicity) || o.ClaimsCoverage != string(metrics.DefaultClaimsCoverage) {
+		info.Prompts += " claims=" + o.ClaimsAtomicity + "/" + o.ClaimsCoverage
+	}
+	return info
+}
+
+// provenance describes the run of o over ds (of total samples) for its
+// results file.
+func provenance(env Env, o *runState, ds *dataset.Dataset, total int, info judge.Info) eval.Provenance {
+	p := eval.Provenance{
+		Version: env.Version,
+		Dataset: results.Dataset{Path: o.Dataset, SHA256: ds.SHA256, Samples: total, Responses: o.Responses},
+		Judge:   info,
+		Repeats: o.Repeats,
+		Shard:   o.Shard,
+	}
+	if sha := env.getenv("GITHUB_SHA"); sha != "" {
+		p.Git = &results.Git{SHA: sha, Ref: env.getenv("GITHUB_REF")}
+	}
+	return p
+}
+
+// Estimate is what a dry run says a run would cost, without calling the
+// judge: the calls and tokens before cache hits, and their price.
+type Estimate struct {
+	// TargetStandIns is set when a target would answer: each answer is
+	// estimated as the reference (or the question).
+	TargetStandIns bool
+	Metrics        int // metrics judged
+	Samples        int
+	// Calls and tokens, before cache hits.
+	ChatCalls, EmbeddingCalls, EmbeddingTexts       int
+	PromptTokens, CompletionTokens, EmbeddingTokens int
+	Model, EmbeddingModel                           string
+	// Priced reports whether the price table knows Model; CostUSD is the
+	// estimated cost then.
+	Priced  bool
+	CostUSD float64
+	// PricesAsOf dates the built-in price table.
+	PricesAsOf string
+}
+
+// dryRun estimates what a run would cost without calling the judge.
+func dryRun(env Env, o *runState, samples []metrics.Sample, ms []metrics.Metric) (*Estimate, error) {
+	out := &Estimate{Metrics: len(ms), PricesAsOf: openaicompat.PricesAsOf}
+	if o.target != nil {
+		samples = standIns(samples)
+		capContexts(o.Limits.MaxContexts, samples)
+		out.TargetStandIns = true
+	}
+	est := eval.EstimateCalls(samples, ms, o.Strictness)
+	p, err := prices(env, o)
+	if err != nil {
+		return nil, err
+	}
+	// The models the LLM judge would use: the judge itself resolves the
+	// defaults (OpenAI's models, Azure's deployments), so the estimate
+	// prices what a run would report. No key is needed, no cache opened.
+	noCache := o.JudgeConfig
+	noCache.NoCache = true
+	_, info, err := newOpenAIJudge(env, &noCache, "", 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkModels(info, ms); err != nil {
+		return nil, err
+	}
+	out.Samples, out.ChatCalls, out.EmbeddingCalls, out.EmbeddingTexts = est.Samples, est.ChatCalls, est.EmbeddingCalls, est.EmbeddingTexts
+	out.PromptTokens, out.CompletionTokens, out.EmbeddingTokens = est.PromptTokens, est.CompletionTokens, est.EmbeddingTokens
+	out.Model, out.EmbeddingModel = info.Model, info.EmbeddingModel
+	out.CostUSD = openaicompat.EstimateCost(info.Model, info.EmbeddingModel, est.Usage(), p)
+	_, out.Priced = p.Lookup(info.Model)
+	return out, nil
+}
+
+// checkSegmentKeys fails, before any judge call, when a segment key names
+// no column of the dataset: a misspelt key would otherwise cost a whole
+// run and then compare nothing.
+func checkSegmentKeys(ds *dataset.Dataset, keys []string) error {
+	var problems []string
+	for _, msg := range missingColumns(ds, keys) {
+		problems = append(problems, "segment key "+msg)
+	}
+	if len(problems) > 0 {
+		return usageErr("%s; segment keys (--segment-by, action input segment-by, thresholds segments) name dataset columns kept as metadata, case as written", strings.Join(problems, "; "))
+	}
+	return nil
+}
