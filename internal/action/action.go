@@ -24,7 +24,6 @@ import (
 	"github.com/raggate/raggate/internal/ghaction"
 	"github.com/raggate/raggate/internal/ghapi"
 	"github.com/raggate/raggate/internal/ghcomment"
-	"github.com/raggate/raggate/internal/htmlreport"
 	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
@@ -569,7 +568,8 @@ func (a *actionRun) writeHTML(ctx context.Context, rep *compare.Report, store ba
 	if base != nil {
 		sides.Reread = app.RereadFrom(store, a.baselineKey())
 	}
-	page, err := app.HTMLReport(ctx, a.env, rep, sides, a.o.HTMLSamples, htmlreport.Options{Gate: a.st.gate, BaselineSource: source})
+	html, _ := report.Lookup("html")
+	page, err := app.RenderReport(ctx, a.env, rep, html, sides, a.o.HTMLSamples, report.Options{Gate: a.st.gate, BaselineSource: source})
 	if err != nil {
 		return err
 	}
@@ -685,7 +685,7 @@ func (a *actionRun) setOutputs(rep *compare.Report) {
 			regressed = append(regressed, m.Metric)
 		}
 	}
-	a.out.summary = summaryJSON(rep)
+	a.out.summary = report.SummaryJSON(rep)
 	a.out.set(map[string]string{
 		"passed":       fmt.Sprint(rep.Passed),
 		"verdict":      string(rep.Verdict),
@@ -693,18 +693,6 @@ func (a *actionRun) setOutputs(rep *compare.Report) {
 		"results-path": a.outPath(a.o.Out),
 		"report-path":  a.outPath(a.o.Report),
 	})
-}
-
-// summaryJSON is the compact summary-json output.
-func summaryJSON(rep *compare.Report) map[string]any {
-	ms := make([]map[string]any, 0, len(rep.Metrics))
-	for _, m := range rep.Metrics {
-		ms = append(ms, map[string]any{
-			"metric": m.Metric, "verdict": m.Verdict, "status": m.Status,
-			"base": m.BaseMean, "head": m.HeadMean, "delta": m.RawDelta, "p": m.PWorseAdj,
-		})
-	}
-	return map[string]any{"passed": rep.Passed, "verdict": rep.Verdict, "failures": rep.Failures, "metrics": ms}
 }
 
 // storeBaseline is the push job: run on the pushed commit and store the

@@ -7,11 +7,12 @@ import (
 
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/compare"
-	"github.com/raggate/raggate/internal/htmlreport"
+	_ "github.com/raggate/raggate/internal/htmlreport" // registers the html report format
+	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
 
-// HTMLSides are the two results files of an HTML report: their scores in
+// HTMLSides are the two results files of a report that shows texts (html): their scores in
 // memory (no texts), the head file's path and a way to read the base
 // again keeping the texts of some samples (nil without a base).
 type HTMLSides struct {
@@ -29,28 +30,31 @@ func RereadFrom(store baseline.Store, key baseline.Key) func(context.Context, fu
 	}
 }
 
-// HTMLReport renders the HTML report of rep. The comparison read the
-// scores only; this second pass picks the samples the page lists and
-// reads the texts of those alone, so memory holds at most limit samples'
-// texts.
-func HTMLReport(ctx context.Context, env Env, rep *compare.Report, sides HTMLSides, limit int, opts htmlreport.Options) ([]byte, error) {
-	ids, _ := htmlreport.Select(rep, sides.Base, sides.Head, limit)
-	keep := idSet(ids)
-	head, err := results.ReadWith(sides.HeadPath, results.ReadOptions{Texts: keep})
-	if err != nil {
-		return nil, asUsage(fmt.Errorf("html report: %w", err))
-	}
-	var base *results.File
-	if sides.Base != nil && sides.Reread != nil {
-		if base, err = sides.Reread(ctx, keep); err != nil {
-			return nil, fmt.Errorf("html report: read the baseline again: %w", err)
+// RenderReport renders rep in format f. A format that shows sample texts
+// (html) takes a second pass: the comparison read the scores only, so the
+// samples the format lists are picked first and only their texts are read
+// again, and memory holds at most limit samples' texts. sides is unused by
+// the other formats.
+func RenderReport(ctx context.Context, env Env, rep *compare.Report, f report.Format, sides HTMLSides, limit int, opts report.Options) ([]byte, error) {
+	in := report.Input{Report: rep, Options: opts, SampleLimit: limit}
+	if f.Samples != nil {
+		keep := idSet(f.Samples(rep, sides.Base, sides.Head, limit))
+		head, err := results.ReadWith(sides.HeadPath, results.ReadOptions{Texts: keep})
+		if err != nil {
+			return nil, asUsage(fmt.Errorf("%s report: %w", f.Name, err))
 		}
+		var base *results.File
+		if sides.Base != nil && sides.Reread != nil {
+			if base, err = sides.Reread(ctx, keep); err != nil {
+				return nil, fmt.Errorf("%s report: read the baseline again: %w", f.Name, err)
+			}
+		}
+		redactResults(env.Red, base)
+		redactResults(env.Red, head)
+		in.Base, in.Head = base, head
 	}
-	redactResults(env.Red, base)
-	redactResults(env.Red, head)
-	opts.Limit = limit
 	var buf bytes.Buffer
-	if err := htmlreport.Render(&buf, rep, base, head, opts); err != nil {
+	if err := f.Render(&buf, in); err != nil {
 		return nil, err
 	}
 	return buf.Bytes(), nil

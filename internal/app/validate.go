@@ -12,6 +12,7 @@ import (
 
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/eval"
+	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -126,8 +127,8 @@ func (o *Settings) Problems(cmd string) []Problem {
 	}
 	switch cmd {
 	case "check", "compare":
-		if f := o.Format; f != "text" && f != "markdown" && f != "json" && f != "html" {
-			ps = append(ps, BadText("format", f, "text, markdown, json or html"))
+		if _, ok := report.Lookup(o.Format); !ok {
+			ps = append(ps, BadText("format", o.Format, FormatsWant()))
 		}
 		if o.HTMLSamples < 1 {
 			ps = append(ps, BadValue("html-samples", o.HTMLSamples, "at least 1 (default 2000)"))
@@ -434,4 +435,14 @@ func checkWritable(path string) error {
 // request the results are for (read by the comment mode).
 func MetaPath(reportPath string) string {
 	return strings.TrimSuffix(reportPath, filepath.Ext(reportPath)) + ".pr.json"
+}
+
+// FormatsWant lists the report formats for an error message: "text,
+// markdown, json or html".
+func FormatsWant() string {
+	names := report.Names()
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -3,15 +3,11 @@ package cli
 import (
 	"context"
 	"flag"
-	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/raggate/raggate/internal/app"
 	"github.com/raggate/raggate/internal/compare"
-	"github.com/raggate/raggate/internal/htmlreport"
 	"github.com/raggate/raggate/internal/report"
-	"github.com/raggate/raggate/internal/results"
 )
 
 func (o *Options) bindCompare(fs *flag.FlagSet) {
@@ -23,7 +19,7 @@ func (o *Options) bindCompare(fs *flag.FlagSet) {
 }
 
 // reportFormats are the formats of compare's and check's report.
-var reportFormats = app.Enum{Values: []string{"text", "markdown", "json", "html"}, Want: "text, markdown, json or html"}
+var reportFormats = app.Enum{Values: report.Names(), Want: app.FormatsWant()}
 
 // keysFlag is a repeatable flag whose values may also be comma-separated.
 type keysFlag []string
@@ -54,13 +50,7 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if o.Format == "html" {
-		if err := writeHTML(ctx, env, c, &o, o.Out, htmlreport.Options{}); err != nil {
-			return err
-		}
-		return verdictErr(c.Report)
-	}
-	if err := emitReport(env, c.Report, o.Format, o.Out, report.Options{Trend: c.Trend}); err != nil {
+	if err := emit(ctx, env, c, &o, o.Format, o.Out, report.Options{Trend: c.Trend}); err != nil {
 		return err
 	}
 	return verdictErr(c.Report)
@@ -99,12 +89,11 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 		return nil
 	}
 	opts := report.Options{BaselineSource: c.Source, Trend: c.Trend}
-	hopts := htmlreport.Options{BaselineSource: c.Source}
-	if err := emit(ctx, env, c, &o, o.Format, "", opts, hopts); err != nil {
+	if err := emit(ctx, env, c, &o, o.Format, "", opts); err != nil {
 		return err
 	}
 	if o.Report != "" {
-		if err := emit(ctx, env, c, &o, formatFor(o.Report), o.Report, opts, hopts); err != nil {
+		if err := emit(ctx, env, c, &o, report.ByPath(o.Report).Name, o.Report, opts); err != nil {
 			return err
 		}
 	}
@@ -126,62 +115,18 @@ func checkStore(o *Options) (*app.StoreConfig, error) {
 	return nil, nil
 }
 
-// emit writes the report in format to path ("" = stdout).
-func emit(ctx context.Context, env Env, c *app.Comparison, o *Options, format, path string, opts report.Options, hopts htmlreport.Options) error {
-	if format == "html" {
-		return writeHTML(ctx, env, c, o, path, hopts)
+// emit writes the report in the format called format to path ("" =
+// stdout).
+func emit(ctx context.Context, env Env, c *app.Comparison, o *Options, format, path string, opts report.Options) error {
+	f, ok := report.Lookup(format)
+	if !ok {
+		return usageErr("--format %q: want %s", format, reportFormats.Want)
 	}
-	return emitReport(env, c.Report, format, path, opts)
-}
-
-// writeHTML renders the HTML report to path ("" = stdout).
-func writeHTML(ctx context.Context, env Env, c *app.Comparison, o *Options, path string, opts htmlreport.Options) error {
-	page, err := app.HTMLReport(ctx, env.app(), c.Report, c.HTML, o.HTMLSamples, opts)
+	out, err := app.RenderReport(ctx, env.app(), c.Report, f, c.HTML, o.HTMLSamples, opts)
 	if err != nil {
 		return err
 	}
-	return writeOut(env, path, page)
-}
-
-func formatFor(path string) string {
-	switch strings.ToLower(filepath.Ext(path)) {
-	case ".md", ".markdown":
-		return "markdown"
-	case ".json":
-		return "json"
-	case ".html", ".htm":
-		return "html"
-	}
-	return "text"
-}
-
-// emitReport renders rep in format to path ("" = stdout).
-func emitReport(env Env, rep *compare.Report, format, path string, opts report.Options) error {
-	var w io.Writer = env.Stdout
-	var buf strings.Builder
-	if path != "" {
-		w = &buf
-	}
-	switch format {
-	case "markdown":
-		io.WriteString(w, report.Markdown(rep, opts))
-	case "json":
-		b, err := report.JSON(rep)
-		if err != nil {
-			return err
-		}
-		w.Write(b)
-	default:
-		if err := report.ConsoleWith(w, rep, opts); err != nil {
-			return err
-		}
-	}
-	if path != "" {
-		if err := results.WriteFileAtomic(env.abs(path), []byte(buf.String()), 0o644); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeOut(env, path, out)
 }
 
 // verdictErr turns a failed comparison into exit code 1.

@@ -36,11 +36,12 @@ func historyCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	out, err := renderHistory(h, format)
-	if err != nil {
+	render, _ := report.LookupHistory(format) // validated
+	var out bytes.Buffer
+	if err := render(&out, h); err != nil {
 		return err
 	}
-	return writeOut(env, b.out, out)
+	return writeOut(env, b.out, out.Bytes())
 }
 
 func validateHistory(env Env, b *baselineFlags, last int, format string) error {
@@ -48,9 +49,7 @@ func validateHistory(env Env, b *baselineFlags, last int, format string) error {
 	if last < 1 || last > 1000 {
 		problems = append(problems, fmt.Sprintf("--last %d: want 1 to 1000", last))
 	}
-	switch format {
-	case "text", "markdown", "json", "csv":
-	default:
+	if _, ok := report.LookupHistory(format); !ok {
 		problems = append(problems, fmt.Sprintf("--format %q: want text, markdown, json or csv", format))
 	}
 	if len(problems) > 0 {
@@ -69,20 +68,4 @@ func historyStore(env Env, b *baselineFlags) (app.StoreConfig, error) {
 		return app.StoreConfig{Kind: app.StoreDir, Path: b.path}, nil
 	}
 	return b.storeConfig(env)
-}
-
-func renderHistory(h *report.History, format string) ([]byte, error) {
-	var buf bytes.Buffer
-	var err error
-	switch format {
-	case "markdown":
-		err = report.HistoryMarkdown(&buf, h)
-	case "json":
-		return report.HistoryJSON(h)
-	case "csv":
-		err = report.HistoryCSV(&buf, h)
-	default:
-		err = report.HistoryText(&buf, h)
-	}
-	return buf.Bytes(), err
 }
