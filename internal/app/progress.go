@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"github.com/raggate/raggate/internal/report"
 	"io"
 	"os"
 	"strings"
@@ -141,22 +142,13 @@ func (p *progress) judgeFigures(finished bool) string {
 	if u.ChatCalls+u.EmbeddingCalls == 0 {
 		return ""
 	}
-	s := fmt.Sprintf(", %s judge calls (%s cached), %s tokens", fmtCount(u.ChatCalls+u.EmbeddingCalls), fmtCount(u.CachedCalls),
-		fmtCount(u.PromptTokens+u.CompletionTokens+u.EmbeddingTokens))
+	s := fmt.Sprintf(", %s judge calls (%s cached), %s tokens", report.FormatInt(u.ChatCalls+u.EmbeddingCalls), report.FormatInt(u.CachedCalls),
+		report.FormatInt(u.PromptTokens+u.CompletionTokens+u.EmbeddingTokens))
 	if p.fig.cost != nil {
 		s += fmt.Sprintf(", $%.4f", p.fig.cost(u))
 	}
 	if finished && u.CachedCalls > 0 && u.CachedCalls >= u.ChatCalls {
 		s += ", every chat call answered from the judge cache"
-	}
-	return s
-}
-
-// fmtCount writes n with thousands separators.
-func fmtCount(n int) string {
-	s := fmt.Sprint(n)
-	for i := len(s) - 3; i > 0 && s[i-1] != '-'; i -= 3 {
-		s = s[:i] + "," + s[i:]
 	}
 	return s
 }
