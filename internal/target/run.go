@@ -100,6 +100,17 @@ func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) 
 	i := 0
 feed:
 	for ; i < len(samples); i++ {
+		// A ready worker and a closed down (or done) are both ready cases
+		// of the select below, which picks one at random: look first, so
+		// that at most one more sample is handed over once the target is
+		// taken for down.
+		select {
+		case <-ctx.Done():
+			break feed
+		case <-down:
+			break feed
+		default:
+		}
 		select {
 		case next <- i:
 		case <-ctx.Done():
