@@ -3,6 +3,7 @@ package app
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 )
 
@@ -19,7 +20,9 @@ type IntRange struct {
 }
 
 // Want words the range.
-func (r IntRange) Want() string { return fmt.Sprintf("%d to %d %s", r.Lo, r.Hi, r.What) }
+func (r IntRange) Want() string {
+	return strings.TrimSpace(fmt.Sprintf("%d to %d %s", r.Lo, r.Hi, r.What))
+}
 
 // IntRanges are the ranges of the integer settings, by key.
 var IntRanges = map[string]IntRange{

@@ -13,12 +13,15 @@ import (
 func (o *Options) bindCompare(fs *flag.FlagSet) {
 	fs.StringVar(&o.Thresholds, "thresholds", o.Thresholds, "thresholds `file` (YAML; see thresholds.example.yaml); default: built-in defaults, no floors")
 	enumVar(fs, &o.Format, "format", &reportFormats, "report `format` on stdout: text, markdown, json or html (one self-contained page)")
-	fs.IntVar(&o.HTMLSamples, "html-samples", o.HTMLSamples, "the HTML report lists this many `samples`, the worst (it says how many it leaves out)")
+	intVar(fs, &o.HTMLSamples, "html-samples", &htmlSamples, "the HTML report lists this many `samples`, the worst (it says how many it leaves out)")
 	fs.StringVar(&o.History, "history", "", "a `directory` of earlier results files (say, the base branch's stored baselines): the report adds their trend, the newest 30 judged like the head, with the head's means last")
 	fs.Var((*keysFlag)(&o.SegmentBy), "segment-by", "also compare per value of this metadata `key` (a dataset column, case kept; repeatable or comma-separated), added to the thresholds' segments")
 }
 
 // reportFormats are the formats of compare's and check's report.
+// htmlSamples is the range of --html-samples.
+var htmlSamples = app.IntRange{Lo: 1, Hi: 1_000_000, What: "samples (default 2000)"}
+
 var reportFormats = app.Enum{Values: report.Names(), Want: app.FormatsWant()}
 
 // keysFlag is a repeatable flag whose values may also be comma-separated.

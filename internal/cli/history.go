@@ -20,8 +20,9 @@ func historyCmd(ctx context.Context, env Env, args []string) error {
 	var format string
 	fs := newFlagSet("history", env, "[--store branch|git|file] [--branch main] [--last 30] [--format text|markdown|json|csv]")
 	b.bind(fs, false)
-	fs.IntVar(&last, "last", baseline.DefaultHistory, "how many stored baselines to read, newest `n`")
-	fs.StringVar(&format, "format", "text", "output `format`: text, markdown, json or csv")
+	last, format = baseline.DefaultHistory, "text"
+	intVar(fs, &last, "last", &historyLast, "how many stored baselines to read, newest `n`")
+	enumVar(fs, &format, "format", &historyFormats, "output `format`: text, markdown, json or csv")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -43,6 +44,13 @@ func historyCmd(ctx context.Context, env Env, args []string) error {
 	}
 	return writeOut(env, b.out, out.Bytes())
 }
+
+// historyLast and historyFormats are the values --last and --format of
+// gate history take.
+var (
+	historyLast    = app.IntRange{Lo: 1, Hi: 1000}
+	historyFormats = app.Enum{Values: report.HistoryNames(), Want: "text, markdown, json or csv"}
+)
 
 func validateHistory(env Env, b *baselineFlags, last int, format string) error {
 	var problems []string
