@@ -72,23 +72,8 @@ func idSet(ids []string) func(string) bool {
 // withTexts returns a copy of store that keeps the texts keep selects
 // (the stores that read results files; others are returned as they are).
 func withTexts(store baseline.Store, keep func(string) bool) baseline.Store {
-	switch s := store.(type) {
-	case *baseline.FileStore:
-		c := *s
-		c.Texts = keep
-		return &c
-	case *baseline.GitStore:
-		c := *s
-		c.Texts = keep
-		return &c
-	case *baseline.RefStore:
-		c := *s
-		c.Texts = keep
-		return &c
-	case *baseline.BranchStore:
-		c := *s
-		c.Texts = keep
-		return &c
+	if k, ok := store.(baseline.TextKeeper); ok {
+		return k.KeepingTexts(keep)
 	}
 	return store
 }

@@ -41,6 +41,24 @@ type Store interface {
 	Put(ctx context.Context, key Key, f *results.File) error
 }
 
+// TextKeeper is a store that reads results files, so it can keep the
+// recorded texts of some samples (the HTML report's second pass) and drop
+// the others.
+type TextKeeper interface {
+	Store
+	// KeepingTexts returns a copy of the store whose reads keep the texts
+	// of the samples keep selects.
+	KeepingTexts(keep func(id string) bool) Store
+}
+
+// The stores that read results files keep texts on demand.
+var (
+	_ TextKeeper = (*FileStore)(nil)
+	_ TextKeeper = (*GitStore)(nil)
+	_ TextKeeper = (*RefStore)(nil)
+	_ TextKeeper = (*BranchStore)(nil)
+)
+
 var (
 	// ErrNotFound is wrapped by Get when no baseline exists for the key.
 	ErrNotFound = errors.New("no baseline found")

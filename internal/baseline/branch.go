@@ -497,3 +497,10 @@ func classify(op string, err error) error {
 }
 
 var branchFixes = ghapi.Fixes{NoPermission: "give the job `permissions: contents: write` (pull requests from forks get a read-only token)"}
+
+// KeepingTexts returns a copy of s that keeps the texts keep selects.
+func (s *BranchStore) KeepingTexts(keep func(id string) bool) Store {
+	c := *s
+	c.Texts = keep
+	return &c
+}

@@ -57,3 +57,6 @@ func (s *FileStore) Put(ctx context.Context, key Key, f *results.File) error {
 	}
 	return nil
 }
+
+// KeepingTexts returns a copy of s that keeps the texts keep selects.
+func (s *FileStore) KeepingTexts(keep func(id string) bool) Store { c := *s; c.Texts = keep; return &c }

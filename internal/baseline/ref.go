@@ -67,3 +67,6 @@ func (s *RefStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 func (s *RefStore) Put(ctx context.Context, key Key, f *results.File) error {
 	return fmt.Errorf("%w: the git store reads %s from commits; commit the file to the repository yourself, or use the branch or file store to write baselines", ErrReadOnly, s.Path)
 }
+
+// KeepingTexts returns a copy of s that keeps the texts keep selects.
+func (s *RefStore) KeepingTexts(keep func(id string) bool) Store { c := *s; c.Texts = keep; return &c }
