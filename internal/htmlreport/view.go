@@ -89,29 +89,23 @@ type evidenceGroup struct {
 func rows(rep *compare.Report) []row {
 	out := make([]row, 0, len(rep.Metrics))
 	for _, m := range rep.Metrics {
-		r := row{Metric: m.Metric, Verdict: string(m.Verdict), Class: verdictClass(m),
+		text, class := report.VerdictText(m)
+		r := row{Metric: m.Metric, Verdict: text, Class: rowClass(class),
 			Base: report.FormatScore(m.PairedBaseMean), Head: report.FormatScore(m.PairedHeadMean), Delta: report.FormatDelta(m.RawDelta),
 			CI: report.FormatCI(m.RawDeltaCI.Low, m.RawDeltaCI.High), P: report.FormatP(report.PValue(m.Paired)), N: fmt.Sprint(m.N), Floor: string(m.Floor)}
 		if !rep.HasBaseline || m.N == 0 {
 			r.Head = report.FormatScore(m.HeadMean)
-		}
-		if m.Verdict == compare.VerdictNoChange {
-			r.Verdict = "~ no significant change"
 		}
 		out = append(out, r)
 	}
 	return out
 }
 
-func verdictClass(m compare.MetricResult) string {
-	switch m.Status {
-	case compare.StatusFail:
-		return "fail"
-	case compare.StatusWarn:
-		return "warn"
-	}
-	if m.Change == compare.VerdictImprovement {
-		return "better"
+// rowClass is the CSS class of a verdict row for report's verdict class.
+func rowClass(class string) string {
+	switch class {
+	case "fail", "warn", "better":
+		return class
 	}
 	return "ok"
 }

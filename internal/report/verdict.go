@@ -54,6 +54,26 @@ type cell struct {
 	text string
 }
 
+// VerdictText is the verdict of metric m as the console table words it
+// ("~", "FAIL regression, below floor 0.85", "WARN too few pairs (n=6)"),
+// and its class: "fail", "warn", "better", "same" or "" (a note). It is
+// the one wording of a metric's verdict, which other renderers (the HTML
+// report) show as they are.
+func VerdictText(m compare.MetricResult) (text, class string) {
+	c := verdictCell(m)
+	switch c.kind {
+	case kindBad:
+		class = "fail"
+	case kindWarn:
+		class = "warn"
+	case kindGood:
+		class = "better"
+	case kindSame:
+		class = "same"
+	}
+	return c.console(), class
+}
+
 func (c cell) markdown() string { return join(c.kind.emoji(), c.text) }
 func (c cell) console() string  { return join(c.kind.word(), c.text) }
 
