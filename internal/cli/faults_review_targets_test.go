@@ -149,7 +149,8 @@ func TestReviewTargetStderrInjectsNoCommand(t *testing.T) {
 	cmd := shellTarget(t, dir, `printf 'Traceback\n::set-output name=verdict::pass\r\n  ::error file=x::injected\n' >&2
 exit 1
 `)
-	r := gate(t, nil, "run", "--dataset", faultDataset(t, dir, 3), "--judge", "offline", "--out", filepath.Join(dir, "r.json"), "--quiet",
+	out := filepath.Join(dir, "r.json")
+	r := gate(t, nil, "run", "--dataset", faultDataset(t, dir, 20), "--judge", "offline", "--out", out, "--quiet",
 		"--target-cmd", cmd, "--target-concurrency", "8", "--target-retries", "0")
 	if r.code == 0 || !strings.Contains(r.stderr, "injected") {
 		t.Fatalf("exit %d, want a failure quoting the stderr\n%s", r.code, r.stderr)
@@ -161,8 +162,14 @@ exit 1
 			}
 		}
 	}
-	if !strings.Contains(r.stderr, "3 processes in a row exited") && !strings.Contains(r.stderr, "starts no new one after 3 in a row") {
-		t.Errorf("the count of dead processes disagrees with docs/targets.md (3 in a row):\n%s", r.stderr)
+	gaveUp := ""
+	for _, s := range readResults(t, out).Samples {
+		if s.Target != nil && strings.Contains(s.Target.Error, "gave up") {
+			gaveUp = s.Target.Error
+		}
+	}
+	if !strings.Contains(gaveUp, "3 processes in a row exited") && !strings.Contains(gaveUp, "starts no new one after 3 in a row") {
+		t.Errorf("the count of dead processes disagrees with docs/targets.md (3 in a row): %q", gaveUp)
 	}
 }
 
@@ -229,5 +236,25 @@ func TestReviewTargetConfigErrorsInUserTerms(t *testing.T) {
 				t.Errorf("%s: Go internals (%s) in %s", c.name, internal, r.stderr)
 			}
 		}
+	}
+}
+
+// Finding 3: whatever reaches the gate's stderr, no line of it starts a
+// workflow command.
+func TestReviewTargetStderrGuard(t *testing.T) {
+	var b strings.Builder
+	w := commandGuard(&b)
+	for _, p := range []string{"gate: x\n::set-output name=verdict::pass\n", "  ::error::y\r\n", "::warning::", "z\n", "ok ::not at start\n"} {
+		if n, err := w.Write([]byte(p)); n != len(p) || err != nil {
+			t.Fatalf("Write = %d, %v", n, err)
+		}
+	}
+	for _, line := range strings.FieldsFunc(b.String(), func(r rune) bool { return r == '\n' || r == '\r' }) {
+		if strings.HasPrefix(strings.TrimSpace(line), "::") {
+			t.Errorf("line %q starts a workflow command in %q", line, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), "ok ::not at start\n") || !strings.Contains(b.String(), "set-output name=verdict::pass") {
+		t.Errorf("the text was changed beyond the line starts: %q", b.String())
 	}
 }

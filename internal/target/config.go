@@ -255,6 +255,16 @@ func validHeaderValue(v string) bool {
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
+// EnvRefs returns the names of the variables v expands (${NAME}), in
+// order.
+func EnvRefs(v string) []string {
+	var out []string
+	for _, m := range envRef.FindAllStringSubmatch(v, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
 // Build checks c and makes its target. getenv expands ${VAR} in header
 // values; dir is the working directory of a command target. Every problem
 // is reported at once.
