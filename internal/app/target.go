@@ -129,7 +129,7 @@ func (o *runState) checkFileExpansions(env Env, fileHeaders map[string]string, c
 			continue // replaced by --target-header
 		}
 		for _, name := range target.EnvRefs(fileHeaders[k]) {
-			if slices.Contains(t.Env, name) || !o.gateSecret(env, name, env.getenv(name)) {
+			if slices.Contains(t.Env, name) || !o.gateOwnSecret(env, name, env.getenv(name)) {
 				continue
 			}
 			at := t.Config
@@ -213,14 +213,45 @@ func (o *runState) targetEnviron(env Env, allow []string) []string {
 // gateSecret reports whether the variable name=value is one of the gate's
 // secrets, which a command target does not inherit.
 func (o *runState) gateSecret(env Env, name, value string) bool {
+	return o.gateSecretName(name) || env.Red.IsSecret(value) || env.Red.IsSecret(strings.TrimSpace(value))
+}
+
+// gateSecretName reports whether a variable is one of the gate's own by
+// its name: the judge key's, GITHUB_TOKEN, GH_TOKEN, ACTIONS_*, INPUT_*.
+func (o *runState) gateSecretName(name string) bool {
 	upper := strings.ToUpper(name)
-	switch {
-	case upper == "GITHUB_TOKEN", upper == "GH_TOKEN", upper == "ACTIONS_RUNTIME_TOKEN",
-		strings.HasPrefix(upper, "ACTIONS_"), strings.HasPrefix(upper, "INPUT_"),
-		o.APIKeyEnv != "" && upper == strings.ToUpper(o.APIKeyEnv):
+	return upper == "GITHUB_TOKEN" || upper == "GH_TOKEN" || strings.HasPrefix(upper, "ACTIONS_") || strings.HasPrefix(upper, "INPUT_") ||
+		(o.APIKeyEnv != "" && upper == strings.ToUpper(o.APIKeyEnv))
+}
+
+// gateOwnSecret reports whether the variable name=value holds one of the
+// gate's own secrets (by its name, or a value equal to the judge's key or
+// --header values or the GitHub token), which a target config file may
+// not expand. Unlike gateSecret, the target's own header values, which
+// are secrets too, do not count.
+func (o *runState) gateOwnSecret(env Env, name, value string) bool {
+	if o.gateSecretName(name) {
 		return true
 	}
-	return env.Red.IsSecret(value) || env.Red.IsSecret(strings.TrimSpace(value))
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return false
+	}
+	own := []string{o.APIKey, env.getenv("GITHUB_TOKEN"), env.getenv("GH_TOKEN")}
+	if o.APIKeyEnv != "" {
+		own = append(own, env.getenv(o.APIKeyEnv))
+	}
+	for _, h := range o.Headers {
+		if i := strings.IndexAny(h, "=:"); i >= 0 {
+			own = append(own, h[i+1:])
+		}
+	}
+	for _, v := range own {
+		if strings.TrimSpace(v) == value {
+			return true
+		}
+	}
+	return false
 }
 
 // targetProblems checks the target flags' values and combinations.
