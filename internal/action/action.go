@@ -272,6 +272,7 @@ func targetInputs(in ghaction.Inputs, o *app.Settings) error {
 		return err
 	}
 	o.Target.NoConfigCommand = !allow
+	o.Target.Env = in.List("target-env")
 	o.Target.MaxFailures, err = in.Float("max-target-failures", o.Target.MaxFailures)
 	return err
 }

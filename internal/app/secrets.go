@@ -30,7 +30,8 @@ func SecretValues(env Env, o *RunConfig) []string {
 	}
 	for _, h := range o.Headers {
 		if i := strings.IndexAny(h, "=:"); i >= 0 {
-			out = append(out, h[i+1:], strings.TrimSpace(h[i+1:]))
+			// The value, and its credential parts (Bearer X, cookies).
+			out = append(out, redact.HeaderSecrets(h[i+1:])...)
 		} else {
 			out = append(out, h) // no separator: it may be the value alone
 		}

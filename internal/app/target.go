@@ -66,6 +66,7 @@ func (o *runState) targetConfig(env Env) (target.Config, error) {
 			return c, InputErr("--target-config", err)
 		}
 	}
+	fileHeaders := c.Headers
 	over := func(dst *string, v string) {
 		if v != "" {
 			*dst = v
@@ -105,8 +106,46 @@ func (o *runState) targetConfig(env Env) (target.Config, error) {
 		r := *t.Retries
 		c.Retries = &r
 	}
+	if err := o.checkFileExpansions(env, fileHeaders, c); err != nil {
+		return c, err
+	}
 	c.Env = append(c.Env, t.Env...)
 	return c, nil
+}
+
+// checkFileExpansions refuses a header of the target config file (one the
+// flags do not replace) that expands one of the gate's own secrets (the
+// judge key's variable, GITHUB_TOKEN, GH_TOKEN, ACTIONS_*, INPUT_*, a
+// variable holding a configured secret) that the command line does not
+// grant by name (--target-env; the action's target-env input). The file
+// may come from the pull request under review, so its own env: grants
+// nothing here: a URL target needs no opt-in, and would otherwise send
+// the runner's tokens to any host the pull request names.
+func (o *runState) checkFileExpansions(env Env, fileHeaders map[string]string, c target.Config) error {
+	t := &o.Target
+	var msgs []string
+	for _, k := range slices.Sorted(maps.Keys(fileHeaders)) {
+		if c.Headers[k] != fileHeaders[k] {
+			continue // replaced by --target-header
+		}
+		for _, name := range target.EnvRefs(fileHeaders[k]) {
+			if slices.Contains(t.Env, name) || !o.gateOwnSecret(env, name, env.getenv(name)) {
+				continue
+			}
+			at := t.Config
+			if line := c.Lines["headers."+k]; line > 0 {
+				at = fmt.Sprintf("%s:%d", t.Config, line)
+			}
+			msgs = append(msgs, fmt.Sprintf("%s: header %s expands ${%s}, a secret of the gate itself (the judge key, the GitHub token, the runner's ACTIONS_* and INPUT_* variables): "+
+				"the file may come from the pull request under review, so it cannot send it to a target on its own (its env: does not grant it); "+
+				"if the pipeline needs it, grant it by name where the workflow decides: --target-env %s (the action's input target-env: %s), or put the value in a variable of its own",
+				at, k, name, name, name))
+		}
+	}
+	if len(msgs) > 0 {
+		return usageErr("%s", strings.Join(msgs, "; "))
+	}
+	return nil
 }
 
 // buildTarget reads and checks the target's configuration, before the
@@ -174,14 +213,45 @@ func (o *runState) targetEnviron(env Env, allow []string) []string {
 // gateSecret reports whether the variable name=value is one of the gate's
 // secrets, which a command target does not inherit.
 func (o *runState) gateSecret(env Env, name, value string) bool {
+	return o.gateSecretName(name) || env.Red.IsSecret(value) || env.Red.IsSecret(strings.TrimSpace(value))
+}
+
+// gateSecretName reports whether a variable is one of the gate's own by
+// its name: the judge key's, GITHUB_TOKEN, GH_TOKEN, ACTIONS_*, INPUT_*.
+func (o *runState) gateSecretName(name string) bool {
 	upper := strings.ToUpper(name)
-	switch {
-	case upper == "GITHUB_TOKEN", upper == "GH_TOKEN", upper == "ACTIONS_RUNTIME_TOKEN",
-		strings.HasPrefix(upper, "ACTIONS_"), strings.HasPrefix(upper, "INPUT_"),
-		o.APIKeyEnv != "" && upper == strings.ToUpper(o.APIKeyEnv):
+	return upper == "GITHUB_TOKEN" || upper == "GH_TOKEN" || strings.HasPrefix(upper, "ACTIONS_") || strings.HasPrefix(upper, "INPUT_") ||
+		(o.APIKeyEnv != "" && upper == strings.ToUpper(o.APIKeyEnv))
+}
+
+// gateOwnSecret reports whether the variable name=value holds one of the
+// gate's own secrets (by its name, or a value equal to the judge's key or
+// --header values or the GitHub token), which a target config file may
+// not expand. Unlike gateSecret, the target's own header values, which
+// are secrets too, do not count.
+func (o *runState) gateOwnSecret(env Env, name, value string) bool {
+	if o.gateSecretName(name) {
 		return true
 	}
-	return env.Red.IsSecret(value) || env.Red.IsSecret(strings.TrimSpace(value))
+	value = strings.TrimSpace(value)
+	if value == "" {
+		return false
+	}
+	own := []string{o.APIKey, env.getenv("GITHUB_TOKEN"), env.getenv("GH_TOKEN")}
+	if o.APIKeyEnv != "" {
+		own = append(own, env.getenv(o.APIKeyEnv))
+	}
+	for _, h := range o.Headers {
+		if i := strings.IndexAny(h, "=:"); i >= 0 {
+			own = append(own, h[i+1:])
+		}
+	}
+	for _, v := range own {
+		if strings.TrimSpace(v) == value {
+			return true
+		}
+	}
+	return false
 }
 
 // targetProblems checks the target flags' values and combinations.

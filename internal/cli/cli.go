@@ -67,7 +67,9 @@ func withRedaction(env Env) Env {
 	}
 	env.red = redact.New(env.getenv("GITHUB_TOKEN"), env.getenv(app.DefaultRunConfig().APIKeyEnv))
 	env.Stdout = env.red.Writer(env.Stdout)
-	env.Stderr = env.red.Writer(env.Stderr)
+	// No line of stderr, which quotes text the gate does not control,
+	// can start a workflow command.
+	env.Stderr = env.red.Writer(commandGuard(env.Stderr))
 	return env
 }
 

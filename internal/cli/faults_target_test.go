@@ -370,7 +370,7 @@ func TestFaultTargetUpFrontChecks(t *testing.T) {
 	}{
 		{"header value with a trailing newline", map[string]string{"RAG_TOKEN": "rag-0123456789\n"},
 			[]string{"--target", srv.URL, "--target-header", "X-Api-Key=${RAG_TOKEN}"}, "header X-Api-Key: the value holds a line break"},
-		{"concurrency: 0", nil, []string{"--target-config", cfg("conc", "  concurrency: 0\n")}, ":3: concurrency 0: want 1 to 1000"},
+		{"concurrency: 0", nil, []string{"--target-config", cfg("conc", "  concurrency: 0\n")}, ":3: concurrency: want a whole number 1 to 1000"},
 		{"timeout: 0s", nil, []string{"--target-config", cfg("timeout", "  timeout: 0s\n")}, ":3: timeout 0s: want more than 0"},
 		{"a [*] response path", nil, []string{"--target", srv.URL, "--target-response-path", "data[*].answer"}, `response path "data[*].answer" selects a list`},
 	} {

@@ -134,7 +134,9 @@ func readFileContext(ctx context.Context, path string, lim Limits) ([]byte, erro
 		return nil, openError(path, err)
 	}
 	defer f.Close()
-	return newSource(ctx, path, f, lim).rest(nil)
+	src := newSource(ctx, path, f, lim)
+	src.responses = true
+	return src.rest(nil)
 }
 
 // mappingWarnings warns about mapped names that no file used.

@@ -70,7 +70,9 @@ type source struct {
 	hash  hash.Hash
 	read  int64 // bytes read from the file
 	lines int   // lines returned by line
-	buf   []byte
+	// responses: the file is the --responses file (named in messages).
+	responses bool
+	buf       []byte
 }
 
 // newSource reads r, named name in messages.
@@ -107,6 +109,9 @@ func (c *countingReader) Read(p []byte) (int, error) {
 	s.hash.Write(p[:n])
 	s.read += int64(n)
 	if max := s.lim.total(); max >= 0 && s.read > max {
+		if s.responses {
+			return n, responsesTooLarge(s.name, max)
+		}
 		return n, tooLarge(s.name, max)
 	}
 	if err != nil && errors.Is(err, os.ErrDeadlineExceeded) && s.ctx.Err() != nil {
@@ -191,7 +196,7 @@ func openError(path string, err error) error {
 	var ie *inputfile.Error
 	switch {
 	case errors.As(err, &ie) && errors.Is(err, inputfile.ErrTooLarge):
-		return tooLarge(path, ie.Limit)
+		return responsesTooLarge(path, ie.Limit)
 	case errors.As(err, &ie):
 		return &Error{Problems: []Problem{{File: path, Msg: "--responses names " + ie.Kind + ", not a regular file; give the path of a responses file"}}, err: err}
 	}
@@ -202,6 +207,12 @@ func openError(path string, err error) error {
 func tooLarge(path string, max int64) error {
 	return &Error{Problems: []Problem{{File: path, Msg: fmt.Sprintf(
 		"the file is larger than %s; is it the right file? To load a larger dataset raise --max-dataset-size (0: no limit)", Size(max))}}}
+}
+
+// responsesTooLarge reports a --responses file over the size limit max.
+func responsesTooLarge(path string, max int64) error {
+	return &Error{Problems: []Problem{{File: path, Msg: fmt.Sprintf(
+		"the --responses file is larger than %s; is it the right file? To load a larger responses file raise --max-dataset-size (0: no limit)", Size(max))}}}
 }
 
 // readError reports a file that cannot be opened or read.

@@ -108,14 +108,65 @@ func replacer(secrets map[string]bool) *strings.Replacer {
 }
 
 // variants are the forms in which s may be echoed: as is, trimmed,
-// URL-escaped (query and path), JSON-escaped, and escaped as in a GitHub
-// workflow command (an annotation's message).
+// URL-escaped (query and path, and fully percent-encoded with %20 for a
+// space as encodeURIComponent does, in upper- and lower-case hex),
+// JSON-escaped, and escaped as in a GitHub workflow command (an
+// annotation's message).
 func variants(s string) []string {
-	out := []string{s, strings.TrimSpace(s), url.QueryEscape(s), url.PathEscape(s), workflowEscape.Replace(s)}
+	q := url.QueryEscape(s)
+	pct := strings.ReplaceAll(q, "+", "%20")
+	out := []string{s, strings.TrimSpace(s), q, url.PathEscape(s), pct, lowerHex(pct), lowerHex(q),
+		uriComponent.Replace(pct), workflowEscape.Replace(s)}
 	if b, err := json.Marshal(s); err == nil {
 		out = append(out, string(b[1:len(b)-1]))
 	}
 	return out
+}
+
+// uriComponent undoes the escapes of url.QueryEscape that
+// encodeURIComponent does not make.
+var uriComponent = strings.NewReplacer("%21", "!", "%27", "'", "%28", "(", "%29", ")", "%2A", "*")
+
+// lowerHex writes the percent escapes of s in lower-case hex (%2f).
+func lowerHex(s string) string {
+	b := []byte(s)
+	for i := 0; i+2 < len(b); i++ {
+		if b[i] == '%' {
+			for j := i + 1; j <= i+2; j++ {
+				if b[j] >= 'A' && b[j] <= 'F' {
+					b[j] += 'a' - 'A'
+				}
+			}
+		}
+	}
+	return string(b)
+}
+
+// HeaderSecrets returns the parts of a header value that are credentials,
+// each a secret of its own besides the whole value: the credential of an
+// authorization scheme ("Bearer X", "token X", "Basic X" and its decoded
+// password), and each value of a cookie-like list ("a=b; c=d").
+func HeaderSecrets(value string) []string {
+	v := strings.TrimSpace(value)
+	out := []string{value, v}
+	if scheme, cred, ok := strings.Cut(v, " "); ok && !strings.ContainsAny(scheme, "=;,") {
+		cred = strings.TrimSpace(cred)
+		out = append(out, cred)
+		if strings.EqualFold(scheme, "basic") {
+			if dec, err := base64.StdEncoding.DecodeString(cred); err == nil {
+				user, pass, _ := strings.Cut(string(dec), ":")
+				out = append(out, string(dec), user, pass)
+			}
+		}
+	}
+	if strings.Contains(v, "=") {
+		for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == ';' || r == ',' }) {
+			if _, val, ok := strings.Cut(part, "="); ok {
+				out = append(out, strings.Trim(strings.TrimSpace(val), `"`))
+			}
+		}
+	}
+	return Secrets(out...)
 }
 
 var workflowEscape = strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A")
@@ -291,7 +342,8 @@ func urlSecrets(raw string, secret func(name string) bool) []string {
 	if user != "" || pass != "" {
 		out = append(out, user, pass, base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
 	}
-	for _, kv := range strings.Split(query, "&") {
+	// ";" separated parameters once and some servers still take it.
+	for _, kv := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' }) {
 		k, v, _ := strings.Cut(kv, "=")
 		if uk, err := url.QueryUnescape(k); err == nil {
 			k = uk

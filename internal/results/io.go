@@ -12,6 +12,8 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
+	"strings"
+	"time"
 
 	"github.com/raggate/raggate/internal/atomicfile"
 	"github.com/raggate/raggate/internal/inputfile"
@@ -81,6 +83,7 @@ func ParseWith(data []byte, o ReadOptions) (*File, error) {
 // parseWhole decodes a whole results file at once; decode calls it to word
 // the error when the stream is not a valid results file.
 func parseWhole(data []byte) (*File, error) {
+	data = bytes.TrimPrefix(data, bom)
 	var probe struct {
 		Schema *string `json:"schema"`
 	}
@@ -92,6 +95,10 @@ func parseWhole(data []byte) (*File, error) {
 	}
 	var f File
 	if err := json.Unmarshal(data, &f); err != nil {
+		var pe *time.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("%w: %w", ErrInvalid, createdAtError(data, pe))
+		}
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, wordTypeError(data, err))
@@ -312,6 +319,17 @@ func encodeSamples(w io.Writer, samples []Sample, source TextSource) error {
 // WriteFileAtomic writes data to path atomically (see atomicfile.WriteFile).
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	return atomicfile.WriteFile(path, data, perm)
+}
+
+// createdAtError words a created_at that is not a time in RFC 3339
+// format, with its line.
+func createdAtError(data []byte, pe *time.ParseError) error {
+	at := ""
+	if i := bytes.Index(data, []byte(`"created_at"`)); i >= 0 {
+		line, _ := lineCol(data, int64(i))
+		at = fmt.Sprintf("line %d: ", line)
+	}
+	return fmt.Errorf("%screated_at: %q is not a time in RFC 3339 format, such as 2024-05-01T12:00:00Z (as gate run writes it)", at, strings.Trim(pe.Value, `"`))
 }
 
 // jsonErrorPosition adds line:col to JSON syntax and type errors.

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -15,12 +16,18 @@ import (
 // whole-file parser words the error (schema, line:col), so both paths fail
 // with the same messages.
 func decode(r io.Reader, keep func(id string) bool, reread func() ([]byte, error)) (*File, error) {
-	f, schema, err := stream(r, keep)
+	// A UTF-8 byte order mark (an editor's) is read past.
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(bom)); err == nil && bytes.Equal(b, bom) {
+		_, _ = br.Discard(len(bom))
+	}
+	f, schema, err := stream(br, keep)
 	if err != nil {
 		data, rerr := reread()
 		if rerr != nil {
 			return nil, rerr
 		}
+		data = bytes.TrimPrefix(data, bom)
 		_, werr := parseWhole(data)
 		var se *sampleError
 		if errors.As(err, &se) && !errors.Is(werr, ErrSchema) {
@@ -41,6 +48,9 @@ func decode(r io.Reader, keep func(id string) bool, reread func() ([]byte, error
 	}
 	return f, nil
 }
+
+// bom is the UTF-8 byte order mark.
+var bom = []byte("\ufeff")
 
 // stream decodes the top-level object: the samples element by element,
 // every other key as json.Unmarshal would (case-insensitive names, unknown

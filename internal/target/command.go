@@ -111,7 +111,7 @@ func (c *Command) acquire(ctx context.Context) (*proc, error) {
 			c.free = make(chan struct{}, 1)
 		}
 		if c.deaths >= maxDeaths {
-			err := permanent(0, "gave up on the target command: %d processes in a row exited without answering; the last: %s", c.deaths, c.last)
+			err := permanent(0, "gave up on the target command: %s without answering; the last: %s", c.deathCount(), c.last)
 			c.mu.Unlock()
 			return nil, err
 		}
@@ -139,6 +139,16 @@ func (c *Command) acquire(ctx context.Context) (*proc, error) {
 			return nil, transient(0, "no process free: %v", ctx.Err())
 		}
 	}
+}
+
+// deathCount words c.deaths (c.mu held): the rule is maxDeaths in a row,
+// but processes already started when the last of them died may die too.
+func (c *Command) deathCount() string {
+	if c.deaths <= maxDeaths {
+		return fmt.Sprintf("%d processes in a row exited", c.deaths)
+	}
+	return fmt.Sprintf("%d processes exited (it starts no new one after %d in a row; the other %d had already started, up to --target-concurrency run at once)",
+		c.deaths, maxDeaths, c.deaths-maxDeaths)
 }
 
 func (c *Command) signal() {
@@ -494,5 +504,22 @@ func (t *tail) say() string {
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 && len(s) > 300 {
 		s = s[max(0, len(s)-300):]
 	}
-	return "; its stderr ends: " + s
+	return "; its stderr ends: " + OneLine(s)
+}
+
+// OneLine makes a program's output (its stderr, a reply) safe to quote in
+// one line of the gate's log: line breaks become " ⏎ " and other control
+// characters a space, so that the quoted text can never start a line (a
+// "::" workflow command in GitHub Actions) or move the cursor.
+func OneLine(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' || r == '\r':
+			return '⏎'
+		case r < ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == 0x2028 || r == 0x2029:
+			return ' '
+		}
+		return r
+	}, s)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -44,6 +45,10 @@ type Config struct {
 	Concurrency int           `yaml:"concurrency"`
 	Timeout     time.Duration `yaml:"timeout"`
 	Retries     *int          `yaml:"retries"`
+
+	// Lines are the lines of the file's keys ("url", "headers.NAME"),
+	// for messages; nil when the config is not from a file.
+	Lines map[string]int `yaml:"-"`
 }
 
 // Defaults of Config.
@@ -63,14 +68,17 @@ func LoadConfig(path string) (Config, error) {
 }
 
 // ParseConfig parses a target config file: a mapping with one key,
-// target. Unknown keys are errors with their line.
+// target. Every problem is reported with its line, in the file's terms (a
+// UTF-8 byte order mark and a %YAML directive are read past).
 func ParseConfig(name string, data []byte) (Config, error) {
-	var doc struct {
-		Target *Config `yaml:"target"`
-	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
+	data = yamlDirective.ReplaceAll(data, []byte("#$1"))
+	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
 	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Config{}, fmt.Errorf("%s: is empty: want a target: section such as target: {url: http://localhost:8000/ask, body: {query: \"{{user_input}}\"}}", name)
+		}
 		return Config{}, configError(name, err)
 	}
 	if line, err := yamlcheck.ExtraDocument(dec); err != nil {
@@ -78,79 +86,144 @@ func ParseConfig(name string, data []byte) (Config, error) {
 	} else if line > 0 {
 		return Config{}, fmt.Errorf("%s:%d: a second YAML document; a target config holds one (remove the \"---\" line and what follows, or merge it into the first)", name, line)
 	}
-	if doc.Target == nil {
-		return Config{}, fmt.Errorf("%s: no target: section; write target: {url: http://localhost:8000/ask, body: {query: \"{{user_input}}\"}}", name)
-	}
-	if err := zeroSettings(name, data); err != nil {
-		return Config{}, err
-	}
-	return *doc.Target, nil
-}
-
-// zeroSettings refuses a concurrency or timeout written as 0: in Config,
-// 0 means "not given" (the default), which is not what the file says.
-func zeroSettings(name string, data []byte) error {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil || len(doc.Content) == 0 {
-		return nil // the strict decode reported it
-	}
-	target := mapValue(doc.Content[0], "target")
-	if target == nil {
-		return nil
+	if len(doc.Content) == 0 || yamlcheck.IsNull(doc.Content[0]) {
+		return Config{}, fmt.Errorf("%s: is empty: want a target: section such as target: {url: http://localhost:8000/ask, body: {query: \"{{user_input}}\"}}", name)
 	}
 	var msgs []string
-	for _, f := range []struct{ key, want string }{
-		{"concurrency", "want 1 to 1000 calls in flight (leave the key out for the default, 8)"},
-		{"timeout", "want more than 0 and at most 1h (leave the key out for the default, 60s)"},
-	} {
-		v := mapValue(target, f.key)
-		if v == nil {
+	bad := func(n *yaml.Node, format string, args ...any) {
+		msgs = append(msgs, fmt.Sprintf("%s:%d: %s", name, n.Line, fmt.Sprintf(format, args...)))
+	}
+	root := yamlcheck.Deref(doc.Content[0])
+	if root.Kind != yaml.MappingNode {
+		bad(root, "want a mapping with one key, target:, got %s", yamlcheck.Describe(root))
+		return Config{}, errors.New(strings.Join(msgs, "; "))
+	}
+	var target *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Value != "target" {
+			bad(k, "unknown key %q at the top level: a target config has one key, target: (an anchor to reuse is written inside it)", k.Value)
 			continue
 		}
-		if d, err := time.ParseDuration(v.Value); (err == nil && d == 0) || v.Value == "0" {
-			msgs = append(msgs, fmt.Sprintf("%s:%d: %s %s: %s", name, v.Line, f.key, v.Value, f.want))
+		target = yamlcheck.Deref(v)
+	}
+	if target == nil && len(msgs) == 0 {
+		return Config{}, fmt.Errorf("%s: no target: section; write target: {url: http://localhost:8000/ask, body: {query: \"{{user_input}}\"}}", name)
+	}
+	if target != nil {
+		if target.Kind != yaml.MappingNode {
+			bad(target, "target: want a mapping of settings (url: or command:, headers:, body:, ...), got %s", yamlcheck.Describe(target))
+		} else {
+			checkTarget(target, bad)
 		}
 	}
 	if len(msgs) > 0 {
-		return errors.New(strings.Join(msgs, "; "))
+		return Config{}, errors.New(strings.Join(msgs, "; "))
 	}
-	return nil
-}
-
-// mapValue returns the value of key in a YAML mapping node, or nil.
-func mapValue(n *yaml.Node, key string) *yaml.Node {
-	if n.Kind != yaml.MappingNode {
-		return nil
+	var c Config
+	if err := target.Decode(&c); err != nil {
+		return Config{}, configError(name, err)
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == key {
-			return n.Content[i+1]
+	c.Lines = map[string]int{}
+	for i := 0; i+1 < len(target.Content); i += 2 {
+		k, v := target.Content[i], yamlcheck.Deref(target.Content[i+1])
+		c.Lines[k.Value] = k.Line
+		if k.Value == "headers" && v.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				c.Lines["headers."+v.Content[j].Value] = v.Content[j].Line
+			}
 		}
 	}
-	return nil
+	return c, nil
 }
 
-var unknownKey = regexp.MustCompile(`^line (\d+): field (\S+) not found in type`)
+// yamlDirective is a %YAML line: go-yaml refuses "%YAML 1.2", whose
+// differences do not touch a target config; it is read as a comment.
+var yamlDirective = regexp.MustCompile(`(?m)^(%YAML[ \t][^\r\n]*)`)
+
+// checkTarget checks the keys and the kinds of the values of the target
+// section, reporting each problem at its line.
+func checkTarget(target *yaml.Node, bad func(*yaml.Node, string, ...any)) {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(target.Content); i += 2 {
+		k, v := target.Content[i], yamlcheck.Deref(target.Content[i+1])
+		if prev, dup := seen[k.Value]; dup {
+			bad(k, "duplicate key %q in target (first at line %d)", k.Value, prev)
+			continue
+		}
+		seen[k.Value] = k.Line
+		switch k.Value {
+		case "url", "method", "command", "response", "contexts", "context_ids", "usage", "id":
+			if v.Kind != yaml.ScalarNode {
+				bad(v, "%s: want text, got %s", k.Value, yamlcheck.Describe(v))
+			}
+		case "body":
+		case "headers":
+			if yamlcheck.IsNull(v) {
+				continue
+			}
+			if v.Kind != yaml.MappingNode {
+				bad(v, "headers: want a mapping of NAME: value, such as {Authorization: \"Bearer ${RAG_TOKEN}\"}, got %s", yamlcheck.Describe(v))
+				continue
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				hk, hv := v.Content[j], yamlcheck.Deref(v.Content[j+1])
+				if hk.Kind != yaml.ScalarNode || hv.Kind != yaml.ScalarNode || yamlcheck.IsNull(hv) {
+					bad(hk, "headers: want a mapping of NAME: value (text), such as {Authorization: \"Bearer ${RAG_TOKEN}\"}")
+				}
+			}
+		case "per_sample":
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
+				bad(v, "per_sample: want true or false, got %s", yamlcheck.Describe(v))
+			}
+		case "env":
+			ok := v.Kind == yaml.SequenceNode
+			for _, e := range v.Content {
+				ok = ok && yamlcheck.Deref(e).Kind == yaml.ScalarNode
+			}
+			if !ok && !yamlcheck.IsNull(v) {
+				bad(v, "env: want a list of variable names such as [OPENAI_API_KEY], got %s", yamlcheck.Describe(v))
+			}
+		case "concurrency":
+			wholeNumber(v, "concurrency", 1, 1000, "calls in flight (leave the key out for the default, 8)", bad)
+		case "retries":
+			wholeNumber(v, "retries", 0, 20, "retries of a failed call (leave the key out for the default, 2)", bad)
+		case "timeout":
+			d, err := time.ParseDuration(v.Value)
+			switch {
+			case v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || err != nil:
+				bad(v, "timeout: want a duration such as 30s or 2m, got %s", yamlcheck.Describe(v))
+			case d <= 0 || d > time.Hour:
+				bad(v, "timeout %s: want more than 0 and at most 1h (leave the key out for the default, 60s)", v.Value)
+			}
+		default:
+			bad(k, "unknown key %q in target (keys: %s)", k.Value, configKeys)
+		}
+	}
+}
 
 // configKeys are the keys of the target section, for messages.
 const configKeys = "url, method, headers, body, command, per_sample, env, response, contexts, context_ids, usage, id, concurrency, timeout, retries"
 
-// configError words a YAML error as file:line: problem.
+// configError words a YAML syntax error as file:line: problem.
 func configError(name string, err error) error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return fmt.Errorf("%s: %s (see Targets in README.md)", name, strings.TrimPrefix(err.Error(), "yaml: "))
+	p := yamlcheck.YAMLProblem(err)
+	if p.Line > 0 {
+		return fmt.Errorf("%s:%d: %s (see docs/targets.md)", name, p.Line, p.Msg)
 	}
-	msgs := make([]string, len(te.Errors))
-	for i, e := range te.Errors {
-		if m := unknownKey.FindStringSubmatch(e); m != nil {
-			msgs[i] = fmt.Sprintf("%s:%s: unknown key %q in target (keys: %s)", name, m[1], m[2], configKeys)
-			continue
-		}
-		line, rest, _ := strings.Cut(strings.TrimPrefix(e, "line "), ": ")
-		msgs[i] = fmt.Sprintf("%s:%s: %s", name, line, rest)
+	return fmt.Errorf("%s: %s (see docs/targets.md)", name, p.Msg)
+}
+
+// wholeNumber checks an integer setting between lo and hi.
+func wholeNumber(v *yaml.Node, key string, lo, hi int, what string, bad func(*yaml.Node, string, ...any)) {
+	var n int
+	if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!int" || v.Decode(&n) != nil {
+		bad(v, "%s: want a whole number %d to %d, got %s", key, lo, hi, yamlcheck.Describe(v))
+		return
 	}
-	return errors.New(strings.Join(msgs, "; "))
+	if n < lo || n > hi {
+		bad(v, "%s: want a whole number %d to %d, %s; got %d", key, lo, hi, what, n)
+	}
 }
 
 // Built is a target ready to call, with the options of its run.
@@ -182,6 +255,16 @@ func validHeaderValue(v string) bool {
 
 var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)\}`)
 
+// EnvRefs returns the names of the variables v expands (${NAME}), in
+// order.
+func EnvRefs(v string) []string {
+	var out []string
+	for _, m := range envRef.FindAllStringSubmatch(v, -1) {
+		out = append(out, m[1])
+	}
+	return out
+}
+
 // Build checks c and makes its target. getenv expands ${VAR} in header
 // values; dir is the working directory of a command target. Every problem
 // is reported at once.
@@ -203,12 +286,19 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 		if !headerName.MatchString(k) {
 			bad("header name %q: letters, digits and !#$%%&'*+-.^_`|~ only, such as X-Api-Key", k)
 		}
+		if strings.EqualFold(k, "Host") {
+			bad("header %s: the host comes from the URL; give it there (url:, --target) instead of a Host header", k)
+			continue
+		}
 		v = envRef.ReplaceAllStringFunc(v, func(m string) string {
 			name := envRef.FindStringSubmatch(m)[1]
 			val := getenv(name)
 			if val == "" {
 				bad("header %s: $%s is not set (set it in the step's env, from a secret)", k, name)
 			}
+			// What a variable holds is a secret of its own, wherever
+			// in the value it stands.
+			b.Secrets = append(b.Secrets, val, strings.TrimSpace(val))
 			return val
 		})
 		if !validHeaderValue(v) {
@@ -216,12 +306,14 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 			bad("header %s: the value holds a line break or another control character (a trailing newline from a secret file?); remove it", k)
 		}
 		header.Set(k, v)
-		b.Secrets = append(b.Secrets, v)
+		// The whole value, and its credential parts (Bearer X, cookie
+		// values).
+		b.Secrets = append(b.Secrets, redact.HeaderSecrets(v)...)
 	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("target: %s", strings.Join(problems, "; "))
 	}
-	b.Secrets = append(b.Secrets, redact.URLCredentials(c.URL)...)
+	b.Secrets = redact.Secrets(append(b.Secrets, redact.URLCredentials(c.URL)...)...)
 	b.Fields = append(body.Names(), Placeholders(c.URL)...)
 	b.ContextIDsPath = c.ContextIDs != ""
 	if c.URL != "" {

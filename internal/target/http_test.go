@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,7 +69,7 @@ func TestHTTPTemplatingHeadersAndPaths(t *testing.T) {
 		return true
 	})
 	b := buildHTTP(t, Config{URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer ${RAG_TOKEN}"}})
-	if len(b.Secrets) != 1 || b.Secrets[0] != "Bearer s3cret" {
+	if !slices.Equal(b.Secrets, []string{"s3cret", "Bearer s3cret"}) {
 		t.Errorf("Secrets = %q", b.Secrets)
 	}
 	outs := Run(context.Background(), b.Target, samplesN(3), b.Options)

@@ -197,6 +197,7 @@ func (ps Paths) usage(v any, data []byte) (*Usage, error) {
 		return nil, fmt.Errorf("usage path %q: %s, want a number of tokens or an object such as {\"prompt_tokens\": 120, \"completion_tokens\": 40}", ps.Usage, kindOf(x))
 	}
 	var u Usage
+	known := map[*int]bool{}
 	for _, f := range []struct {
 		keys []string
 		dst  *int
@@ -206,12 +207,20 @@ func (ps Paths) usage(v any, data []byte) (*Usage, error) {
 				if *f.dst, err = count(n); err != nil {
 					return nil, fmt.Errorf("usage path %q: %s: %v", ps.Usage, k, err)
 				}
+				known[f.dst] = true
 				break
 			}
 		}
 	}
-	if u.TotalTokens == 0 {
-		u.TotalTokens = u.PromptTokens + u.CompletionTokens
+	if len(known) == 0 {
+		// {}, {"foo": 1} or only nulls: the pipeline reported no count,
+		// which is not a count of 0.
+		return nil, nil
+	}
+	if !known[&u.TotalTokens] {
+		if u.TotalTokens = u.PromptTokens + u.CompletionTokens; u.TotalTokens > maxTokens {
+			return nil, fmt.Errorf("usage path %q: prompt and completion tokens add up to %d, more than a count of tokens can be (at most %d)", ps.Usage, u.TotalTokens, maxTokens)
+		}
 	}
 	return &u, nil
 }
