@@ -111,7 +111,7 @@ func (c *Command) acquire(ctx context.Context) (*proc, error) {
 			c.free = make(chan struct{}, 1)
 		}
 		if c.deaths >= maxDeaths {
-			err := permanent(0, "gave up on the target command: %s without answering; the last: %s", c.deathCount(), c.last)
+			err := permanent(0, "gave up on the target command: %s; the last: %s", c.deathCount(), c.last)
 			c.mu.Unlock()
 			return nil, err
 		}
@@ -145,9 +145,9 @@ func (c *Command) acquire(ctx context.Context) (*proc, error) {
 // but processes already started when the last of them died may die too.
 func (c *Command) deathCount() string {
 	if c.deaths <= maxDeaths {
-		return fmt.Sprintf("%d processes in a row exited", c.deaths)
+		return fmt.Sprintf("%d processes in a row exited without answering", c.deaths)
 	}
-	return fmt.Sprintf("%d processes exited (it starts no new one after %d in a row; the other %d had already started, up to --target-concurrency run at once)",
+	return fmt.Sprintf("%d processes in a row exited without answering (no new one is started after %d; the other %d had already started, up to --target-concurrency run at once)",
 		c.deaths, maxDeaths, c.deaths-maxDeaths)
 }
 
