@@ -253,6 +253,11 @@ func answer(ctx context.Context, env Env, o *runState, in *runInputs) (*targetPh
 		return nil, nil, err
 	}
 	o.warn(env, capContexts(o.Limits.MaxContexts, in.samples))
+	if n := len(in.samples); n > 0 && len(ph.unanswered) == n {
+		// Allowed by --max-target-failures 1, but never silent.
+		o.warn(env, fmt.Sprintf("the target answered none of the %d samples: the results hold no score of the pipeline, and a baseline store refuses such a file (--max-target-failures %g allowed the run to go on)",
+			n, o.Target.MaxFailures))
+	}
 	if len(o.metricNames()) == 0 {
 		in.ds.Fields = metrics.FieldsOf(in.samples)
 		if in.ms, err = o.suite(env, in.ds); err != nil {

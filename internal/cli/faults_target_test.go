@@ -388,3 +388,18 @@ func TestFaultTargetUpFrontChecks(t *testing.T) {
 		t.Errorf("two replies in one: exit %d\n%s", r.code, r.stderr)
 	}
 }
+
+// A run whose every target call failed, allowed by --max-target-failures
+// 1, is never silent: a warning on stderr and in the results file.
+func TestFaultTargetAllFailedWarns(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	r := gate(t, nil, "run", "--dataset", demo, "--judge", "offline", "--out", out, "--quiet",
+		"--target", "http://127.0.0.1:9/ask", "--target-retries", "0", "--max-target-failures", "1")
+	if r.code != 0 || !strings.Contains(r.stderr, "the target answered none of the 20 samples") {
+		t.Fatalf("exit %d, want 0 with a warning\n%s", r.code, r.stderr)
+	}
+	if w := readResults(t, out).Warnings; len(w) == 0 || !strings.Contains(strings.Join(w, "\n"), "answered none") {
+		t.Errorf("results warnings %q", w)
+	}
+}
