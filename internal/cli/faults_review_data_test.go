@@ -1,6 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -38,6 +41,58 @@ func TestReviewSegmentCapCountsDistinctKeys(t *testing.T) {
 			"--baseline", base, "--out", filepath.Join(t.TempDir(), "h.json"), "--segment-by", "k0, k1,k2,k3,k4,k5,k6,k7,k8,k9,k10, k0")
 		if r.code != 2 || !strings.Contains(r.stderr, "11 keys") {
 			t.Fatalf("exit %d, want 2 with \"11 keys\"\n%s", r.code, r.stderr)
+		}
+	})
+}
+
+// writeRows writes rows as a JSON Lines file in a temporary directory.
+func writeRows(t *testing.T, rows []map[string]any) string {
+	t.Helper()
+	var b strings.Builder
+	for _, row := range rows {
+		line, err := json.Marshal(row)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Write(append(line, '\n'))
+	}
+	path := filepath.Join(t.TempDir(), "d.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestReviewSiblingColumnsAreNotTypos (review 13): columns that differ in
+// one short token (a/b, gpt4o/gpt4) are siblings, kept as metadata; a real
+// typo's "did you mean" says how to keep a column that is not a typo.
+func TestReviewSiblingColumnsAreNotTypos(t *testing.T) {
+	for _, pair := range [][2]string{{"answer_a", "answer_b"}, {"model_a_answer", "model_b_answer"}, {"answer_gpt4o", "answer_gpt4"}} {
+		t.Run(pair[0]+"/"+pair[1], func(t *testing.T) {
+			var rows []map[string]any
+			for i := range 3 {
+				rows = append(rows, map[string]any{"id": fmt.Sprint(i), "user_input": "What colour is the sky?",
+					"retrieved_contexts": []string{"The sky is blue."}, pair[0]: "The sky is blue.", pair[1]: "Blue."})
+			}
+			ds := writeRows(t, rows)
+			r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--metrics", "faithfulness", "--dataset", ds,
+				"--field", "response="+pair[0], "--out", filepath.Join(t.TempDir(), "r.json"))
+			if r.code != 0 {
+				t.Fatalf("exit %d, want 0\n%s", r.code, r.stderr)
+			}
+		})
+	}
+	t.Run("a typo says how to keep the column", func(t *testing.T) {
+		ds := writeRows(t, []map[string]any{{"id": "1", "user_input": "q", "retrieved_contexts": []string{"c"}, "response": "c", "respnse": "x"}})
+		r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--metrics", "faithfulness", "--dataset", ds,
+			"--out", filepath.Join(t.TempDir(), "r.json"))
+		if r.code != 2 {
+			t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+		}
+		for _, want := range []string{`did you mean "response"?`, "column of its own", "rename it in the file"} {
+			if !strings.Contains(r.stderr, want) {
+				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+			}
 		}
 	})
 }

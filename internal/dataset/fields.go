@@ -210,7 +210,8 @@ func (r *resolver) unknownMsg(key string) string {
 		if f := canonicalOf(s); f != "" && strings.EqualFold(key, s) {
 			return fmt.Sprintf("unknown field %s: names are case-sensitive: rename it %q, or map it with --field %s=%s", short(key), s, f, key)
 		}
-		return fmt.Sprintf("unknown field %s: did you mean %q?", short(key), s)
+		return fmt.Sprintf("unknown field %s: did you mean %q? If %s is a column of its own, not a typo, rename it in the file so that it is not this close to %q (no option keeps such a column)",
+			short(key), s, short(key), s)
 	}
 	strict := "; or drop --strict-fields to keep it as metadata"
 	if f, ok := synonyms[strings.ToLower(key)]; ok {
