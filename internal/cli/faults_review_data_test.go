@@ -89,7 +89,7 @@ func TestReviewSiblingColumnsAreNotTypos(t *testing.T) {
 		if r.code != 2 {
 			t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
 		}
-		for _, want := range []string{`did you mean "response"?`, "column of its own", "rename it in the file"} {
+		for _, want := range []string{`did you mean "response"?`, "if it is a column of its own, rename it in the file; no option keeps it"} {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 			}
