@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Data faults of the black-box review of issue 22 (/work/notes/review22.md):
@@ -95,4 +98,42 @@ func TestReviewSiblingColumnsAreNotTypos(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestReviewFIFODatasetWithoutWriterIsCancellable (review 5): a --dataset
+// that is a named pipe nobody writes to blocks in open; cancelling the run
+// (SIGINT and SIGTERM cancel the context in main) ends it promptly with
+// the cancelled exit code.
+func TestReviewFIFODatasetWithoutWriterIsCancellable(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "f.jsonl")
+	if err := mkfifo(fifo); err != nil {
+		t.Skipf("no named pipes here: %v", err)
+	}
+	for _, cmd := range []string{"run", "check"} {
+		t.Run(cmd, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan runResult, 1)
+			go func() {
+				var stdout, stderr bytes.Buffer
+				args := []string{cmd, "--dataset", fifo, "--judge", "offline", "--out", filepath.Join(dir, cmd+".json")}
+				if cmd == "check" {
+					args = append(args, "--baseline", repo+"/testdata/demo/baseline.json")
+				}
+				code := Main(ctx, args, Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
+				done <- runResult{code, stdout.String(), stderr.String()}
+			}()
+			time.Sleep(200 * time.Millisecond) // the gate is waiting in open
+			cancel()
+			select {
+			case r := <-done:
+				if r.code != ExitCancelled || !strings.Contains(r.stderr, "cancelled") {
+					t.Errorf("exit %d, want %d saying it was cancelled:\n%s", r.code, ExitCancelled, r.stderr)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("the gate still waits for a writer 5s after it was cancelled")
+			}
+		})
+	}
 }
