@@ -137,3 +137,28 @@ func TestReviewFIFODatasetWithoutWriterIsCancellable(t *testing.T) {
 		})
 	}
 }
+
+// TestReviewEmptyReferenceScoresNothing (review 9): an empty golden field
+// makes every metric that needs it undefined as the data's doing, so a
+// dataset of empty references (and no contexts) has nothing scorable:
+// exit 2, as item 18 of issue 22 says, not string_presence 1.0 and exit 0.
+// (Empty retrieved_contexts are the pipeline's output, not golden data:
+// faithfulness 0 on them is a score.)
+func TestReviewEmptyReferenceScoresNothing(t *testing.T) {
+	ds := sndDemoRows(t, []string{"id", "user_input", "response"}, func(row map[string]any) {
+		row["reference"] = ""
+	})
+	r := gate(t, nil, "run", "--quiet", "--dataset", ds, "--judge", "offline", "--out", filepath.Join(t.TempDir(), "r.json"))
+	if r.code != 2 {
+		t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "empty field reference") {
+		t.Errorf("stderr does not name the empty field:\n%s", r.stderr)
+	}
+	for _, m := range []string{"string_presence", "exact_match", "string_similarity", "factual_correctness"} {
+		r := gate(t, nil, "run", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics", m, "--out", filepath.Join(t.TempDir(), "r.json"))
+		if r.code != 2 || !strings.Contains(r.stderr, m+": empty field reference") {
+			t.Errorf("%s: exit %d, want 2 naming \"%s: empty field reference\"\n%s", m, r.code, m, r.stderr)
+		}
+	}
+}
