@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/raggate/raggate/internal/judge/openaitest"
+	"github.com/raggate/raggate/internal/results"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,6 +161,64 @@ func TestReviewEmptyReferenceScoresNothing(t *testing.T) {
 		r := gate(t, nil, "run", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics", m, "--out", filepath.Join(t.TempDir(), "r.json"))
 		if r.code != 2 || !strings.Contains(r.stderr, m+": empty field reference") {
 			t.Errorf("%s: exit %d, want 2 naming \"%s: empty field reference\"\n%s", m, r.code, m, r.stderr)
+		}
+	}
+}
+
+// TestReviewInvalidPerSampleRubric (review 15): a rubric_column value
+// that is not a valid rubric (a level out of range, a level twice) leaves
+// the metric undefined with kind data and a reason naming the column and
+// the value, and the run warns, counting such samples.
+func TestReviewInvalidPerSampleRubric(t *testing.T) {
+	srv := openaitest.NewServer(t, openaitest.WithAPIKey("sk-test"))
+	dir := t.TempDir()
+	rubrics := map[string]string{
+		"ok":    `{"1": "rude", "2": "curt", "3": "warm"}`,
+		"range": `{"1": "rude", "5000000": "warm"}`,
+		"dup":   `{"1": "rude", " 1": "curt", "3": "warm"}`,
+	}
+	var rows []map[string]any
+	for _, id := range []string{"ok", "range", "dup"} {
+		rows = append(rows, map[string]any{"id": id, "user_input": "Can I bring a bike?", "response": "Yes.", "fake_level": "3", "tone_rubric": rubrics[id]})
+	}
+	ds := writeRows(t, rows)
+	mf := writeFile(t, filepath.Join(dir, "metrics.yaml"), `version: 1
+metrics:
+  tone:
+    kind: rubric
+    description: tone of the answer
+    reads: [response, fake_level]
+    definition: The tone of the response.
+    rubric_column: tone_rubric
+`)
+	out := filepath.Join(dir, "r.json")
+	r := gate(t, map[string]string{"OPENAI_API_KEY": "sk-test"}, "run", "--dataset", ds, "--metrics-file", mf, "--metrics", "tone",
+		"--base-url", srv.URL, "--model", "m", "--embedding-model", "e", "--no-cache", "--out", out)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "2 of 3 samples") || !strings.Contains(r.stderr, "tone_rubric") {
+		t.Errorf("stderr does not warn of 2 of 3 samples with an invalid tone_rubric:\n%s", r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range f.Samples {
+		if s.ID == "ok" {
+			if s.Scores["tone"].IsNaN() {
+				t.Errorf("ok: undefined (%s)", s.Undefined["tone"])
+			}
+			continue
+		}
+		reason := s.Undefined["tone"]
+		if !s.Scores["tone"].IsNaN() || s.KindOf("tone") != results.KindData {
+			t.Errorf("%s: score %v kind %s, want undefined, kind data", s.ID, s.Scores["tone"], s.KindOf("tone"))
+		}
+		for _, want := range []string{"invalid rubric in column tone_rubric", rubrics[s.ID]} {
+			if !strings.Contains(reason, want) {
+				t.Errorf("%s: reason %q lacks %q", s.ID, reason, want)
+			}
 		}
 	}
 }
