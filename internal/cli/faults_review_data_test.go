@@ -222,3 +222,66 @@ metrics:
 		}
 	}
 }
+
+// TestReviewEmptyBaselineIsNotComparable (review 4): a baseline whose
+// samples list is empty, or whose samples carry no scores, lacked nothing:
+// every gated metric is not comparable and the check fails (exit 1), not
+// "passed with warnings ... the base's data lacked what it needs", and no
+// "(warn level)" where the thresholds set no level.
+func TestReviewEmptyBaselineIsNotComparable(t *testing.T) {
+	for name, alter := range map[string]func(f *results.File){
+		"no samples": func(f *results.File) { f.Samples = nil },
+		"no scores": func(f *results.File) {
+			for i := range f.Samples {
+				f.Samples[i].Scores, f.Samples[i].Undefined, f.Samples[i].UndefinedKind = map[string]results.Score{}, nil, nil
+			}
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			base := demoBaseline(t)
+			alter(base)
+			base.Summary = nil
+			r := gate(t, nil, "compare", "--base", writeResults(t, base), "--head", repo+"/testdata/demo/baseline.json")
+			if r.code != 1 {
+				t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+			}
+			if !strings.Contains(r.stdout, "faithfulness is not comparable: the baseline has no score for it") {
+				t.Errorf("stdout does not say faithfulness is not comparable:\n%s", r.stdout)
+			}
+			for _, bad := range []string{"lacked what it needs", "(warn level)"} {
+				if strings.Contains(r.stdout, bad) {
+					t.Errorf("stdout says %q:\n%s", bad, r.stdout)
+				}
+			}
+		})
+	}
+}
+
+// TestReviewZeroPairsIsNotTooFewPairs (review 4): a run whose gated
+// metrics are all new (the baseline scored only a report-only metric) and
+// whose report-only metric pairs nowhere does not headline "too few
+// paired samples to test (0; ...)": zero pairs is not "too few", and a
+// report-only metric is a note, not the headline.
+func TestReviewZeroPairsIsNotTooFewPairs(t *testing.T) {
+	base, head := demoBaseline(t), demoBaseline(t)
+	base.Config.Metrics, base.Summary, head.Summary = []string{"semantic_similarity"}, nil, nil
+	for i := range base.Samples {
+		s := &base.Samples[i]
+		s.Scores = map[string]results.Score{"semantic_similarity": 0.9}
+		s.Undefined, s.UndefinedKind = nil, nil
+		h := &head.Samples[i]
+		h.Scores["semantic_similarity"] = results.NaN()
+		h.Undefined = map[string]string{"semantic_similarity": "undefined by the metric's definition for this sample"}
+		h.UndefinedKind = map[string]results.UndefinedKind{"semantic_similarity": results.KindMetric}
+	}
+	head.Config.Metrics = append(head.Config.Metrics, "semantic_similarity")
+	r := gate(t, nil, "compare", "--base", writeResults(t, base), "--head", writeResults(t, head))
+	for _, bad := range []string{"too few paired samples to test (0", "too few pairs (n=0)", "(0), ", "(warn level)"} {
+		if strings.Contains(r.stdout, bad) {
+			t.Errorf("stdout says %q:\n%s", bad, r.stdout)
+		}
+	}
+	if !strings.Contains(r.stdout, "raggate: PASS: no gated metric compared") {
+		t.Errorf("the headline does not say no gated metric was compared:\n%s", r.stdout)
+	}
+}

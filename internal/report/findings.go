@@ -102,10 +102,22 @@ func groupSentence(r *compare.Report, fs []compare.Finding) string {
 		}
 		return "report-only metrics (not gated, see the thresholds' gate and report_only): " + strings.Join(items, "; ")
 	case f.Kind == compare.KindFewPairs:
-		for i, g := range fs {
-			items[i] = fmt.Sprintf("%s (%d)", g.Metric, g.N)
+		var few, none []string // zero pairs is not "too few": said apart
+		for _, g := range fs {
+			if g.N == 0 {
+				none = append(none, g.Metric)
+			} else {
+				few = append(few, fmt.Sprintf("%s (%d)", g.Metric, g.N))
+			}
 		}
-		return fmt.Sprintf("fewer than %d paired samples, reported but not tested: %s", f.Of, strings.Join(items, ", "))
+		var out []string
+		if len(few) > 0 {
+			out = append(out, fmt.Sprintf("fewer than %d paired samples, reported but not tested: %s", f.Of, strings.Join(few, ", ")))
+		}
+		if len(none) > 0 {
+			out = append(out, "no paired sample, not tested: "+strings.Join(none, ", "))
+		}
+		return strings.Join(out, "; ")
 	case f.Kind == compare.KindWeakPower:
 		for i, g := range fs {
 			items[i] = g.Metric + " " + sayDelta(g.Value)
