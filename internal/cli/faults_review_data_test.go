@@ -285,3 +285,66 @@ func TestReviewZeroPairsIsNotTooFewPairs(t *testing.T) {
 		t.Errorf("the headline does not say no gated metric was compared:\n%s", r.stdout)
 	}
 }
+
+// writeIDRows writes 30 samples with context ids only: retrieved(i) and
+// reference(i) give each sample's ids.
+func writeIDRows(t *testing.T, retrieved, reference func(i int) []string) string {
+	t.Helper()
+	var rows []map[string]any
+	for i := range 30 {
+		rows = append(rows, map[string]any{"id": fmt.Sprintf("s%d", i), "user_input": fmt.Sprintf("q%d", i),
+			"retrieved_context_ids": retrieved(i), "reference_context_ids": reference(i)})
+	}
+	return writeRows(t, rows)
+}
+
+// TestReviewContextIDTurnover (review 7): new context ids that still hit
+// the head's updated reference ids are compared and gated (a real drop
+// fails); new ids that miss the reference are the ambiguous case, left out
+// with one warning that names both causes and how to tell them apart, and
+// no "(warn level)" where no level is set.
+func TestReviewContextIDTurnover(t *testing.T) {
+	dir := t.TempDir()
+	th := writeFile(t, filepath.Join(dir, "th.yaml"), "version: 1\ngate: [id_context_precision, id_context_recall]\n")
+	ids := func(f string, k int) func(i int) []string {
+		return func(i int) []string { return []string{fmt.Sprintf(f, i), fmt.Sprintf(f, i+k)} }
+	}
+	run := func(ds string) string {
+		out := filepath.Join(t.TempDir(), "r.json")
+		if r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--metrics", "id_context_precision,id_context_recall", "--dataset", ds, "--out", out); r.code != 0 {
+			t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+		}
+		return out
+	}
+	base := run(writeIDRows(t, ids("doc-%d", 1), ids("doc-%d", 1)))
+
+	t.Run("new ids that miss the reference", func(t *testing.T) {
+		head := run(writeIDRows(t, ids("junk-%d", 100), ids("doc-%d", 1)))
+		r := gate(t, nil, "compare", "--base", base, "--head", head, "--thresholds", th)
+		if r.code != 0 {
+			t.Fatalf("exit %d, want 0 (left out, with a warning)\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if n := strings.Count(r.stdout, "context ids changed: id metrics not comparable"); n != 1 {
+			t.Errorf("the warning is printed %d times, want once:\n%s", n, r.stdout)
+		}
+		for _, want := range []string{"re-chunked", "reference_context_ids are stale", "the retriever broke", "text-based context metrics"} {
+			if !strings.Contains(r.stdout, want) {
+				t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
+			}
+		}
+		if strings.Contains(r.stdout, "(warn level)") {
+			t.Errorf("stdout says (warn level) with no level set:\n%s", r.stdout)
+		}
+	})
+	t.Run("new ids that hit the updated reference", func(t *testing.T) {
+		head := run(writeIDRows(t, func(i int) []string { return []string{fmt.Sprintf("new-%d", i), fmt.Sprintf("junk-%d", i)} },
+			ids("new-%d", 50)))
+		r := gate(t, nil, "compare", "--base", base, "--head", head, "--thresholds", th)
+		if r.code != 1 || !strings.Contains(r.stdout, "id_context_recall regressed") {
+			t.Fatalf("exit %d, want 1 with id_context_recall regressed\n%s\n%s", r.code, r.stdout, r.stderr)
+		}
+		if strings.Contains(r.stdout, "context ids changed") {
+			t.Errorf("the ids are said changed:\n%s", r.stdout)
+		}
+	})
+}
