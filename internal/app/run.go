@@ -176,6 +176,9 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 	if err := checkUserColumns(ds, ms, o.targetColumns()...); err != nil {
 		return nil, err
 	}
+	for _, w := range invalidRubrics(samples, ms) {
+		o.warn(env, w)
+	}
 	if err := o.checkTargetFields(ds); err != nil {
 		return nil, err
 	}

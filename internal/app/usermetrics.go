@@ -42,6 +42,39 @@ func definitionsOf(ms []metrics.Metric) []metrics.Definition {
 	return out
 }
 
+// invalidRubrics warns, before any judge call, of the samples whose
+// rubric_column value is not a valid rubric (a level out of range or
+// listed twice, not a JSON object of levels): the metric is undefined on
+// them (kind data, the reason naming the column and the value), and a
+// count is the only way to notice a few among many.
+func invalidRubrics(samples []metrics.Sample, ms []metrics.Metric) []string {
+	var out []string
+	for _, m := range ms {
+		d := m.User
+		if d == nil || d.Kind != metrics.KindRubric || d.RubricColumn == "" {
+			continue
+		}
+		bad, first := 0, ""
+		for i := range samples {
+			text, ok := samples[i].Metadata[d.RubricColumn]
+			if !ok {
+				continue
+			}
+			if _, err := usermetric.ParseRubric(text); err != nil {
+				if bad == 0 {
+					first = fmt.Sprintf("sample %q: %s", samples[i].ID, usermetric.InvalidRubricReason(d.RubricColumn, text, err))
+				}
+				bad++
+			}
+		}
+		if bad > 0 {
+			out = append(out, fmt.Sprintf("metric %s: %d of %d samples have an invalid rubric in column %s, so the metric is undefined on them (kind data); first: %s; write each as a JSON object of at least two levels, each an integer in range listed once, such as {\"1\": \"wrong\", \"2\": \"right\"}",
+				m.Name, bad, len(samples), d.RubricColumn, first))
+		}
+	}
+	return out
+}
+
 // checkUserColumns fails, before any judge call, when a user-defined metric
 // reads a column that no sample of the dataset has: a misspelt column would
 // otherwise leave the metric undefined on every sample after a paid run.

@@ -230,7 +230,8 @@ func (o *Settings) limitProblems(cmd string) []Problem {
 }
 
 // segmentProblems checks the --segment-by keys: none empty, at most
-// compare.MaxSegmentKeys.
+// compare.MaxSegmentKeys distinct keys after trimming spaces (a key
+// repeated counts once).
 func (o *Settings) segmentProblems() []Problem {
 	var ps []Problem
 	for _, k := range o.SegmentBy {
@@ -239,7 +240,13 @@ func (o *Settings) segmentProblems() []Problem {
 			break
 		}
 	}
-	if n := len(o.SegmentBy); n > compare.MaxSegmentKeys {
+	distinct := map[string]bool{}
+	for _, k := range o.SegmentBy {
+		if k = strings.TrimSpace(k); k != "" {
+			distinct[k] = true
+		}
+	}
+	if n := len(distinct); n > compare.MaxSegmentKeys {
 		ps = append(ps, Plain("segment-by", fmt.Sprintf("%%s: %d keys, at most %d (each key adds its segments' tests to the Holm family)", n, compare.MaxSegmentKeys)))
 	}
 	return ps

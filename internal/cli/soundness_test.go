@@ -13,8 +13,10 @@ import (
 
 // TestMissingDataIsNotAJudgeFailure: samples without a question and with
 // an empty response and reference leave metrics undefined for reasons of
-// the data, which is not a judge failure (exit 3): the run passes, and the
-// results say which kind each undefined score is.
+// the data, which is not a judge failure (exit 3): the results say which
+// kind each undefined score is. With every golden field empty nothing is
+// scored at all, which is a usage error (exit 2, issue 22 item 18; review
+// 9: an empty reference scores nothing), the results still written.
 func TestMissingDataIsNotAJudgeFailure(t *testing.T) {
 	dir := t.TempDir()
 	ds := filepath.Join(dir, "golden.jsonl")
@@ -28,8 +30,8 @@ func TestMissingDataIsNotAJudgeFailure(t *testing.T) {
 	}
 	out := filepath.Join(dir, "results.json")
 	r := gate(t, nil, "run", "--dataset", ds, "--judge", "offline", "--out", out, "--quiet")
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0: missing data is not a judge failure\n%s", r.code, r.stderr)
+	if r.code != 2 || !strings.Contains(r.stderr, "no metric could be scored") {
+		t.Fatalf("exit %d, want 2 (nothing scored for want of data; not a judge failure)\n%s", r.code, r.stderr)
 	}
 	f, err := results.Read(out)
 	if err != nil {

@@ -73,22 +73,28 @@ func (cmp *comparison) notComparable(mr *MetricResult) (incomparable, bool) {
 	return incomparable{f, why}, true
 }
 
-// unscored tells whether every undefined score of metric m on this side
-// is for want of data, and the most frequent reason of its undefined
-// scores (the first in byte order on a tie).
+// unscored tells whether this side's data lacked what metric m needs:
+// some sample has m undefined for want of data and every undefined score
+// of m is of that kind (a side with no samples, or whose samples carry no
+// score of m at all, lacked nothing: it is broken or empty); and the most
+// frequent reason of its undefined scores (the first in byte order on a
+// tie).
 func (s *side) unscored(m string) (dataOnly bool, top string) {
 	col, ok := s.scores[m]
 	if !ok {
-		return true, ""
+		return false, ""
 	}
-	dataOnly = true
+	data, other := 0, 0
 	reasons := map[string]int{}
 	for i, v := range col {
 		if !math.IsNaN(v) {
 			continue
 		}
-		if s.kindOf(i, m) != results.KindData {
-			dataOnly = false
+		switch _, said := s.undef[i][m]; {
+		case s.kindOf(i, m) != results.KindData:
+			other++
+		case said: // a sample with no entry for m says nothing
+			data++
 		}
 		if k, ok := s.undef[i][m]; ok {
 			reasons[s.f.Samples[i].Undefined[k]]++
@@ -105,5 +111,5 @@ func (s *side) unscored(m string) (dataOnly bool, top string) {
 			top, n = r, reasons[r]
 		}
 	}
-	return dataOnly, top
+	return data > 0 && other == 0, top
 }

@@ -59,11 +59,11 @@ func TestZeroPairsIsNotComparable(t *testing.T) {
 			VerdictPassWithWarnings, VerdictNotComparable, StatusWarn, LevelWarn,
 			"faithfulness is not comparable: the baseline has no score for it (0 of 20 base samples scored; most often: missing field reference)"},
 		{"neither side has the data", sideOf(20, 0, m, "missing field reference", results.KindData), sideOf(20, 0, m, "missing field reference", results.KindData), nil,
-			VerdictPass, VerdictInsufficientData, StatusOK, LevelNote, "fewer than 10 paired samples, reported but not tested: faithfulness (0)"},
+			VerdictPass, VerdictInsufficientData, StatusOK, LevelNote, "no paired sample, not tested: faithfulness"},
 		{"3 pairs", sideOf(20, 3, m, "missing field reference", results.KindData), scored, nil,
 			VerdictPassWithWarnings, VerdictInsufficientData, StatusOK, LevelWarn, "fewer than 10 paired samples, reported but not tested: faithfulness (3)"},
 		{"report-only", sideOf(20, 0, m, "judge refused", results.KindJudge), scored, func(th *Thresholds) { th.ReportOnly = []string{m} },
-			VerdictPass, VerdictInsufficientData, StatusOK, LevelNote, "fewer than 10 paired samples, reported but not tested: faithfulness (0)"},
+			VerdictPass, VerdictInsufficientData, StatusOK, LevelNote, "no paired sample, not tested: faithfulness"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,15 +112,46 @@ func reversed(f *results.File) *results.File {
 }
 
 // TestMetricWithoutScoresDoesNotCrash: a file whose config or summary
-// names a metric that no sample records compares it as unscored, like
-// missing data (it used to index an absent column and panic).
+// names a metric that no sample records compares it as unscored (it used
+// to index an absent column and panic): a gated metric with no score on
+// either side, and no sample saying its data lacked it, is not comparable
+// and fails (review of issue 22, finding 4: no samples or no scores is
+// never "the data lacked what it needs").
 func TestMetricWithoutScoresDoesNotCrash(t *testing.T) {
 	base := sideOf(20, 20, "faithfulness", "", "")
 	head := sideOf(20, 20, "faithfulness", "", "")
 	base.Config.Metrics = append(base.Config.Metrics, "context_recall")
 	head.Summary = map[string]results.Sum{"context_recall": {}}
 	r := compareWords(base, head, DefaultThresholds())
-	if mr := metricOf(t, r, "context_recall"); mr.N != 0 || mr.Change != VerdictInsufficientData || !r.Passed {
-		t.Errorf("context_recall: n %d, change %q, passed %v; want 0 pairs, insufficient data, a pass", mr.N, mr.Change, r.Passed)
+	if mr := metricOf(t, r, "context_recall"); mr.N != 0 || mr.Change != VerdictNotComparable || r.Passed {
+		t.Errorf("context_recall: n %d, change %q, passed %v; want 0 pairs, not comparable, a failure", mr.N, mr.Change, r.Passed)
+	}
+}
+
+// TestEmptyBaselineIsNotComparable (review 4): a baseline with no samples,
+// or whose samples carry no scores, lacked nothing: every gated metric is
+// not comparable and fails, never a warning blaming the base's data.
+func TestEmptyBaselineIsNotComparable(t *testing.T) {
+	for name, base := range map[string]*results.File{
+		"no samples": func() *results.File { f := sideOf(20, 20, "faithfulness", "", ""); f.Samples = nil; return f }(),
+		"no scores": func() *results.File {
+			f := sideOf(20, 20, "faithfulness", "", "")
+			for i := range f.Samples {
+				f.Samples[i].Scores = map[string]results.Score{}
+			}
+			return f
+		}(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			head := sideOf(20, 20, "faithfulness", "", "")
+			r := compareWords(base, head, DefaultThresholds())
+			if r.Passed {
+				t.Errorf("passed; want a failure")
+			}
+			mr := metricOf(t, r, "faithfulness")
+			if mr.Change != VerdictNotComparable || mr.Status != StatusFail {
+				t.Errorf("faithfulness: change %q status %q; want not comparable, fail", mr.Change, mr.Status)
+			}
+		})
 	}
 }

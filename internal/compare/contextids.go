@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"math"
 	"slices"
 
 	"github.com/raggate/raggate/internal/results"
@@ -10,10 +11,21 @@ import (
 // Context id turnover: when the corpus is re-chunked or re-indexed, every
 // context id changes, and the metrics computed from ids (id-based context
 // precision and recall) drop to nothing although retrieval may be
-// untouched. When more than MaxContextIDTurnover of the distinct context
-// ids the paired head samples retrieved were never retrieved by any base
-// sample, those metrics are not comparable with this baseline: reported,
-// and left out of the decision (no test, no lost scores, no floor).
+// untouched. Two things are measured on the paired samples: the share of
+// the distinct context ids the head retrieved that no base sample
+// retrieved, and how often each side's retrieved ids hit its own
+// reference_context_ids (an id metric above 0 on the sample).
+//
+//   - Few unseen ids: the id metrics are compared as usual.
+//   - Mostly unseen ids that still hit the head's reference at a normal
+//     rate (at least MinContextIDHitShare of the base's rate): the ids
+//     turned over with an updated reference, and the metrics are compared
+//     (and gated) as usual.
+//   - Mostly unseen ids that miss the reference: ambiguous, a re-chunk
+//     with stale reference ids or a broken retriever. The id metrics are
+//     not comparable with this baseline: reported, and left out of the
+//     decision (no test, no lost scores, no floor), with a warning saying
+//     both and how to tell them apart.
 
 // MaxContextIDTurnover is the share of the head's retrieved context ids
 // never seen on base above which the id metrics are not compared.
@@ -52,12 +64,43 @@ func (cmp *comparison) idTurnover() (unseen, total int) {
 	return unseen, len(head)
 }
 
-// idsChanged reports whether the id metrics are not comparable, and
-// records the counts for the findings.
+// MinContextIDHitShare: the head's retrieved ids hit its reference ids at
+// a normal rate when on at least this share of the base's rate.
+const MinContextIDHitShare = 0.5
+
+// idsChanged reports whether the id metrics are not comparable (mostly
+// unseen ids that miss the reference), and records the counts for the
+// findings.
 func (cmp *comparison) idsChanged() bool {
 	unseen, total := cmp.idTurnover()
 	cmp.ids = [2]int{unseen, total}
-	return total > 0 && float64(unseen) > MaxContextIDTurnover*float64(total)+eps
+	if total == 0 || float64(unseen) <= MaxContextIDTurnover*float64(total)+eps {
+		return false
+	}
+	headHits, baseHits := cmp.idHits()
+	return float64(headHits) < MinContextIDHitShare*float64(baseHits)-eps
+}
+
+// idHits counts the paired samples whose retrieved ids hit the reference
+// ids, on each side: an id metric scored above 0.
+func (cmp *comparison) idHits() (head, base int) {
+	hit := func(s *side, i int) bool {
+		for m, col := range s.scores {
+			if readsContextIDs(m) && !math.IsNaN(col[i]) && col[i] > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range cmp.pairs {
+		if hit(cmp.hs, p.h) {
+			head++
+		}
+		if hit(cmp.bs, p.b) {
+			base++
+		}
+	}
+	return head, base
 }
 
 // readsContextIDs reports whether metric m is computed from the ids of

@@ -107,7 +107,8 @@ func (t Thresholds) WithSegments(keys ...string) Thresholds {
 	var out []string
 	seen := map[string]bool{}
 	for _, k := range append(append([]string(nil), t.Segments...), keys...) {
-		if strings.TrimSpace(k) == "" || seen[k] {
+		k = strings.TrimSpace(k)
+		if k == "" || seen[k] {
 			continue
 		}
 		seen[k] = true

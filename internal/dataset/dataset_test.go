@@ -486,7 +486,7 @@ func TestRagasKeysAreMetadata(t *testing.T) {
 	}
 	// reference_context (singular) is not metadata: it is a likely typo.
 	got = parseErr(t, "g.jsonl", `{"user_input":"q","reference_context":["c"]}`, dataset.Options{})
-	if want := `g.jsonl:1:19: unknown field "reference_context": did you mean "reference_contexts"?`; got != want {
+	if want := `g.jsonl:1:19: unknown field "reference_context": did you mean "reference_contexts"? (if it is a column of its own, rename it in the file; no option keeps it)`; got != want {
 		t.Errorf("error %q; want %q", got, want)
 	}
 }

@@ -87,8 +87,9 @@
 // per file where it first occurs: it differs only in case, or by at most
 // len/5 edits (1 to 3; a swap of adjacent letters is one edit) from a name
 // of more than 4 letters, and is not that name with a prefix or suffix set
-// off by a non-letter nor a sibling of it differing only in a trailing
-// number (context_v2 beside a mapped context_v1; see suggest.Misspelling). "reference_context"
+// off by a non-letter nor a sibling of it differing in one short token
+// (context_v2 beside a mapped context_v1, answer_b beside answer_a; see
+// suggest.Misspelling). "reference_context"
 // (singular) is such an error: it is far more likely a typo of
 // reference_contexts.
 //

@@ -43,7 +43,7 @@ func TestParseErrors(t *testing.T) {
 {"user_input":"b"}
 {"user_input":"c","retreived_contexts":["x"]}
 `,
-			want: `golden.jsonl:3:19: unknown field "retreived_contexts": did you mean "retrieved_contexts"?`,
+			want: `golden.jsonl:3:19: unknown field "retreived_contexts": did you mean "retrieved_contexts"? (if it is a column of its own, rename it in the file; no option keeps it)`,
 		},
 		{
 			name: "unknown field reported once per file",
@@ -51,7 +51,7 @@ func TestParseErrors(t *testing.T) {
 			data: `{"user_input":"a","questoin":1}
 {"user_input":"b","questoin":2}
 `,
-			want: `golden.jsonl:1:19: unknown field "questoin": did you mean "question"?`,
+			want: `golden.jsonl:1:19: unknown field "questoin": did you mean "question"? (if it is a column of its own, rename it in the file; no option keeps it)`,
 		},
 		{
 			name: "strict: unknown field without suggestion",
@@ -73,14 +73,14 @@ golden.jsonl:1:14: unknown field "context": if it holds retrieved_contexts, rena
 			file: "golden.jsonl",
 			data: `{"user_input":"a","respnose":"r"}`,
 			opts: dataset.Options{StrictFields: true},
-			want: `golden.jsonl:1:19: unknown field "respnose": did you mean "response"?`,
+			want: `golden.jsonl:1:19: unknown field "respnose": did you mean "response"? (if it is a column of its own, rename it in the file; no option keeps it)`,
 		},
 		{
 			name: "misspelled mapped name",
 			file: "golden.jsonl",
 			data: `{"user_input":"a","answer_txt":"r"}`,
 			opts: dataset.Options{Mapping: map[string]string{"response": "answer_text"}},
-			want: `golden.jsonl:1:19: unknown field "answer_txt": did you mean "answer_text"?`,
+			want: `golden.jsonl:1:19: unknown field "answer_txt": did you mean "answer_text"? (if it is a column of its own, rename it in the file; no option keeps it)`,
 		},
 		{
 			name: "list field given as a string",
@@ -287,7 +287,7 @@ golden.csv:6:3: retrieved_contexts: not a JSON array of strings: invalid charact
 			name: "CSV header problems",
 			file: "golden.csv",
 			data: "question,answr, ctx ,metadata,,question\na,b,c,d,e,f\n",
-			want: `golden.csv:1:10: unknown field "answr": did you mean "answer"?
+			want: `golden.csv:1:10: unknown field "answr": did you mean "answer"? (if it is a column of its own, rename it in the file; no option keeps it)
 golden.csv:1:31: column 5 has no name; name every column in the header row
 golden.csv:1:32: column 6 repeats the name "question" of column 1; keep one`,
 		},
@@ -334,8 +334,8 @@ field mapping usr_input=q: unknown field "usr_input": did you mean "user_input"?
 			name: "keys with line breaks stay on one line",
 			file: "golden.jsonl",
 			data: `{"user_input":"a","respon\nse":"r","response\n":"r"}`,
-			want: `golden.jsonl:1:19: unknown field "respon\nse": did you mean "response"?
-golden.jsonl:1:36: unknown field "response\n": did you mean "response"?`,
+			want: `golden.jsonl:1:19: unknown field "respon\nse": did you mean "response"? (if it is a column of its own, rename it in the file; no option keeps it)
+golden.jsonl:1:36: unknown field "response\n": did you mean "response"? (if it is a column of its own, rename it in the file; no option keeps it)`,
 		},
 		{
 			name: "long keys are shortened",

@@ -204,13 +204,17 @@ func (r *resolver) misspelling(key string) string {
 	return suggest.Misspelling(key, candidates)
 }
 
+// ownColumnHint ends a "did you mean" of a column name: how to keep a
+// column that is not a typo.
+const ownColumnHint = " (if it is a column of its own, rename it in the file; no option keeps it)"
+
 // unknownMsg explains an unknown key and how to fix it.
 func (r *resolver) unknownMsg(key string) string {
 	if s := r.misspelling(key); s != "" {
 		if f := canonicalOf(s); f != "" && strings.EqualFold(key, s) {
 			return fmt.Sprintf("unknown field %s: names are case-sensitive: rename it %q, or map it with --field %s=%s", short(key), s, f, key)
 		}
-		return fmt.Sprintf("unknown field %s: did you mean %q?", short(key), s)
+		return fmt.Sprintf("unknown field %s: did you mean %q?%s", short(key), s, ownColumnHint)
 	}
 	strict := "; or drop --strict-fields to keep it as metadata"
 	if f, ok := synonyms[strings.ToLower(key)]; ok {

@@ -114,12 +114,12 @@ func TestRealDatasetsKeepLoading(t *testing.T) {
 func TestMisspelledColumnsStillFail(t *testing.T) {
 	tests := []struct{ file, data, want string }{
 		{"r.jsonl", `{"question":"q","retreived_contexts":["c"],"status":"success"}`,
-			`r.jsonl:1:17: unknown field "retreived_contexts": did you mean "retrieved_contexts"?`},
+			`r.jsonl:1:17: unknown field "retreived_contexts": did you mean "retrieved_contexts"? (if it is a column of its own, rename it in the file; no option keeps it)`},
 		{"h.csv", "sample_id,Retreival Setting,Question,Context,Answer,Label\nh-1,top-3,q,c,a,PASS\n",
 			`h.csv:1:29: unknown field "Question": names are case-sensitive: rename it "question", or map it with --field user_input=Question` + "\n" +
 				`h.csv:1:46: unknown field "Answer": names are case-sensitive: rename it "answer", or map it with --field response=Answer`},
 		{"w.json", `[{"question":"q","answr":"a","context_v1":["c"]}]`,
-			`w.json:1:18: unknown field "answr": did you mean "answer"?`},
+			`w.json:1:18: unknown field "answr": did you mean "answer"? (if it is a column of its own, rename it in the file; no option keeps it)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -201,7 +201,7 @@ func TestResponsesMetadata(t *testing.T) {
 	// extra columns in the responses file too.
 	d = goldenDataset(t)
 	err := dataset.ParseResponses(d, "r.jsonl", []byte(`{"id":"a","respones":"x"}`), dataset.Options{})
-	if err == nil || err.Error() != `r.jsonl:1:11: unknown field "respones": did you mean "response"?` {
+	if err == nil || err.Error() != `r.jsonl:1:11: unknown field "respones": did you mean "response"? (if it is a column of its own, rename it in the file; no option keeps it)` {
 		t.Errorf("error %v", err)
 	}
 	err = dataset.ParseResponses(d, "r.jsonl", []byte(`{"id":"a","response":"x","latency_ms":1}`), dataset.Options{StrictFields: true})

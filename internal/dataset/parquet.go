@@ -14,11 +14,12 @@ import (
 )
 
 // ParquetDecoder reads the rows of a Parquet file. It returns the
-// top-level column names in schema order, and the rows: each one's values
+// top-level column names in schema order, the number of rows the file's
+// metadata declares (read before any row is decoded), and the rows: each one's values
 // in column order, as nil (null), string, []byte, bool, an integer or float
 // type, time.Time, []any (a list) or map[string]any (a group). The row
 // sequence ends at the first error.
-type ParquetDecoder func(r io.ReaderAt, size int64) (columns []string, rows iter.Seq2[[]any, error], err error)
+type ParquetDecoder func(r io.ReaderAt, size int64) (columns []string, numRows int64, rows iter.Seq2[[]any, error], err error)
 
 // parquetDecoder is the registered decoder, if any.
 var parquetDecoder ParquetDecoder
@@ -57,9 +58,14 @@ func readParquet(name string, data []byte, lim Limits, res *resolver, ps *proble
 		ps.add(Problem{File: name, Msg: "this build of raggate cannot read Parquet; convert the file to JSON Lines or CSV"})
 		return 0
 	}
-	cols, rows, err := parquetDecoder(bytes.NewReader(data), int64(len(data)))
+	cols, numRows, rows, err := parquetDecoder(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		ps.add(Problem{File: name, Msg: fmt.Sprintf("not a readable Parquet file (%v); check that the file is complete, or export it again", err)})
+		return 0
+	}
+	if max := lim.total(); max >= 0 && numRows > max/rowCost {
+		ps.add(Problem{File: name, Msg: fmt.Sprintf("the file has %d rows (its metadata says), at most %d (one per KiB of --max-dataset-size, %s); is it the right file? To load a larger dataset raise --max-dataset-size (0: no limit)",
+			numRows, max/rowCost, Size(max))})
 		return 0
 	}
 	targets, ok := parquetColumns(name, cols, res, ps, keys)

@@ -146,7 +146,7 @@ func TestParquetErrors(t *testing.T) {
 		{"misspelled column",
 			writeParquet(t, []typoRow{{UserInput: "q", Contexts: []string{"c"}, Source: "wiki"}}),
 			dataset.Options{},
-			`g.parquet: unknown field "retreived_contexts": did you mean "retrieved_contexts"?`},
+			`g.parquet: unknown field "retreived_contexts": did you mean "retrieved_contexts"? (if it is a column of its own, rename it in the file; no option keeps it)`},
 		{"strict fields",
 			writeParquet(t, []typoRow{{UserInput: "q", Contexts: []string{"c"}, Source: "wiki"}}),
 			dataset.Options{Mapping: map[string]string{"retrieved_contexts": "retreived_contexts"}, StrictFields: true},

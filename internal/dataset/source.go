@@ -84,14 +84,44 @@ func newSource(ctx context.Context, name string, r io.Reader, lim Limits) *sourc
 
 // openSource opens the file at path; close releases it.
 func openSource(ctx context.Context, path string, lim Limits) (s *source, close func(), err error) {
-	f, err := os.Open(path)
+	f, err := openCancellable(ctx, path)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil, nil, fmt.Errorf("opening %s: %w", path, err)
+		}
 		return nil, nil, readError(path, err)
 	}
 	// Unblock a read waiting for a pipe or a device when ctx ends; regular
 	// files do not block and ignore the deadline.
 	stop := context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Now()) })
 	return newSource(ctx, path, f, lim), func() { stop(); f.Close() }, nil
+}
+
+// openCancellable opens path for reading, returning ctx's error when ctx
+// ends first: opening a named pipe waits for a writer, and a run must
+// still end on SIGINT or SIGTERM. The open left waiting closes the file
+// if it ever completes.
+func openCancellable(ctx context.Context, path string) (*os.File, error) {
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	ch := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		ch <- opened{f, err}
+	}()
+	select {
+	case o := <-ch:
+		return o.f, o.err
+	case <-ctx.Done():
+		go func() {
+			if o := <-ch; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }
 
 // countingReader counts, hashes and limits what the source reads.

@@ -291,6 +291,10 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 			scores[i] = score{v: nan, reason: "missing field " + string(f), kind: results.KindData}
 			continue
 		}
+		if f, ok := e.emptyGolden(m); ok {
+			scores[i] = score{v: nan, reason: "empty field " + string(f), kind: results.KindData}
+			continue
+		}
 		if e.decline != nil {
 			if reason := e.decline(m.Name); reason != "" {
 				scores[i] = score{v: nan, reason: reason, kind: results.KindJudge}
@@ -383,16 +387,37 @@ func (e *sampleEval) classify(m metrics.Metric, v float64, reason string) score 
 }
 
 // empty reports whether a field holds only whitespace or an empty list.
-func (e *sampleEval) empty(f metrics.Field) bool {
+func (e *sampleEval) empty(f metrics.Field) bool { return emptyField(e.s, f) }
+
+func emptyField(s *metrics.Sample, f metrics.Field) bool {
 	if f.IsList() {
-		for _, x := range e.s.List(f) {
+		for _, x := range s.List(f) {
 			if strings.TrimSpace(x) != "" {
 				return false
 			}
 		}
 		return true
 	}
-	return strings.TrimSpace(e.s.String(f)) == ""
+	return strings.TrimSpace(s.String(f)) == ""
+}
+
+// emptyGolden returns a golden field the metric needs that is empty: the
+// metric is then undefined as the data's doing, before any computation or
+// judge call, whatever it would compute on "" (exact_match 0,
+// string_presence 1), the same for every metric.
+func (e *sampleEval) emptyGolden(m metrics.Metric) (metrics.Field, bool) {
+	return emptyGoldenField(e.s, m.Needs)
+}
+
+// emptyGoldenField returns the first golden field of needs that s has
+// empty (only whitespace, or a list of such).
+func emptyGoldenField(s *metrics.Sample, needs []metrics.Field) (metrics.Field, bool) {
+	for _, f := range needs {
+		if slices.Contains(goldenFields, f) && s.Has(f) && emptyField(s, f) {
+			return f, true
+		}
+	}
+	return "", false
 }
 
 func (e *sampleEval) missing(m metrics.Metric) (metrics.Field, bool) {

@@ -388,3 +388,29 @@ func TestUnansweredIsUndefinedWithoutCall(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyGoldenFieldIsDataForEveryMetric (review 9): an empty golden
+// field makes every metric that needs it undefined with kind data, "empty
+// field X", whatever the metric would compute on "" (exact_match 0,
+// string_presence 1.0 before), and without a judge call.
+func TestEmptyGoldenFieldIsDataForEveryMetric(t *testing.T) {
+	f := judgetest.New(t) // answers nothing: any call fails the metric as a judge error
+	var s metrics.Sample
+	s.ID = "s"
+	s.Set(metrics.UserInput, "q")
+	s.SetList(metrics.RetrievedContexts, []string{"ctx"})
+	s.Set(metrics.Response, "Paris.")
+	s.Set(metrics.Reference, "")
+	names := []string{"string_presence", "exact_match", "string_similarity", "factual_correctness", "semantic_similarity",
+		"answer_correctness", "context_recall", "context_precision"}
+	res, err := Run(context.Background(), judge.Memo(f), []metrics.Sample{s}, Options{Metrics: mustResolve(t, names...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Samples[0]
+	for _, m := range names {
+		if !math.IsNaN(got.Scores[m]) || got.Undefined[m] != "empty field reference" || got.UndefinedKind[m] != results.KindData {
+			t.Errorf("%s: score %v, undefined %q (%s); want undefined \"empty field reference\" (data)", m, got.Scores[m], got.Undefined[m], got.UndefinedKind[m])
+		}
+	}
+}

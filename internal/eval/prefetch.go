@@ -143,6 +143,9 @@ func (p *prefetcher) texts(s *metrics.Sample, seen map[string]bool, out []string
 		if !hasAll(s, e.needs) {
 			continue
 		}
+		if _, empty := emptyGoldenField(s, e.needs); empty {
+			continue // the metric is undefined without a call
+		}
 		for _, f := range e.fields {
 			if t := s.String(f); !seen[t] {
 				seen[t] = true

@@ -53,29 +53,35 @@ func reasonsOf(r *compare.Report, metric, segment string) []string {
 // the metrics with too few pairs, with weak power, the unused rules, the
 // untested segments, and the report-only metrics' findings.
 func sentences(r *compare.Report, level compare.Level, keep func(compare.Finding) bool) []string {
-	out := []string{}
-	var group []compare.Finding
-	flush := func() {
-		if len(group) > 0 {
-			out = append(out, groupSentence(r, group))
-			group = nil
-		}
-	}
+	// A listing kind is one sentence however its findings are spread
+	// (the context ids warning once, not once per id metric): each group
+	// is worded where its first finding stands.
+	groups := map[string][]compare.Finding{}
+	var order []string // a group name, or "" for a finding of its own
+	var alone []compare.Finding
 	for _, f := range r.Findings {
 		if f.Level != level || (keep != nil && !keep(f)) {
 			continue
 		}
 		if g := groupOf(f); g != "" {
-			if len(group) > 0 && groupOf(group[0]) != g {
-				flush()
+			if _, ok := groups[g]; !ok {
+				order = append(order, g)
 			}
-			group = append(group, f)
+			groups[g] = append(groups[g], f)
 			continue
 		}
-		flush()
-		out = append(out, Sentence(r, f))
+		order = append(order, "")
+		alone = append(alone, f)
 	}
-	flush()
+	out := []string{}
+	for _, g := range order {
+		if g == "" {
+			out = append(out, Sentence(r, alone[0]))
+			alone = alone[1:]
+			continue
+		}
+		out = append(out, groupSentence(r, groups[g]))
+	}
 	return out
 }
 
@@ -102,10 +108,22 @@ func groupSentence(r *compare.Report, fs []compare.Finding) string {
 		}
 		return "report-only metrics (not gated, see the thresholds' gate and report_only): " + strings.Join(items, "; ")
 	case f.Kind == compare.KindFewPairs:
-		for i, g := range fs {
-			items[i] = fmt.Sprintf("%s (%d)", g.Metric, g.N)
+		var few, none []string // zero pairs is not "too few": said apart
+		for _, g := range fs {
+			if g.N == 0 {
+				none = append(none, g.Metric)
+			} else {
+				few = append(few, fmt.Sprintf("%s (%d)", g.Metric, g.N))
+			}
 		}
-		return fmt.Sprintf("fewer than %d paired samples, reported but not tested: %s", f.Of, strings.Join(items, ", "))
+		var out []string
+		if len(few) > 0 {
+			out = append(out, fmt.Sprintf("fewer than %d paired samples, reported but not tested: %s", f.Of, strings.Join(few, ", ")))
+		}
+		if len(none) > 0 {
+			out = append(out, "no paired sample, not tested: "+strings.Join(none, ", "))
+		}
+		return strings.Join(out, "; ")
 	case f.Kind == compare.KindWeakPower:
 		for i, g := range fs {
 			items[i] = g.Metric + " " + sayDelta(g.Value)
@@ -120,7 +138,7 @@ func groupSentence(r *compare.Report, fs []compare.Finding) string {
 		for i, g := range fs {
 			items[i] = g.Metric
 		}
-		return fmt.Sprintf("context ids changed: id metrics not comparable with this baseline (%d of the %d context ids retrieved on head were never retrieved on base): %s left out of the decision; store a baseline of the re-indexed corpus with `gate baseline put`",
+		return fmt.Sprintf("context ids changed: id metrics not comparable with this baseline (%d of the %d context ids retrieved on head were never retrieved on base, and they miss the reference_context_ids): %s left out of the decision. Either the corpus was re-chunked and the dataset's reference_context_ids are stale (update them to the new ids, then store a baseline of the re-indexed corpus with `gate baseline put`), or the retriever broke (check the text-based context metrics, such as context_recall or nonllm_context_recall, which do not read ids)",
 			f.N, f.Of, strings.Join(items, ", "))
 	}
 	return untestedSegments(fs)

@@ -317,7 +317,8 @@ func TestTableFigures(t *testing.T) {
 		metric("context_recall", compare.VerdictInsufficientData, 0, 0.7, 0.6))
 	md := Markdown(r, Options{})
 	for _, want := range []string{
-		": no significant regression; 1 metric not tested: too few pairs",
+		": no significant regression\n", // zero pairs is not "too few pairs" (review of issue 22, 4)
+		"| context_recall | 0.700 | 0.600 | n/a | n/a | n/a | not tested: no pairs |",
 		"| faithfulness | 0.800 | 0.800 | 0.000 | n/a | 0.900 |",
 		"| context_recall | 0.700 | 0.600 | n/a | n/a | n/a |",
 	} {
@@ -328,11 +329,13 @@ func TestTableFigures(t *testing.T) {
 }
 
 // TestHeadlineWithOnlyNewMetrics: a passing comparison whose metrics are
-// all new is not "too few paired samples".
+// all new is not "too few paired samples", nor "no significant
+// regression": nothing gated was compared (review of issue 22, 4).
 func TestHeadlineWithOnlyNewMetrics(t *testing.T) {
 	r := metricReport(metric("faithfulness", compare.VerdictNewMetric, 0, results.NaN().Value(), 0.8))
-	if h := headline(r); h.text != "no significant regression" {
-		t.Errorf("headline %q", h.text)
+	want := "no gated metric compared (1 new metric not in the baseline: store a baseline that scores them)"
+	if h := headline(r); h.text != want || h.kind != kindWarn {
+		t.Errorf("headline %q (%v), want %q, a warning", h.text, h.kind, want)
 	}
 }
 

@@ -105,8 +105,12 @@ func verdictCell(m compare.MetricResult) cell {
 	case compare.VerdictNoChange:
 		k = kindSame
 	case compare.VerdictInsufficientData:
-		parts = append(parts, fmt.Sprintf("too few pairs (n=%d)", m.N))
-		k = kindWarn
+		if m.N == 0 {
+			parts = append(parts, "not tested: no pairs") // zero is not "too few"
+		} else {
+			parts = append(parts, fmt.Sprintf("too few pairs (n=%d)", m.N))
+			k = kindWarn
+		}
 	case compare.VerdictNewMetric:
 		parts = append(parts, "new metric")
 	case compare.VerdictNotInHead:
@@ -145,7 +149,9 @@ func verdictCell(m compare.MetricResult) cell {
 		k = kindBad
 	case compare.StatusWarn:
 		k = kindWarn
-		parts = append(parts, "(warn level)")
+		if m.Rule.Level == compare.LevelWarn {
+			parts = append(parts, "(warn level)") // only where the thresholds set it
+		}
 	}
 	if m.ReportOnly {
 		if k == kindBad {
@@ -227,11 +233,13 @@ func headline(r *compare.Report) cell {
 }
 
 // counts tallies the metrics for the headline: few counts the metrics
-// with too few pairs to test, fewWarn those of them that warn (gated, at
-// least one pair), fewMax the most pairs among them; incomparable the
-// metrics that fail as not comparable.
+// with too few pairs to test (at least one: zero pairs is not "too few"),
+// fewWarn those of them that warn (gated), fewMax the most pairs among the
+// warning ones (else among all of them); newGated the gated metrics the
+// baseline does not have; incomparable the metrics that fail as not
+// comparable.
 type counts struct {
-	regressed, floors, lost, improved, few, fewWarn, fewMax, tested, incomparable int
+	regressed, floors, lost, improved, few, fewWarn, fewMax, tested, incomparable, newGated int
 }
 
 func tally(r *compare.Report) counts {
@@ -241,10 +249,16 @@ func tally(r *compare.Report) counts {
 		case compare.VerdictImprovement:
 			c.improved++
 		case compare.VerdictInsufficientData:
+			if m.N == 0 {
+				break
+			}
 			c.few++
-			c.fewMax = max(c.fewMax, m.N)
-			if m.N > 0 && !m.ReportOnly {
+			if !m.ReportOnly {
 				c.fewWarn++
+			}
+		case compare.VerdictNewMetric:
+			if !m.ReportOnly {
+				c.newGated++
 			}
 		}
 		if m.Change == compare.VerdictRegression || m.Change == compare.VerdictImprovement || m.Change == compare.VerdictNoChange {
@@ -262,6 +276,11 @@ func tally(r *compare.Report) counts {
 			c.lost++
 		case breached(m):
 			c.floors++
+		}
+	}
+	for _, m := range r.Metrics {
+		if m.Change == compare.VerdictInsufficientData && m.N > 0 && (c.fewWarn == 0 || !m.ReportOnly) {
+			c.fewMax = max(c.fewMax, m.N)
 		}
 	}
 	return c
@@ -340,8 +359,16 @@ func floorsOnlyHeadline(r *compare.Report) cell {
 
 // passedHeadline is the passing verdict of a comparison with a baseline.
 func passedHeadline(r *compare.Report, c counts) cell {
-	if c.tested == 0 && c.few > 0 {
+	if c.tested == 0 && c.fewWarn > 0 {
 		return cell{kindWarn, "passed, but " + fewPairs(r, c)}
+	}
+	if c.tested == 0 && c.fewWarn == 0 {
+		// Report-only metrics are notes, not the headline.
+		text := "no gated metric compared"
+		if c.newGated > 0 {
+			text += fmt.Sprintf(" (%s not in the baseline: store a baseline that scores them)", plural(c.newGated, "new metric", "new metrics"))
+		}
+		return cell{kindWarn, text}
 	}
 	text := "no significant regression"
 	var extra []string

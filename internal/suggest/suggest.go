@@ -5,7 +5,9 @@
 package suggest
 
 import (
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/raggate/raggate/internal/textdist"
 )
@@ -53,9 +55,10 @@ func nearest(s string, candidates []string, distance func(a, b string) int, limi
 //     counting as one edit, and
 //   - s is not c with a prefix or suffix set off by a non-letter
 //     (answer_score, gt_answer and contexts2 are names of their own), and
-//   - s and c are not siblings: names that differ only in a trailing
-//     number or version (context_v1 and context_v2, chunk_1 and chunk_2)
-//     are columns of their own.
+//   - s and c are not siblings: names that differ in one short token (a
+//     number, or at most 2 letters: context_v1 and context_v2, answer_a
+//     and answer_b, answer_gpt4o and answer_gpt4; see siblings) are
+//     columns of their own.
 func Misspelling(s string, candidates []string) string {
 	others := make([]string, 0, len(candidates))
 	for _, c := range candidates {
@@ -75,13 +78,82 @@ func Misspelling(s string, candidates []string) string {
 	return best
 }
 
-// siblings reports whether a and b end in different numbers and are equal
-// (ignoring case and surrounding space) without them: context_v1 and
-// context_v2, chunk_1 and chunk_10.
+// siblings reports whether a and b (ignoring case and surrounding space)
+// are the columns of one family rather than a typo of each other: split
+// into tokens on _ - . and at digit/letter boundaries, they differ in one
+// token, or one has a token more, and each differing token is short (at
+// most 2 letters) or a number: context_v1 and context_v2, chunk_1 and
+// chunk_10, answer_a and answer_b, model_a_answer and model_b_answer,
+// answer_gpt4o and answer_gpt4.
 func siblings(a, b string) bool {
 	a, b = strings.ToLower(strings.TrimSpace(a)), strings.ToLower(strings.TrimSpace(b))
-	sa, sb := strings.TrimRight(a, "0123456789"), strings.TrimRight(b, "0123456789")
-	return sa != a && sb != b && sa == sb && a != b
+	if a == b {
+		return false
+	}
+	ta, tb := tokens(a), tokens(b)
+	if len(ta) < len(tb) {
+		ta, tb = tb, ta
+	}
+	switch len(ta) - len(tb) {
+	case 0:
+		diff := -1
+		for i := range ta {
+			if ta[i] != tb[i] {
+				if diff >= 0 {
+					return false
+				}
+				diff = i
+			}
+		}
+		return diff >= 0 && shortToken(ta[diff]) && shortToken(tb[diff])
+	case 1:
+		// ta is tb with one token inserted at i.
+		i := 0
+		for i < len(tb) && ta[i] == tb[i] {
+			i++
+		}
+		return shortToken(ta[i]) && slices.Equal(ta[i+1:], tb[i:])
+	}
+	return false
+}
+
+// tokens splits a lower-cased name on _ - . and space, and where letters
+// meet digits: "answer_gpt4o" is answer, gpt, 4, o.
+func tokens(s string) []string {
+	var out []string
+	cur := []rune{}
+	flush := func() {
+		if len(cur) > 0 {
+			out = append(out, string(cur))
+			cur = cur[:0]
+		}
+	}
+	for _, r := range s {
+		switch {
+		case r == '_' || r == '-' || r == '.' || r == ' ':
+			flush()
+		case len(cur) > 0 && unicode.IsDigit(r) != unicode.IsDigit(cur[len(cur)-1]):
+			flush()
+			cur = append(cur, r)
+		default:
+			cur = append(cur, r)
+		}
+	}
+	flush()
+	return out
+}
+
+// shortToken: a number, or a word of at most 2 letters (a, b, v, en).
+func shortToken(t string) bool {
+	if n := len([]rune(t)); n <= 2 {
+		return true
+	}
+	for _, r := range t {
+		if !unicode.IsDigit(r) {
+			return false
+		}
+	}
+	return true
 }
 
 // extends reports whether s is c plus a prefix or suffix that starts (or

@@ -70,6 +70,19 @@ func TestMisspellingSiblings(t *testing.T) {
 		{"passage2", []string{"passage1"}, ""},
 		{"Context_V2", []string{"context_v1"}, ""},
 		{"response_v2", []string{"response_v1", "response"}, ""},
+		// One short token (at most 2 letters, or a number) differs: a, b,
+		// v2, gpt4o beside gpt4 (tokens split on _ - . and digit/letter).
+		{"answer_b", []string{"answer_a"}, ""},
+		{"ctx_b", []string{"ctx_a"}, ""},
+		{"model_b_answer", []string{"model_a_answer"}, ""},
+		{"answer_gpt4", []string{"answer_gpt4o"}, ""},
+		{"answer_gpt4o", []string{"answer_gpt4"}, ""},
+		{"answer-b", []string{"answer-a"}, ""},
+		{"answer.v2", []string{"answer.v1"}, ""},
+		{"answer_en", []string{"answer_de"}, ""},
+		// Still typos: the differing token is a long word.
+		{"reference_context_id", []string{"reference_context_ids"}, "reference_context_ids"},
+		{"answers_a", []string{"answer_a"}, "answer_a"},
 		// Not siblings: the stems differ, or only one name is numbered.
 		{"chunks_1", []string{"chunk_1"}, "chunk_1"},
 		{"contetx_v1", []string{"context_v1"}, "context_v1"},

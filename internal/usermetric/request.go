@@ -46,7 +46,7 @@ func Levels(d *metrics.Definition, s *metrics.Sample) ([]metrics.RubricLevel, er
 		if text, ok := s.Metadata[d.RubricColumn]; ok {
 			levels, err := ParseRubric(text)
 			if err != nil {
-				return nil, &DataError{Reason: fmt.Sprintf("%s: %v", d.RubricColumn, err)}
+				return nil, &DataError{Reason: InvalidRubricReason(d.RubricColumn, text, err)}
 			}
 			return levels, nil
 		}
@@ -55,4 +55,15 @@ func Levels(d *metrics.Definition, s *metrics.Sample) ([]metrics.RubricLevel, er
 		}
 	}
 	return d.Rubric, nil
+}
+
+// InvalidRubricReason is the reason a metric is undefined on a sample
+// whose rubric column holds no valid rubric: it names the column and the
+// value (cut at 200 characters) and what is wrong with it.
+func InvalidRubricReason(column, value string, err error) string {
+	const limit = 200
+	if r := []rune(value); len(r) > limit {
+		value = string(r[:limit]) + "..."
+	}
+	return fmt.Sprintf("invalid rubric in column %s: %s (%v)", column, value, err)
 }

@@ -21,13 +21,13 @@ import (
 
 func init() { dataset.RegisterParquet(Decode) }
 
-// Decode opens a Parquet file and returns its top-level columns and a
-// sequence of its rows (see dataset.ParquetDecoder): lists come as []any,
+// Decode opens a Parquet file and returns its top-level columns, its row
+// count from the footer's metadata, and a sequence of its rows (see dataset.ParquetDecoder): lists come as []any,
 // groups as map[string]any, nulls as nil.
-func Decode(r io.ReaderAt, size int64) (columns []string, rows iter.Seq2[[]any, error], err error) {
+func Decode(r io.ReaderAt, size int64) (columns []string, numRows int64, rows iter.Seq2[[]any, error], err error) {
 	f, err := open(r, size)
 	if err != nil {
-		return nil, nil, err
+		return nil, 0, nil, err
 	}
 	for _, field := range f.Schema().Fields() {
 		columns = append(columns, field.Name())
@@ -56,7 +56,7 @@ func Decode(r io.ReaderAt, size int64) (columns []string, rows iter.Seq2[[]any, 
 			}
 		}
 	}
-	return columns, rows, nil
+	return columns, f.NumRows(), rows, nil
 }
 
 // batchSize is the number of rows decoded at a time.
