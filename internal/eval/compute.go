@@ -3,6 +3,7 @@ package eval
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 
@@ -92,14 +93,30 @@ var computers = map[string]computer{
 		return undefinedIfNaN(metrics.IDContextRecall(e.s.RetrievedContextIDs, e.s.ReferenceContextIDs), "no reference context ids")
 	},
 	metrics.NonLLMContextPrecisionName: func(e *sampleEval, name string) (float64, string, error) {
-		e.noteSimilar(name)
-		return undefinedIfNaN(metrics.NonLLMContextPrecision(e.s.RetrievedContexts, e.s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
+		retrieved, reference, note := cutAll(e.s.RetrievedContexts), cutAll(e.s.ReferenceContexts), ""
+		if retrieved.cut || reference.cut {
+			note = cutNote
+		}
+		e.noteSimilar(name, retrieved.texts, reference.texts)
+		v, reason, err := undefinedIfNaN(metrics.NonLLMContextPrecision(retrieved.texts, reference.texts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
+		return v, joinReason(reason, note), err
 	},
 	metrics.NonLLMContextRecallName: func(e *sampleEval, _ string) (float64, string, error) {
-		return undefinedIfNaN(metrics.NonLLMContextRecall(e.s.RetrievedContexts, e.s.ReferenceContexts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
+		retrieved, reference, note := cutAll(e.s.RetrievedContexts), cutAll(e.s.ReferenceContexts), ""
+		if retrieved.cut || reference.cut {
+			note = cutNote
+		}
+		v, reason, err := undefinedIfNaN(metrics.NonLLMContextRecall(retrieved.texts, reference.texts, metrics.DefaultNonLLMThreshold, metrics.Levenshtein), "no reference contexts")
+		return v, joinReason(reason, note), err
 	},
 	metrics.StringSimilarityName: func(e *sampleEval, _ string) (float64, string, error) {
-		return metrics.StringSimilarity(e.s.Reference, e.s.Response, metrics.Levenshtein), "", nil
+		ref, rc := cutRunes(e.s.Reference)
+		resp, pc := cutRunes(e.s.Response)
+		note := ""
+		if rc || pc {
+			note = cutNote
+		}
+		return metrics.StringSimilarity(ref, resp, metrics.Levenshtein), note, nil
 	},
 	metrics.ExactMatchName: func(e *sampleEval, _ string) (float64, string, error) {
 		return metrics.ExactMatch(e.s.Reference, e.s.Response), "", nil
@@ -534,16 +551,72 @@ func (e *sampleEval) noteIDs(metric string) {
 	e.note(metric, ev)
 }
 
+// MaxStringRunes is how much of each text the edit-distance metrics
+// (string_similarity, the non-LLM context metrics) compare: the edit
+// distance is quadratic, so a 2 MiB response would take minutes and
+// gigabytes. Realistic answers and chunks are far shorter, so their
+// scores are Ragas's; a longer text is compared on its first
+// MaxStringRunes characters, and the reason says so.
+const MaxStringRunes = 10_000
+
+// cutNote is the reason of a score computed on cut texts.
+var cutNote = fmt.Sprintf("compared on the first %d characters of each text", MaxStringRunes)
+
+// cutRunes returns the first MaxStringRunes runes of s, and whether it cut.
+func cutRunes(s string) (string, bool) {
+	n := 0
+	for i := range s {
+		if n == MaxStringRunes {
+			return s[:i], true
+		}
+		n++
+	}
+	return s, false
+}
+
+// cutTexts are texts cut by cutRunes.
+type cutTexts struct {
+	texts []string
+	cut   bool
+}
+
+func cutAll(ts []string) cutTexts {
+	out := cutTexts{texts: ts}
+	for i, t := range ts {
+		c, cut := cutRunes(t)
+		if !cut {
+			continue
+		}
+		if !out.cut {
+			out.texts, out.cut = slices.Clone(ts), true
+		}
+		out.texts[i] = c
+	}
+	return out
+}
+
+// joinReason joins two reasons, either of which may be empty.
+func joinReason(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + "; " + b
+}
+
 // noteSimilar records, for non-LLM context precision, whether each
-// retrieved context is similar enough to a reference context.
-func (e *sampleEval) noteSimilar(metric string) {
-	if e.evidence == nil || len(e.s.ReferenceContexts) == 0 {
+// retrieved context is similar enough to a reference context (the texts
+// as the metric compared them).
+func (e *sampleEval) noteSimilar(metric string, retrieved, reference []string) {
+	if e.evidence == nil || len(reference) == 0 {
 		return
 	}
-	ev := make([]results.Evidence, len(e.s.RetrievedContexts))
-	for i, rc := range e.s.RetrievedContexts {
+	ev := make([]results.Evidence, len(retrieved))
+	for i, rc := range retrieved {
 		best := 0.0
-		for _, ref := range e.s.ReferenceContexts {
+		for _, ref := range reference {
 			best = max(best, metrics.StringSimilarity(rc, ref, metrics.Levenshtein))
 		}
 		ok := best >= metrics.DefaultNonLLMThreshold

@@ -43,3 +43,43 @@ func TestStatementsAreCapped(t *testing.T) {
 		t.Errorf("reason %q does not say %q", r, want)
 	}
 }
+
+// The edit-distance metrics compare at most MaxStringRunes characters of
+// each text, and say so: the distance is quadratic, and a 2 MiB response
+// must not take minutes. Shorter texts are compared whole.
+func TestStringMetricsCompareBoundedTexts(t *testing.T) {
+	long := strings.Repeat("the K2 stores 13.5 kWh ", 3*MaxStringRunes/20)
+	other := strings.Repeat("a heat pump moves heat ", 3*MaxStringRunes/20)
+	var s metrics.Sample
+	s.ID = "x"
+	s.Set(metrics.UserInput, "q")
+	s.Set(metrics.Response, long)
+	s.Set(metrics.Reference, other)
+	s.SetList(metrics.RetrievedContexts, []string{long})
+	s.SetList(metrics.ReferenceContexts, []string{other})
+	ms := mustResolve(t, "string_similarity", "nonllm_context_precision", "nonllm_context_recall")
+	res, err := Run(context.Background(), judge.Memo(judgetest.New(t)), []metrics.Sample{s}, Options{Metrics: ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.Samples[0]
+	cut := func(s string) string { return string([]rune(s)[:MaxStringRunes]) }
+	if want := metrics.StringSimilarity(cut(other), cut(long), metrics.Levenshtein); got.Scores[metrics.StringSimilarityName] != want {
+		t.Errorf("string_similarity = %v, want %v (on the cut texts)", got.Scores[metrics.StringSimilarityName], want)
+	}
+	for _, m := range []string{metrics.StringSimilarityName, metrics.NonLLMContextPrecisionName, metrics.NonLLMContextRecallName} {
+		if r := got.Reasons[m]; !strings.Contains(r, fmt.Sprintf("first %d characters", MaxStringRunes)) {
+			t.Errorf("%s: reason %q does not say the texts were cut", m, r)
+		}
+	}
+	// Short texts: whole, no note.
+	s.Set(metrics.Response, "The K2 stores 13.5 kWh.")
+	s.Set(metrics.Reference, "The K2 stores 13.5 kWh of energy.")
+	res, err = Run(context.Background(), judge.Memo(judgetest.New(t)), []metrics.Sample{s}, Options{Metrics: mustResolve(t, "string_similarity")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Samples[0].Reasons[metrics.StringSimilarityName]; r != "" {
+		t.Errorf("short texts: reason %q, want none", r)
+	}
+}
