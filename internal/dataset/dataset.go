@@ -224,6 +224,12 @@ func parseFile(name string, data []byte, opts Options, res *resolver, ps *proble
 	k = detect(name, data, opts.Format)
 	switch k {
 	case kindLines:
+		if ln, ok := longLine(r.li, len(data), opts.Limits.line()); ok {
+			ps.add(Problem{File: name, Line: ln, Msg: fmt.Sprintf(
+				"the line is longer than %s; each line of a JSON Lines file holds one sample: is this the right file? For longer samples raise --max-line-size",
+				Size(int64(opts.Limits.line())))})
+			return 0, k, keys
+		}
 		n = r.readLines()
 	case kindArray:
 		n = r.readArray()
@@ -420,4 +426,24 @@ func (g *golden) add(rec record) {
 	g.ids[c.s.ID] = origin{line: c.p.line, derived: !c.idGiven}
 	g.d.Samples = append(g.d.Samples, c.s)
 	g.d.Lines = append(g.d.Lines, c.p.line)
+}
+
+// longLine returns the 1-based number of the first line longer than max
+// bytes (its newline aside) of a file of size bytes whose lines start at
+// li; max < 0 is no limit. A file read whole (a responses file) is held
+// to the line limit of a streamed dataset.
+func longLine(li lineIndex, size, max int) (int, bool) {
+	if max < 0 {
+		return 0, false
+	}
+	for ln, start := range li {
+		end := size
+		if ln+1 < len(li) {
+			end = li[ln+1] - 1
+		}
+		if end-start > max {
+			return ln + 1, true
+		}
+	}
+	return 0, false
 }

@@ -209,3 +209,19 @@ func TestResponsesMetadata(t *testing.T) {
 		t.Errorf("strict error %v", err)
 	}
 }
+
+// A responses file is read whole, but its lines are held to the line
+// limit of a dataset (--max-line-size), with file:line.
+func TestResponsesLineLimit(t *testing.T) {
+	d := parse(t, "g.jsonl", `{"id":"a","user_input":"qa"}
+{"id":"b","user_input":"qb"}
+`, dataset.Options{})
+	long := `{"id":"b","response":"` + strings.Repeat("x", 200) + `"}`
+	err := dataset.ParseResponses(d, "r.jsonl", []byte(`{"id":"a","response":"ra"}`+"\n"+long+"\n"), dataset.Options{Limits: dataset.Limits{MaxLineBytes: 100}})
+	if err == nil || !strings.Contains(err.Error(), "r.jsonl:2") || !strings.Contains(err.Error(), "longer than 100 bytes") {
+		t.Fatalf("err = %v, want r.jsonl:2 longer than 100 bytes", err)
+	}
+	if err := dataset.ParseResponses(d, "r.jsonl", []byte(long+"\n"), dataset.Options{Limits: dataset.Limits{MaxLineBytes: 300}}); err != nil {
+		t.Errorf("a line within the limit: %v", err)
+	}
+}
