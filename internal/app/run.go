@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -549,6 +550,11 @@ type Estimate struct {
 	CostUSD float64
 	// PricesAsOf dates the built-in price table.
 	PricesAsOf string
+	// MaxContexts is --max-contexts in a target run (the target chooses
+	// how many contexts a sample has), and MaxChatCallsPerSample the chat
+	// calls of a sample with that many (0: no bound).
+	MaxContexts           int
+	MaxChatCallsPerSample int
 }
 
 // dryRun estimates what a run would cost without calling the judge.
@@ -560,6 +566,21 @@ func dryRun(env Env, o *runState, samples []metrics.Sample, ms []metrics.Metric)
 		out.TargetStandIns = true
 	}
 	est := eval.EstimateCalls(samples, ms, o.Strictness)
+	if o.target != nil && len(samples) > 0 {
+		out.MaxContexts = o.Limits.MaxContexts
+		if o.Limits.MaxContexts > 0 {
+			// The target chooses the contexts: the bound is a sample with as
+			// many as --max-contexts keeps.
+			worst := []metrics.Sample{samples[0]}
+			worst[0].Present = maps.Clone(worst[0].Present)
+			ctxs := make([]string, o.Limits.MaxContexts)
+			for i := range ctxs {
+				ctxs[i] = fmt.Sprintf("Retrieved context %d of a sample with as many as --max-contexts keeps.", i+1)
+			}
+			worst[0].SetList(metrics.RetrievedContexts, ctxs)
+			out.MaxChatCallsPerSample = eval.EstimateCalls(worst, ms, o.Strictness).ChatCalls
+		}
+	}
 	p, err := prices(env, o)
 	if err != nil {
 		return nil, err

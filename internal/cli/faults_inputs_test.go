@@ -325,3 +325,22 @@ func TestInputsContextsPerSampleAreCapped(t *testing.T) {
 		t.Errorf("dry run of 120 contexts a sample: %s chat calls, want the %s of 50 (the cap)", got, want)
 	}
 }
+
+// With a target the contexts are the target's: the dry run states the
+// bound --max-contexts puts on the chat calls (a target returning 1,000
+// contexts made 113 calls a sample where the estimate said 15).
+func TestInputsDryRunOfATargetStatesTheContextsBound(t *testing.T) {
+	for _, c := range []struct {
+		maxContexts, want string
+	}{
+		{"50", "at most            1140 chat calls (57 per sample) if the target returns --max-contexts 50 contexts for every sample"},
+		{"10", "at most            340 chat calls (17 per sample) if the target returns --max-contexts 10 contexts for every sample"},
+		{"0", "no bound: --max-contexts 0"},
+	} {
+		r := gate(t, nil, "run", "--dry-run", "--judge", "openai", "--dataset", demo, "--target", "http://127.0.0.1:9/ask",
+			"--metrics", "faithfulness,context_precision,context_recall,factual_correctness", "--max-contexts", c.maxContexts)
+		if r.code != 0 || !strings.Contains(r.stdout, c.want) {
+			t.Errorf("--max-contexts %s: exit %d, want %q in\n%s%s", c.maxContexts, r.code, c.want, r.stdout, r.stderr)
+		}
+	}
+}

@@ -58,6 +58,14 @@ func printEstimate(env Env, e *app.Estimate) {
 	}
 	fmt.Fprintf(w, "dry run: %d samples x %d metrics, judge model %q, embeddings %q\n", e.Samples, e.Metrics, e.Model, e.EmbeddingModel)
 	fmt.Fprintf(w, "  chat calls         %d (%.1f per sample; before cache hits)\n", e.ChatCalls, float64(e.ChatCalls)/float64(max(1, e.Samples)))
+	if e.TargetStandIns {
+		if e.MaxChatCallsPerSample > 0 {
+			fmt.Fprintf(w, "  at most            %d chat calls (%d per sample) if the target returns --max-contexts %d contexts for every sample\n",
+				e.MaxChatCallsPerSample*e.Samples, e.MaxChatCallsPerSample, e.MaxContexts)
+		} else {
+			fmt.Fprintln(w, "  at most            no bound: --max-contexts 0 judges every context the target returns")
+		}
+	}
 	fmt.Fprintf(w, "  embedding calls    %d (%d texts)\n", e.EmbeddingCalls, e.EmbeddingTexts)
 	fmt.Fprintf(w, "  prompt tokens      ~%d\n", e.PromptTokens)
 	fmt.Fprintf(w, "  completion tokens  ~%d\n", e.CompletionTokens)
