@@ -29,12 +29,13 @@ type statsConfig struct{ boot, draws, minSamples int }
 // differences and whether the sign-flip test ran.
 func (st statsConfig) testPairs(mr *MetricResult, hs, bs *side, pairs []pair, label string) (diffs, bool) {
 	m, lower := mr.Metric, mr.Direction == metrics.LowerIsBetter.String()
-	dd, hv, bv, raw := pairDiffs(mr, hs.scores[m], bs.scores[m], pairs, lower)
+	dd, sums := pairDiffs(mr, hs.scores[m], bs.scores[m], pairs, lower)
 	testLost(mr, hs, bs, pairs)
 	mr.N = len(dd.d)
 	if mr.N > 0 {
-		mr.PairedBaseMean, mr.PairedHeadMean = results.Score(mean(bv)), results.Score(mean(hv))
-		mr.RawDelta, mr.Delta = results.Score(mean(raw)), results.Score(mean(dd.d))
+		n := float64(mr.N)
+		mr.PairedBaseMean, mr.PairedHeadMean = results.Score(sums.base/n), results.Score(sums.head/n)
+		mr.RawDelta, mr.Delta = results.Score(sums.raw/n), results.Score(mean(dd.d))
 		mr.SD = results.Score(stddev(dd.d))
 		countSigns(mr, dd.d)
 		if st.boot > 0 && mr.N >= 2 {
@@ -56,10 +57,16 @@ func (st statsConfig) testPairs(mr *MetricResult, hs, bs *side, pairs []pair, la
 	return dd, true
 }
 
+// pairSums are the sums, in pair order, of the head and base scores and of
+// the raw differences of the pairs pairDiffs kept: divided by the count,
+// the means mean() would give of the same values.
+type pairSums struct{ head, base, raw float64 }
+
 // pairDiffs returns the oriented differences of the pairs where both
-// scores are defined, with the head, base and raw differences, and counts
-// in mr the pairs scored on one side only.
-func pairDiffs(mr *MetricResult, hcol, bcol []float64, pairs []pair, lower bool) (dd diffs, hv, bv, raw []float64) {
+// scores are defined, with the sums of the head and base scores and of the
+// raw differences, and counts in mr the pairs scored on one side only.
+func pairDiffs(mr *MetricResult, hcol, bcol []float64, pairs []pair, lower bool) (dd diffs, sums pairSums) {
+	dd.pairIdx, dd.d = make([]int, 0, len(pairs)), make([]float64, 0, len(pairs))
 	for pi, p := range pairs {
 		h, b := hcol[p.h], bcol[p.b]
 		if math.IsNaN(h) != math.IsNaN(b) {
@@ -69,14 +76,14 @@ func pairDiffs(mr *MetricResult, hcol, bcol []float64, pairs []pair, lower bool)
 			continue
 		}
 		x := h - b
+		sums.head, sums.base, sums.raw = sums.head+h, sums.base+b, sums.raw+x
 		if lower {
 			x = -x
 		}
 		dd.pairIdx = append(dd.pairIdx, pi)
 		dd.d = append(dd.d, x)
-		hv, bv, raw = append(hv, h), append(bv, b), append(raw, h-b)
 	}
-	return dd, hv, bv, raw
+	return dd, sums
 }
 
 // countSigns counts the worse, same and better differences.

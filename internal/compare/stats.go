@@ -40,7 +40,8 @@ type SignFlip struct {
 // differences the p-values are exact (all 2^n patterns, counted by meet in
 // the middle); otherwise they come from draws random patterns (20,000 when
 // draws <= 0) with the (k+1)/(B+1) correction, from a generator seeded with
-// seed. NaN differences are ignored. With no non-zero difference both
+// seed, and from SignFlipLargeFrom non-zero differences on they are drawn
+// as signFlipLarge does. NaN differences are ignored. With no non-zero difference both
 // p-values are 1.
 func SignFlipTest(d []float64, draws int, seed uint64) SignFlip {
 	var a []float64 // |d_i| of the non-zero differences
@@ -72,8 +73,12 @@ func SignFlipTest(d []float64, draws int, seed uint64) SignFlip {
 	if draws <= 0 {
 		draws = 20000
 	}
-	le, ge := drawCounts(a, obs, eps, draws, seed)
 	res.Exact, res.Draws = false, draws
+	if len(a) >= SignFlipLargeFrom {
+		res.PWorse, res.PBetter = signFlipLarge(a, obs, eps, draws, seed)
+		return res
+	}
+	le, ge := drawCounts(a, obs, eps, draws, seed)
 	res.PWorse = float64(le+1) / float64(draws+1)
 	res.PBetter = float64(ge+1) / float64(draws+1)
 	return res
@@ -144,7 +149,12 @@ func drawCounts(a []float64, obs, eps float64, draws int, seed uint64) (le, ge i
 // BootstrapMeanCI returns the percentile bootstrap confidence interval of
 // the mean of d at the given level (0.95 for 95%), from resamples resamples
 // (10,000 when resamples <= 0) drawn with a generator seeded with seed.
-// NaN values are ignored; with no value it returns NaN, NaN.
+// From BootstrapLargeFrom values on, with at least the default 10,000
+// resamples, it returns the limit of infinitely many resamples instead, by
+// the Cornish-Fisher expansion (cornishFisherMeanCI), and seed is unused:
+// the evidence is for the default, and fewer resamples asked for (tests
+// that want a cheap interval) are cheap anyway. NaN values are ignored; with no value
+// it returns NaN, NaN.
 func BootstrapMeanCI(d []float64, level float64, resamples int, seed uint64) (lo, hi float64) {
 	xs := dropNaN(d)
 	n := len(xs)
@@ -157,6 +167,16 @@ func BootstrapMeanCI(d []float64, level float64, resamples int, seed uint64) (lo
 	if resamples <= 0 {
 		resamples = 10000
 	}
+	if n >= BootstrapLargeFrom && resamples >= 10000 {
+		return cornishFisherMeanCI(xs, level)
+	}
+	return bootstrapResampled(xs, level, resamples, seed)
+}
+
+// bootstrapResampled is the resampling percentile interval of the mean of
+// xs (at least two values, no NaN) from resamples resamples.
+func bootstrapResampled(xs []float64, level float64, resamples int, seed uint64) (lo, hi float64) {
+	n := len(xs)
 	rng := rand.New(rand.NewPCG(seed, seed^0xbf58476d1ce4e5b9))
 	means := make([]float64, resamples)
 	for b := range means {
