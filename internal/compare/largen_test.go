@@ -114,9 +114,7 @@ func refBootstrap(xs []float64, level float64, resamples int, seed uint64) (lo, 
 // expansion falls between two), below the 3 decimals the report shows, and
 // within 4 of the 10,000-resample method's own Monte Carlo errors of it.
 func TestBootstrapLargeAgrees(t *testing.T) {
-	if testing.Short() {
-		t.Skip("resamples 6 x 4,000 values 60,000 times")
-	}
+	skipEvidence(t)
 	n := BootstrapLargeFrom
 	rng := rand.New(rand.NewPCG(2026, 12))
 	var worstRef, worst10k float64
@@ -174,9 +172,7 @@ func TestBootstrapLargeBelowSwitchUnchanged(t *testing.T) {
 // near 0.5, 0.02 and 0.001, every p-value within 4 Monte Carlo errors of
 // the reference (those of the 20,000 default draws and of the reference's).
 func TestSignFlipLargeAgrees(t *testing.T) {
-	if testing.Short() {
-		t.Skip("draws 200,000 sign patterns of 2,000 and 5,000 differences, 36 times")
-	}
+	skipEvidence(t)
 	fraction := func(rng *rand.Rand) float64 {
 		for {
 			q, k := 0.5+0.5*rng.Float64(), 3+rng.IntN(4)
@@ -282,9 +278,7 @@ func TestSignFlipLargeBelowSwitchUnchanged(t *testing.T) {
 // 2,400 to 2,700 non-zero differences a metric): an unchanged pipeline
 // fails the gate at most at the rate alpha.
 func TestSimulationAALarge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("200 comparisons of 4,500 to 5,000 samples")
-	}
+	skipEvidence(t)
 	const sims = 200
 	names := []string{"context_recall", "faithfulness", "factual_correctness"}
 	th := DefaultThresholds()
@@ -329,9 +323,7 @@ func TestSimulationAALarge(t *testing.T) {
 // as often as the oracle z-test on
 // the same data catches it.
 func TestSimulationPowerLarge(t *testing.T) {
-	if testing.Short() {
-		t.Skip("200 comparisons of 3,500 samples")
-	}
+	skipEvidence(t)
 	const sims = 200
 	th := DefaultThresholds()
 	rng := rand.New(rand.NewPCG(20261202, 2))
@@ -359,5 +351,16 @@ func TestSimulationPowerLarge(t *testing.T) {
 	}
 	if power < zpower-0.03 {
 		t.Errorf("power %.3f is more than 3 points below the z-test's %.3f", power, zpower)
+	}
+}
+
+// skipEvidence skips the large statistical evidence tests under -short
+// and under the race detector: they are single-goroutine numeric work
+// that the race detector slows tenfold (3.5 minutes) without checking
+// anything more; .ci/run runs them without -race.
+func skipEvidence(t *testing.T) {
+	t.Helper()
+	if testing.Short() || raceEnabled {
+		t.Skip("statistical evidence at large n: run without -short and -race (go test -run 'Large|Simulation' ./internal/compare)")
 	}
 }
