@@ -234,23 +234,6 @@ func TestSignFlipLargeAgrees(t *testing.T) {
 	t.Logf("largest difference: %.1f Monte Carlo errors", worst)
 }
 
-// signFlipInputs is SignFlipTest's preparation of d: the non-zero
-// magnitudes, the observed positive sum and the tie tolerance.
-func signFlipInputs(d []float64) (a []float64, obs, eps float64) {
-	var total float64
-	for _, x := range d {
-		if math.IsNaN(x) || math.Abs(x) <= zeroDiff {
-			continue
-		}
-		a = append(a, math.Abs(x))
-		total += math.Abs(x)
-		if x > 0 {
-			obs += x
-		}
-	}
-	return a, obs, 1e-9 * total
-}
-
 // TestSignFlipLargeBelowSwitchUnchanged checks that below the switch the
 // p-values are still the pattern-by-pattern draws, bit for bit, and that
 // groupValues merges values equal but for floating-point noise.

@@ -44,26 +44,11 @@ type SignFlip struct {
 // as signFlipLarge does. NaN differences are ignored. With no non-zero difference both
 // p-values are 1.
 func SignFlipTest(d []float64, draws int, seed uint64) SignFlip {
-	var a []float64 // |d_i| of the non-zero differences
-	var obs float64 // sum of |d_i| over the positive differences
-	var total float64
-	for _, x := range d {
-		if math.IsNaN(x) || math.Abs(x) <= zeroDiff {
-			continue
-		}
-		a = append(a, math.Abs(x))
-		total += math.Abs(x)
-		if x > 0 {
-			obs += x
-		}
-	}
+	a, obs, eps := signFlipInputs(d)
 	res := SignFlip{PWorse: 1, PBetter: 1, Exact: true, NonZero: len(a)}
 	if len(a) == 0 {
 		return res
 	}
-	// A sign pattern with positive set P has sum 2*sum_P(a) - total, so
-	// comparing sums is comparing sum_P(a) with obs.
-	eps := 1e-9 * total
 	if len(a) <= ExactLimit {
 		le, ge := exactCounts(a, obs, eps)
 		n := math.Ldexp(1, len(a))
@@ -362,4 +347,23 @@ func BinomialUpperHalf(k, n int) float64 {
 		sum += math.Exp(lgN - lgI - lgR - float64(n)*math.Ln2)
 	}
 	return math.Min(1, sum)
+}
+
+// signFlipInputs is SignFlipTest's preparation of d: the magnitudes |d_i|
+// of the non-zero differences, obs the sum of |d_i| over the positive ones
+// and eps the tie tolerance. A sign pattern with positive set P has sum
+// 2*sum_P(a) - total, so comparing sums is comparing sum_P(a) with obs.
+func signFlipInputs(d []float64) (a []float64, obs, eps float64) {
+	var total float64
+	for _, x := range d {
+		if math.IsNaN(x) || math.Abs(x) <= zeroDiff {
+			continue
+		}
+		a = append(a, math.Abs(x))
+		total += math.Abs(x)
+		if x > 0 {
+			obs += x
+		}
+	}
+	return a, obs, 1e-9 * total
 }
