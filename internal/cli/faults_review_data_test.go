@@ -348,3 +348,34 @@ func TestReviewContextIDTurnover(t *testing.T) {
 		}
 	})
 }
+
+// A baseline that scored only report-only metrics gates nothing: a head
+// of empty answers, whose report-only string_similarity was compared (and
+// regressed) while every gated metric is new, must not read "no
+// significant regression": the headline warns that no gated metric was
+// compared.
+func TestReviewReportOnlyBaselineGatesNothing(t *testing.T) {
+	dir := t.TempDir()
+	base := filepath.Join(dir, "ro.json")
+	if r := gate(t, nil, "run", "--dataset", demo, "--judge", "offline", "--quiet", "--metrics", "semantic_similarity,string_similarity", "--out", base); r.code != 0 {
+		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
+	}
+	var b strings.Builder
+	for _, l := range strings.Split(strings.TrimSpace(readText(t, demo)), "\n") {
+		var row map[string]any
+		if err := json.Unmarshal([]byte(l), &row); err != nil {
+			t.Fatal(err)
+		}
+		row["response"] = ""
+		out, _ := json.Marshal(row)
+		b.Write(append(out, '\n'))
+	}
+	empty := filepath.Join(dir, "empty.jsonl")
+	if err := os.WriteFile(empty, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := gate(t, nil, "check", "--dataset", empty, "--judge", "offline", "--baseline", base, "--out", filepath.Join(dir, "h.json"))
+	if strings.Contains(r.stdout, "no significant regression") || !strings.Contains(r.stdout, "no gated metric compared") {
+		t.Fatalf("exit %d; want the headline to say no gated metric was compared\n%s", r.code, r.stdout)
+	}
+}

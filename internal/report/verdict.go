@@ -261,7 +261,10 @@ func tally(r *compare.Report) counts {
 				c.newGated++
 			}
 		}
-		if m.Change == compare.VerdictRegression || m.Change == compare.VerdictImprovement || m.Change == compare.VerdictNoChange {
+		if !m.ReportOnly && (m.Change == compare.VerdictRegression || m.Change == compare.VerdictImprovement || m.Change == compare.VerdictNoChange) {
+			// Only a gated metric's test can make the gate pass: a
+			// report-only metric compared beside gated ones that are all
+			// new is a note, not "no significant regression".
 			c.tested++
 		}
 		if m.Status != compare.StatusFail {
