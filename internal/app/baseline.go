@@ -106,3 +106,20 @@ func beyondLimits(f *results.File) string {
 	}
 	return ""
 }
+
+// At names a branch's commit, "main@1a2b3c4", or the branch alone when the
+// commit is unknown.
+func At(branch, sha string) string {
+	if sha == "" {
+		return branch
+	}
+	return branch + "@" + Short(sha)
+}
+
+// Short is a commit's short form.
+func Short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
+}
