@@ -519,50 +519,38 @@ func (a *actionRun) check(ctx context.Context) error {
 	if err := a.userMetrics(ctx); err != nil {
 		return err
 	}
-	th, err := a.thresholds(ctx)
+	var store baseline.Store
+	key := a.baselineKey()
+	cmp, err := app.Check(ctx, a.env, app.CheckConfig{Run: a.o.RunConfig, SegmentBy: a.o.SegmentBy, Key: key,
+		Sources: app.CheckSources{
+			Thresholds: a.thresholds,
+			Store: func() (baseline.Store, error) {
+				var err error
+				store, err = a.store()
+				return store, err
+			},
+			Baseline: a.readBaseline,
+		}})
 	if err != nil {
 		return err
 	}
-	store, err := a.store()
-	if err != nil {
-		return err
-	}
-	base, source, err := a.readBaseline(ctx, store, a.baselineKey())
-	if err != nil {
-		return err
-	}
-	if th, err = app.WithSegments(th, a.o.SegmentBy); err != nil {
-		return err
-	}
-	a.o.SegmentKeys = th.Segments
-	res, err := app.Run(ctx, a.env, a.o.RunConfig)
-	if err != nil {
-		return err
-	}
-	defer res.Close()
-	head := res.File
 	if err := a.writeMeta(); err != nil {
 		return err
 	}
-	rep := app.CompareRedacted(a.env, base, head, th)
-	if err := a.writeHTML(ctx, rep, store, base, head, source); err != nil {
+	if err := a.writeHTML(ctx, cmp); err != nil {
 		return err
 	}
-	return a.publish(ctx, rep, source, a.gh.HeadSHA(), a.readTrend(ctx, store, a.baselineKey(), base != nil))
+	return a.publish(ctx, cmp.Report, cmp.Source, a.gh.HeadSHA(), a.readTrend(ctx, store, key, cmp.Base != nil))
 }
 
 // writeHTML writes the HTML report (input report-html), reading the texts
 // of the samples it lists from the results file and the store.
-func (a *actionRun) writeHTML(ctx context.Context, rep *compare.Report, store baseline.Store, base, head *results.File, source string) error {
+func (a *actionRun) writeHTML(ctx context.Context, cmp *app.Comparison) error {
 	if a.st.reportHTML == "" {
 		return nil
 	}
-	sides := app.HTMLSides{Base: base, Head: head, HeadPath: a.env.Abs(a.o.Out)}
-	if base != nil {
-		sides.Reread = app.RereadFrom(store, a.baselineKey())
-	}
 	html, _ := report.Lookup("html")
-	page, err := app.RenderReport(ctx, a.env, rep, html, sides, a.o.HTMLSamples, report.Options{Gate: a.st.gate, BaselineSource: source})
+	page, err := app.RenderReport(ctx, a.env, cmp.Report, html, cmp.HTML, a.o.HTMLSamples, report.Options{Gate: a.st.gate, BaselineSource: cmp.Source})
 	if err != nil {
 		return err
 	}
@@ -719,11 +707,8 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 		f.Git = &results.Git{}
 	}
 	f.Git.SHA, f.Git.Ref = key.SHA, "refs/heads/"+key.Branch
-	if err := app.Storable("mode: baseline", f, a.o.Out); err != nil {
+	if _, err := app.PutResults(ctx, store, key, f, a.o.Out, "mode: baseline"); err != nil {
 		return err
-	}
-	if err := store.Put(ctx, key, f); err != nil {
-		return fmt.Errorf("store the baseline: %w", err)
 	}
 	msg := fmt.Sprintf("stored the baseline of %s (%d samples)", app.At(key.Branch, key.SHA), len(f.Samples))
 	fmt.Fprintln(a.env.Log, msg)
