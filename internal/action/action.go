@@ -328,34 +328,42 @@ func (a *actionRun) github() (*github.Client, error) {
 	return c, nil
 }
 
-// keyMissing reports whether the judge cannot run for want of an API
-// key; with judge auto the caller decides between skipping and the
-// offline judge.
-func (a *actionRun) keyMissing() bool { return app.NeedsKey(a.env, &a.o.JudgeConfig) }
-
-// skipWithoutKey handles a run with no judge key: on fork PRs GitHub does
-// not pass secrets. It returns true when the run was skipped.
-func (a *actionRun) skipWithoutKey() (bool, error) {
-	if !a.keyMissing() {
+// decideJudge applies the one judge decision (app.DecideJudge) with the
+// action's no-key policy, for both modes: it returns true when the run is
+// skipped. On fork PRs GitHub does not pass secrets. A check skips (input
+// skip-without-key) or else falls back to the offline judge where judge
+// auto allows it; a baseline is never skipped: it needs the same judge as
+// the pull requests, so it falls back only where they do.
+func (a *actionRun) decideJudge() (bool, error) {
+	d := app.DecideJudge(a.env, &a.o.JudgeConfig, a.st.skipWithoutKey)
+	if a.st.mode == "baseline" {
+		if d.NoKey == app.KeySkip || d.NoKey == app.KeyRefuse {
+			return false, app.Usagef("no API key for the judge: a baseline needs the same judge as the pull requests (set api-key, or judge: offline)")
+		}
+		if d.NoKey == app.KeyFallBack {
+			app.UseOfflineJudge(&a.o.JudgeConfig)
+		}
 		return false, nil
 	}
 	why := "no API key for the judge (api-key input empty)."
 	if a.gh.IsFork() {
 		why = "no API key: GitHub does not pass secrets to workflows triggered from forks."
 	}
-	if !a.st.skipWithoutKey {
-		if app.ForcesLLM(&a.o.JudgeConfig) {
-			return false, app.Usagef("%s Set the api-key input, or judge: offline", why)
-		}
+	switch d.NoKey {
+	case app.KeyRefuse:
+		return false, app.Usagef("%s Set the api-key input, or judge: offline", why)
+	case app.KeyFallBack:
 		app.UseOfflineJudge(&a.o.JudgeConfig)
 		a.pub.Notice(why+" Using the offline judge (a lexical heuristic, not an LLM).", "raggate")
 		return false, nil
+	case app.KeySkip:
+		msg := why + " The gate was skipped (verdict=skipped). For fork PRs use the two-workflow pattern of the README (pull_request uploads results, workflow_run comments), or set skip-without-key: false to fall back to the offline judge."
+		a.pub.Warning(msg, "raggate skipped")
+		_ = a.pub.AddSummary("### ⏭️ " + a.st.gate + ": skipped\n\n" + msg + "\n")
+		a.out.set(map[string]string{"verdict": "skipped", "summary-json": `{"passed":null,"verdict":"skipped"}`})
+		return true, nil
 	}
-	msg := why + " The gate was skipped (verdict=skipped). For fork PRs use the two-workflow pattern of the README (pull_request uploads results, workflow_run comments), or set skip-without-key: false to fall back to the offline judge."
-	a.pub.Warning(msg, "raggate skipped")
-	_ = a.pub.AddSummary("### ⏭️ " + a.st.gate + ": skipped\n\n" + msg + "\n")
-	a.out.set(map[string]string{"verdict": "skipped", "summary-json": `{"passed":null,"verdict":"skipped"}`})
-	return true, nil
+	return false, nil
 }
 
 // baselineKey is where a check looks for its baseline: for a change under
@@ -442,13 +450,13 @@ func (a *actionRun) thresholdsAt(ctx context.Context, sha string) (compare.Thres
 	path := a.repoPath(a.o.Thresholds)
 	text, err := ghapi.ReadFileAt(ctx, c, a.gh.Owner, a.gh.Repo, sha, path)
 	if errors.Is(err, ghapi.ErrNotFound) {
-		a.pub.Warning(fmt.Sprintf("thresholds file %s does not exist on the base commit %s; using the built-in defaults until it lands there (the PR's own copy is not trusted)", path, short(sha)), "raggate")
+		a.pub.Warning(fmt.Sprintf("thresholds file %s does not exist on the base commit %s; using the built-in defaults until it lands there (the PR's own copy is not trusted)", path, app.Short(sha)), "raggate")
 		return compare.DefaultThresholds(), nil
 	}
 	if err != nil {
 		return compare.Thresholds{}, fmt.Errorf("thresholds at the base commit: %w", err)
 	}
-	th, err := compare.ParseThresholdsFor(path+"@"+short(sha), text, a.o.UserMetrics())
+	th, err := compare.ParseThresholdsFor(path+"@"+app.Short(sha), text, a.o.UserMetrics())
 	if err != nil {
 		return th, app.WithKind(app.KindUsage, err)
 	}
@@ -464,22 +472,6 @@ func (a *actionRun) repoPath(p string) string {
 		}
 	}
 	return filepath.ToSlash(filepath.Clean(p))
-}
-
-// at names a branch's commit, "main@1a2b3c4", or the branch alone when the
-// commit is unknown.
-func at(branch, sha string) string {
-	if sha == "" {
-		return branch
-	}
-	return branch + "@" + short(sha)
-}
-
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
 
 // readBaseline reads the baseline of key and says where it came from. Only
@@ -521,56 +513,44 @@ func (a *actionRun) addsBaselineFile() bool {
 // check is the pull-request job: run, compare with the stored baseline,
 // comment, summarise, set outputs.
 func (a *actionRun) check(ctx context.Context) error {
-	if skipped, err := a.skipWithoutKey(); skipped || err != nil {
+	if skipped, err := a.decideJudge(); skipped || err != nil {
 		return err
 	}
 	if err := a.userMetrics(ctx); err != nil {
 		return err
 	}
-	th, err := a.thresholds(ctx)
+	var store baseline.Store
+	key := a.baselineKey()
+	cmp, err := app.Check(ctx, a.env, app.CheckConfig{Run: a.o.RunConfig, SegmentBy: a.o.SegmentBy, Key: key,
+		Sources: app.CheckSources{
+			Thresholds: a.thresholds,
+			Store: func() (baseline.Store, error) {
+				var err error
+				store, err = a.store()
+				return store, err
+			},
+			Baseline: a.readBaseline,
+		}})
 	if err != nil {
 		return err
 	}
-	store, err := a.store()
-	if err != nil {
-		return err
-	}
-	base, source, err := a.readBaseline(ctx, store, a.baselineKey())
-	if err != nil {
-		return err
-	}
-	if th, err = app.WithSegments(th, a.o.SegmentBy); err != nil {
-		return err
-	}
-	a.o.SegmentKeys = th.Segments
-	res, err := app.Run(ctx, a.env, a.o.RunConfig)
-	if err != nil {
-		return err
-	}
-	defer res.Close()
-	head := res.File
 	if err := a.writeMeta(); err != nil {
 		return err
 	}
-	rep := app.CompareRedacted(a.env, base, head, th)
-	if err := a.writeHTML(ctx, rep, store, base, head, source); err != nil {
+	if err := a.writeHTML(ctx, cmp); err != nil {
 		return err
 	}
-	return a.publish(ctx, rep, source, a.gh.HeadSHA(), a.readTrend(ctx, store, a.baselineKey(), base != nil))
+	return a.publish(ctx, cmp.Report, cmp.Source, a.gh.HeadSHA(), a.readTrend(ctx, store, key, cmp.Base != nil))
 }
 
 // writeHTML writes the HTML report (input report-html), reading the texts
 // of the samples it lists from the results file and the store.
-func (a *actionRun) writeHTML(ctx context.Context, rep *compare.Report, store baseline.Store, base, head *results.File, source string) error {
+func (a *actionRun) writeHTML(ctx context.Context, cmp *app.Comparison) error {
 	if a.st.reportHTML == "" {
 		return nil
 	}
-	sides := app.HTMLSides{Base: base, Head: head, HeadPath: a.env.Abs(a.o.Out)}
-	if base != nil {
-		sides.Reread = app.RereadFrom(store, a.baselineKey())
-	}
 	html, _ := report.Lookup("html")
-	page, err := app.RenderReport(ctx, a.env, rep, html, sides, a.o.HTMLSamples, report.Options{Gate: a.st.gate, BaselineSource: source})
+	page, err := app.RenderReport(ctx, a.env, cmp.Report, html, cmp.HTML, a.o.HTMLSamples, report.Options{Gate: a.st.gate, BaselineSource: cmp.Source})
 	if err != nil {
 		return err
 	}
@@ -640,7 +620,7 @@ func (a *actionRun) commentError(ctx context.Context, cause error) {
 	}
 	head := a.gh.HeadSHA()
 	body := fmt.Sprintf("### ⚠️ %s: error\n\nThe gate could not decide for head `%s`: %s\n",
-		report.Escape(a.st.gate), short(head), report.Escape(a.env.ErrorText(cause)))
+		report.Escape(a.st.gate), app.Short(head), report.Escape(a.env.ErrorText(cause)))
 	if u := a.gh.RunURL(); u != "" {
 		body += "\nSee the [workflow run](" + u + ") for details.\n"
 	}
@@ -702,11 +682,8 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if _, sha := a.gh.Base(); sha != "" {
 		return app.Usagef("mode: baseline stores the results of a branch; a %s is a change under review: use mode: check", a.gh.EventName)
 	}
-	if a.keyMissing() {
-		if app.ForcesLLM(&a.o.JudgeConfig) || a.st.skipWithoutKey {
-			return app.Usagef("no API key for the judge: a baseline needs the same judge as the pull requests (set api-key, or judge: offline)")
-		}
-		app.UseOfflineJudge(&a.o.JudgeConfig)
+	if _, err := a.decideJudge(); err != nil {
+		return err
 	}
 	store, err := a.store()
 	if err != nil {
@@ -730,13 +707,10 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 		f.Git = &results.Git{}
 	}
 	f.Git.SHA, f.Git.Ref = key.SHA, "refs/heads/"+key.Branch
-	if err := app.Storable("mode: baseline", f, a.o.Out); err != nil {
+	if _, err := app.PutResults(ctx, store, key, f, a.o.Out, "mode: baseline"); err != nil {
 		return err
 	}
-	if err := store.Put(ctx, key, f); err != nil {
-		return fmt.Errorf("store the baseline: %w", err)
-	}
-	msg := fmt.Sprintf("stored the baseline of %s (%d samples)", at(key.Branch, key.SHA), len(f.Samples))
+	msg := fmt.Sprintf("stored the baseline of %s (%d samples)", app.At(key.Branch, key.SHA), len(f.Samples))
 	fmt.Fprintln(a.env.Log, msg)
 	_ = a.pub.AddSummary("### 📦 " + a.st.gate + ": baseline stored\n\n" + msg + "\n")
 	a.out.set(map[string]string{"passed": "true", "verdict": "stored", "results-path": a.outPath(a.o.Out),
@@ -799,7 +773,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	// the run that triggered this workflow (GitHub writes that), and the PR
 	// must be at that head, from that repository.
 	if !strings.EqualFold(meta.HeadSHA, wr.HeadSHA) {
-		return app.WithKind(app.KindUsage, fmt.Errorf("the artifact is for head %s but the triggering run was for %s: not commenting forged or stale results", short(meta.HeadSHA), short(wr.HeadSHA)))
+		return app.WithKind(app.KindUsage, fmt.Errorf("the artifact is for head %s but the triggering run was for %s: not commenting forged or stale results", app.Short(meta.HeadSHA), app.Short(wr.HeadSHA)))
 	}
 	if len(wr.PullRequests) > 0 && !slices.Contains(wr.PullRequests, meta.PR) {
 		return app.WithKind(app.KindUsage, fmt.Errorf("the artifact names pull request #%d, the triggering run belongs to %v: not commenting", meta.PR, wr.PullRequests))
@@ -813,7 +787,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 		return ghapi.Classify(fmt.Sprintf("look up pull request #%d", meta.PR), err, ghapi.Fixes{})
 	}
 	if got := pr.GetHead().GetSHA(); !strings.EqualFold(got, wr.HeadSHA) {
-		return app.WithKind(app.KindUsage, fmt.Errorf("pull request #%d is at %s, the results are for %s: not commenting stale or forged results", meta.PR, short(got), short(wr.HeadSHA)))
+		return app.WithKind(app.KindUsage, fmt.Errorf("pull request #%d is at %s, the results are for %s: not commenting stale or forged results", meta.PR, app.Short(got), app.Short(wr.HeadSHA)))
 	}
 	if repo := pr.GetHead().GetRepo().GetFullName(); wr.HeadRepo != "" && !strings.EqualFold(repo, wr.HeadRepo) {
 		return app.WithKind(app.KindUsage, fmt.Errorf("pull request #%d comes from %s, the triggering run from %s: not commenting", meta.PR, repo, wr.HeadRepo))
@@ -940,13 +914,13 @@ func (a *actionRun) userMetricsAt(ctx context.Context, sha string) error {
 	path := a.repoPath(a.o.MetricsFile)
 	text, err := ghapi.ReadFileAt(ctx, c, a.gh.Owner, a.gh.Repo, sha, path)
 	if errors.Is(err, ghapi.ErrNotFound) {
-		a.pub.Warning(fmt.Sprintf("metrics file %s does not exist on the base commit %s; no user-defined metrics until it lands there (the PR's own copy is not trusted)", path, short(sha)), "raggate")
+		a.pub.Warning(fmt.Sprintf("metrics file %s does not exist on the base commit %s; no user-defined metrics until it lands there (the PR's own copy is not trusted)", path, app.Short(sha)), "raggate")
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("metrics file at the base commit: %w", err)
 	}
-	defs, err := usermetric.Parse(path+"@"+short(sha), text)
+	defs, err := usermetric.Parse(path+"@"+app.Short(sha), text)
 	if err != nil {
 		return app.WithKind(app.KindUsage, err)
 	}

@@ -106,3 +106,31 @@ func TestPublishSkipWithoutKeyIntoMemory(t *testing.T) {
 		t.Errorf("annotations %q", m.annotations)
 	}
 }
+
+// With judge auto an Azure endpoint asks for the LLM judge, as in gate run:
+// without a key the action refuses (skip-without-key: false) or skips, and
+// never falls back to the offline judge; a baseline is refused.
+func TestAutoJudgeAzureWithoutKey(t *testing.T) {
+	repo := map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}
+	dispatch := map[string]any{"ref": "refs/heads/main", "repository": repo}
+	inputs := func(extra ...string) map[string]string {
+		in := map[string]string{"dataset": "golden.jsonl", "azure-endpoint": "https://acme.openai.azure.com",
+			"azure-deployment": "prod-chat", "baseline-store": "file", "baseline-path": "base.json", "github-token": "x"}
+		for i := 0; i < len(extra); i += 2 {
+			in[extra[i]] = extra[i+1]
+		}
+		return in
+	}
+	m, err := runInMemory(t, "workflow_dispatch", dispatch, inputs("mode", "check", "skip-without-key", "false"))
+	if err == nil || !strings.Contains(err.Error(), "Set the api-key input, or judge: offline") || m.outputs["verdict"] != "error" {
+		t.Errorf("check, skip-without-key false: %v, outputs %v, annotations %q", err, m.outputs, m.annotations)
+	}
+	m, err = runInMemory(t, "workflow_dispatch", dispatch, inputs("mode", "check"))
+	if err != nil || m.outputs["verdict"] != "skipped" {
+		t.Errorf("check: %v, outputs %v", err, m.outputs)
+	}
+	m, err = runInMemory(t, "workflow_dispatch", dispatch, inputs("mode", "baseline", "skip-without-key", "false"))
+	if err == nil || !strings.Contains(err.Error(), "a baseline needs the same judge") {
+		t.Errorf("baseline: %v, outputs %v", err, m.outputs)
+	}
+}

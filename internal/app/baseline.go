@@ -36,6 +36,13 @@ func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, 
 	if err != nil {
 		return key, asUsage(InputErr("--results", err))
 	}
+	return PutResults(ctx, store, key, f, path, cmd)
+}
+
+// PutResults is PutBaseline with the store opened and the results in
+// hand (the action stores the run it just made): f, read from path, is
+// stored as the baseline of key if it can stand for a branch (Storable).
+func PutResults(ctx context.Context, store baseline.Store, key baseline.Key, f *results.File, path, cmd string) (baseline.Key, error) {
 	if err := Storable(cmd, f, path); err != nil {
 		return key, err
 	}
@@ -105,4 +112,21 @@ func beyondLimits(f *results.File) string {
 		return fmt.Sprintf("%s; the run's --max-undefined was %g", msg, maxUndefined)
 	}
 	return ""
+}
+
+// At names a branch's commit, "main@1a2b3c4", or the branch alone when the
+// commit is unknown.
+func At(branch, sha string) string {
+	if sha == "" {
+		return branch
+	}
+	return branch + "@" + Short(sha)
+}
+
+// Short is a commit's short form.
+func Short(sha string) string {
+	if len(sha) > 7 {
+		return sha[:7]
+	}
+	return sha
 }

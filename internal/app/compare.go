@@ -80,6 +80,25 @@ type CheckConfig struct {
 	History    string
 	// Store is the baseline store (nil: no baseline, floors only).
 	Store *StoreConfig
+	// Key is the baseline's key in the store (zero: the store's own).
+	Key baseline.Key
+	// Sources read the thresholds, the store and the baseline a front
+	// end's own way (the action reads them at a change's base commit).
+	Sources CheckSources
+}
+
+// CheckSources are a front end's readers of the inputs of a check; each
+// nil field keeps the default.
+type CheckSources struct {
+	// Thresholds reads the thresholds instead of the file Thresholds.
+	Thresholds func(ctx context.Context) (compare.Thresholds, error)
+	// Store opens the baseline store instead of Store (nil store: none).
+	Store func() (baseline.Store, error)
+	// Baseline reads the baseline of key from store and says where it
+	// came from; a nil file is no baseline (floors only). It is called
+	// twice when there is one (before judging, to check it, and for the
+	// comparison), once when there is none.
+	Baseline func(ctx context.Context, store baseline.Store, key baseline.Key) (*results.File, string, error)
 }
 
 // Check is the check use case: it reads the thresholds and the baseline
@@ -87,23 +106,27 @@ type CheckConfig struct {
 // first), runs, and compares the run with the baseline. After a dry run
 // the result holds the estimate only.
 func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
-	th, err := LoadThresholds(env, c.Thresholds, c.Run.UserMetrics()...)
+	th, err := c.thresholds(ctx, env)
 	if err != nil {
 		return nil, err
 	}
-	var store baseline.Store
-	if c.Store != nil {
-		if store, err = OpenStore(env, *c.Store); err != nil {
-			return nil, err
-		}
+	store, err := c.store(env)
+	if err != nil {
+		return nil, err
 	}
 	if th, err = WithSegments(th, c.SegmentBy); err != nil {
 		return nil, err
 	}
 	c.Run.SegmentKeys = th.Segments
+	get := c.Sources.Baseline
+	if get == nil {
+		get = func(ctx context.Context, store baseline.Store, key baseline.Key) (*results.File, string, error) {
+			return getBaseline(ctx, env, store, key)
+		}
+	}
 	// Read the baseline, then let go of it while judging and read it
 	// again for the comparison.
-	reread, err := probeBaseline(ctx, env, store)
+	reread, src, err := probeBaseline(ctx, get, store, c.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -121,40 +144,63 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 	}
 	head := res.File
 	var base *results.File
-	var src string
 	if reread {
-		if base, src, err = getBaseline(ctx, env, store); err != nil {
+		if base, src, err = get(ctx, store, c.Key); err != nil {
 			return nil, err
 		}
 	}
 	out := &Comparison{Report: CompareRedacted(env, base, head, th), Base: base, Head: head, Trend: trend, Source: src}
 	out.HTML = HTMLSides{Base: base, Head: head, HeadPath: env.abs(c.Run.Out)}
 	if base != nil {
-		out.HTML.Reread = RereadFrom(store, baseline.Key{})
+		out.HTML.Reread = RereadFrom(store, c.Key)
 	}
 	return out, nil
 }
 
-// probeBaseline reads the baseline to check it and reports whether there
-// is one. It is a function of its own so that nothing of the file outlives
+// thresholds reads the thresholds of a check.
+func (c *CheckConfig) thresholds(ctx context.Context, env Env) (compare.Thresholds, error) {
+	if c.Sources.Thresholds != nil {
+		return c.Sources.Thresholds(ctx)
+	}
+	return LoadThresholds(env, c.Thresholds, c.Run.UserMetrics()...)
+}
+
+// store opens the baseline store of a check (nil: none).
+func (c *CheckConfig) store(env Env) (baseline.Store, error) {
+	switch {
+	case c.Sources.Store != nil:
+		return c.Sources.Store()
+	case c.Store != nil:
+		return OpenStore(env, *c.Store)
+	}
+	return nil, nil
+}
+
+// probeBaseline reads the baseline with get to check it and reports
+// whether there is one (and, when there is none, where it would have come
+// from). It is a function of its own so that nothing of the file outlives
 // the call: holding the first read in a local of Check, even one set to
 // nil, kept a 40,000-sample baseline reachable from that frame for the
 // whole run (measured: about 60 MB live at 40,000 samples). noinline keeps
 // it so: inlined, the read would live in Check's frame again.
 //
 //go:noinline
-func probeBaseline(ctx context.Context, env Env, store baseline.Store) (bool, error) {
-	base, _, err := getBaseline(ctx, env, store)
-	return base != nil, err
+func probeBaseline(ctx context.Context, get func(context.Context, baseline.Store, baseline.Key) (*results.File, string, error),
+	store baseline.Store, key baseline.Key) (bool, string, error) {
+	base, src, err := get(ctx, store, key)
+	if base != nil {
+		return true, "", err
+	}
+	return false, src, err
 }
 
 // getBaseline reads the baseline; none is not an error (floors only).
-func getBaseline(ctx context.Context, env Env, store baseline.Store) (*results.File, string, error) {
+func getBaseline(ctx context.Context, env Env, store baseline.Store, key baseline.Key) (*results.File, string, error) {
 	if store == nil {
 		env.logf("note: no baseline given (--baseline or --baseline-ref): checking floors only")
 		return nil, "", nil
 	}
-	f, src, err := store.Get(ctx, baseline.Key{})
+	f, src, err := store.Get(ctx, key)
 	switch {
 	case errors.Is(err, baseline.ErrNotFound):
 		env.logf("note: %v: no baseline yet, checking floors only", err)

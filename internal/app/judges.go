@@ -38,18 +38,56 @@ var JudgeNames = []string{"auto", "offline", "openai", "azure"}
 // KnownJudge reports whether name is a judge name (JudgeNames).
 func KnownJudge(name string) bool { return slices.Contains(JudgeNames, name) }
 
-// chooseJudge resolves the configured judge: auto is the LLM judge when
-// an API key or an endpoint is configured, else the offline judge.
-func chooseJudge(env Env, c *JudgeConfig) backend {
-	switch c.Judge {
-	case "offline":
-		return offlineBackend{}
-	case "auto", "":
-		if KeyMissing(env, c) && c.BaseURL == "" && c.Azure.Endpoint == "" {
-			return offlineBackend{auto: true}
-		}
+// chooseJudge resolves the configured judge as the gate command does:
+// auto is the LLM judge when an API key or an endpoint is configured, else
+// the offline judge (DecideJudge, falling back rather than skipping).
+func chooseJudge(env Env, c *JudgeConfig) backend { return DecideJudge(env, c, false).b }
+
+// NoKey is what becomes of a run whose judge needs an API key that did not
+// reach it.
+type NoKey int
+
+const (
+	// KeyOK: the judge chosen can run (it has a key, needs none, or is
+	// the offline judge).
+	KeyOK NoKey = iota
+	// KeyFallBack: judge auto with nothing but a missing key pointing at
+	// a provider: the offline judge stands in.
+	KeyFallBack
+	// KeySkip: the front end skips the run instead (the action's
+	// skip-without-key).
+	KeySkip
+	// KeyRefuse: the LLM judge was asked for, by name or by its Azure
+	// endpoint: no fallback, the run is refused.
+	KeyRefuse
+)
+
+// JudgeDecision is the judge a configuration selects and what happens
+// when it needs a key that is missing.
+type JudgeDecision struct {
+	b     backend
+	NoKey NoKey
+}
+
+// DecideJudge is the one judge decision of both front ends. Judge offline
+// never needs a key; an LLM judge with a self-hosted endpoint (base URL)
+// may need none. Otherwise, without a key: skip is the front end's policy
+// (true: skip the run rather than fall back, the action's
+// skip-without-key); else judge auto with no endpoint falls back to the
+// offline judge, and an LLM judge asked for by name or by an Azure
+// endpoint is refused (its build says why).
+func DecideJudge(env Env, c *JudgeConfig, skip bool) JudgeDecision {
+	switch {
+	case c.Judge == "offline":
+		return JudgeDecision{b: offlineBackend{}}
+	case !KeyMissing(env, c) || c.BaseURL != "":
+		return JudgeDecision{b: llmBackend{}}
+	case skip:
+		return JudgeDecision{b: llmBackend{}, NoKey: KeySkip}
+	case (c.Judge != "auto" && c.Judge != "") || c.Azure.Endpoint != "":
+		return JudgeDecision{b: llmBackend{}, NoKey: KeyRefuse}
 	}
-	return llmBackend{}
+	return JudgeDecision{b: offlineBackend{auto: true}, NoKey: KeyFallBack}
 }
 
 // backendOf is the backend a results file was judged with, by the
@@ -71,31 +109,6 @@ func APIKey(env Env, c *JudgeConfig) string {
 
 // KeyMissing reports whether c names no API key that is set.
 func KeyMissing(env Env, c *JudgeConfig) bool { return APIKey(env, c) == "" }
-
-// NeedsKey reports whether the judge c selects cannot run for want of an
-// API key: an LLM judge (asked for, or auto) with no key and no
-// self-hosted endpoint (Ollama, vLLM may need no key). With auto the
-// caller decides between skipping and the offline judge (ForcesLLM).
-func NeedsKey(env Env, c *JudgeConfig) bool {
-	if _, ok := chooseExplicit(c).(offlineBackend); ok || c.BaseURL != "" {
-		return false
-	}
-	return KeyMissing(env, c)
-}
-
-// ForcesLLM reports whether c asks for the LLM judge by name (no
-// fallback to the offline judge).
-func ForcesLLM(c *JudgeConfig) bool {
-	return c.Judge != "auto" && c.Judge != "" && c.Judge != "offline"
-}
-
-// chooseExplicit is the backend c names, auto counting as the LLM judge.
-func chooseExplicit(c *JudgeConfig) backend {
-	if c.Judge == "offline" {
-		return offlineBackend{}
-	}
-	return llmBackend{}
-}
 
 // offlineBackend is the deterministic lexical judge.
 type offlineBackend struct{ auto bool }
@@ -126,6 +139,9 @@ func (llmBackend) build(env Env, o *runState, r int) (judge.Judge, judge.Info, e
 		name := o.Judge
 		if name == "auto" || name == "" {
 			name = "openai"
+			if o.Azure.Endpoint != "" {
+				name = "auto with --azure-endpoint"
+			}
 		}
 		return nil, judge.Info{}, usageErr("--judge %s: no API key in $%s; set it (in CI: from a secret), name another variable with --api-key-env, or use --judge offline", name, o.APIKeyEnv)
 	}

@@ -23,16 +23,18 @@ func TestChooseJudge(t *testing.T) {
 		cfg     JudgeConfig
 		getenv  func(string) string
 		offline bool
-		needs   bool // NeedsKey
-		forces  bool // ForcesLLM
+		noKey   NoKey // DecideJudge, falling back
+		skip    NoKey // DecideJudge, skipping
 	}{
-		{"auto without a key", JudgeConfig{Judge: "auto", APIKeyEnv: "OPENAI_API_KEY"}, nil, true, true, false},
-		{"auto with a key", JudgeConfig{Judge: "auto", APIKeyEnv: "OPENAI_API_KEY"}, key, false, false, false},
-		{"auto with a self-hosted server", JudgeConfig{Judge: "auto", BaseURL: "http://localhost:11434/v1"}, nil, false, false, false},
-		{"auto with Azure", JudgeConfig{Judge: "auto", Azure: AzureConfig{Endpoint: "https://x.openai.azure.com"}}, nil, false, true, false},
-		{"offline", JudgeConfig{Judge: "offline"}, key, true, false, false},
-		{"openai without a key", JudgeConfig{Judge: "openai", APIKeyEnv: "OPENAI_API_KEY"}, nil, false, true, true},
-		{"azure", JudgeConfig{Judge: "azure", APIKey: "k"}, nil, false, false, true},
+		{"auto without a key", JudgeConfig{Judge: "auto", APIKeyEnv: "OPENAI_API_KEY"}, nil, true, KeyFallBack, KeySkip},
+		{"auto with a key", JudgeConfig{Judge: "auto", APIKeyEnv: "OPENAI_API_KEY"}, key, false, KeyOK, KeyOK},
+		{"auto with a self-hosted server", JudgeConfig{Judge: "auto", BaseURL: "http://localhost:11434/v1"}, nil, false, KeyOK, KeyOK},
+		// An Azure endpoint asks for the LLM judge: refused without a key,
+		// as an explicit judge is, in both front ends.
+		{"auto with Azure", JudgeConfig{Judge: "auto", Azure: AzureConfig{Endpoint: "https://x.openai.azure.com"}}, nil, false, KeyRefuse, KeySkip},
+		{"offline", JudgeConfig{Judge: "offline"}, key, true, KeyOK, KeyOK},
+		{"openai without a key", JudgeConfig{Judge: "openai", APIKeyEnv: "OPENAI_API_KEY"}, nil, false, KeyRefuse, KeySkip},
+		{"azure", JudgeConfig{Judge: "azure", APIKey: "k"}, nil, false, KeyOK, KeyOK},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			env := Env{Getenv: tt.getenv}
@@ -41,11 +43,11 @@ func TestChooseJudge(t *testing.T) {
 			if isOffline != tt.offline || b.metered() == tt.offline || b.deterministic() != tt.offline {
 				t.Errorf("backend %T (metered %v, deterministic %v), want offline=%v", b, b.metered(), b.deterministic(), tt.offline)
 			}
-			if got := NeedsKey(env, &tt.cfg); got != tt.needs {
-				t.Errorf("NeedsKey = %v, want %v", got, tt.needs)
+			if got := DecideJudge(env, &tt.cfg, false).NoKey; got != tt.noKey {
+				t.Errorf("DecideJudge(fall back).NoKey = %v, want %v", got, tt.noKey)
 			}
-			if got := ForcesLLM(&tt.cfg); got != tt.forces {
-				t.Errorf("ForcesLLM = %v, want %v", got, tt.forces)
+			if got := DecideJudge(env, &tt.cfg, true).NoKey; got != tt.skip {
+				t.Errorf("DecideJudge(skip).NoKey = %v, want %v", got, tt.skip)
 			}
 		})
 	}

@@ -62,7 +62,7 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(env.Stderr, "stored the baseline of %s\n", at(key.Branch, key.SHA))
+		fmt.Fprintf(env.Stderr, "stored the baseline of %s\n", app.At(key.Branch, key.SHA))
 		return nil
 	}
 	f, src, err := app.GetBaseline(ctx, env.app(), sc, key)
@@ -75,15 +75,6 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 		return err
 	}
 	return writeOut(env, b.out, data)
-}
-
-// at names a branch's commit, "main@1a2b3c4", or the branch alone when the
-// commit is unknown.
-func at(branch, sha string) string {
-	if sha == "" {
-		return branch
-	}
-	return branch + "@" + short(sha)
 }
 
 // writeOut writes data to the file path atomically, or to stdout when path
@@ -147,12 +138,4 @@ func (b *baselineFlags) storeConfig(env Env) (app.StoreConfig, error) {
 		return c, usageErr("--store %q: want branch, git or file", b.store)
 	}
 	return c, nil
-}
-
-// short is a commit's short form.
-func short(sha string) string {
-	if len(sha) > 7 {
-		return sha[:7]
-	}
-	return sha
 }
