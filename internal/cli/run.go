@@ -16,7 +16,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	o.bindJudge(fs)
 	o.bindOut(fs)
 	o.bindTarget(fs)
-	fs.StringVar(&o.Shard, "shard", o.Shard, "judge only shard `i/n` of the dataset (by a hash of the sample id); combine the shards with gate merge")
+	textVar(fs, &o.Shard, "shard", app.CheckShard, "judge only shard `i/n` of the dataset (by a hash of the sample id); combine the shards with gate merge")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
