@@ -20,7 +20,7 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
-	floatVar(fs, &o.Alpha, "alpha", app.AlphaWant, app.CheckAlpha, "significance level used for the minimum detectable effect, more than 0 and less than 1")
+	floatVar(fs, &o.Alpha, "alpha", app.AlphaWant, app.CheckAlpha, "significance `level` used for the minimum detectable effect, more than 0 and less than 1")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}

@@ -67,7 +67,7 @@ func (o *Options) bindJudge(fs *flag.FlagSet) {
 	intVar(fs, &o.TPM, "tpm", nil, "`tokens`-per-minute limit of the chat model (0 = none)")
 	durationVar(fs, &o.RequestTimeout, "request-timeout", "`timeout` of one judge HTTP request, more than 0 and at most 1h")
 	intVar(fs, &o.MaxRetries, "max-retries", nil, "`retries` of a transient judge failure (5xx, timeouts, resets), 0 to 20")
-	anyIntVar(fs, &o.Seed, "seed", "an integer, e.g. 42 (the default)", "seed sent to the judge where supported")
+	anyIntVar(fs, &o.Seed, "seed", "an integer, e.g. 42 (the default)", "`seed` sent to the judge where supported, an integer")
 	fs.BoolVar(&o.NoSeed, "no-seed", false, "send no seed")
 	intVar(fs, &o.MaxTokens, "max-completion-tokens", nil, "completion `tokens` limit of a judge call, 1 to 1000000")
 	enumVar(fs, &o.ResponseFormat, "response-format", nil, "force the `format`: json_schema, json_object or none (default: json_schema, falling back when refused)")
