@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/raggate/raggate/internal/report"
+	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/internal/suggest"
 )
 
@@ -524,9 +526,4 @@ func (r *Report) Check(mins []Min) ([]string, error) {
 	return below, nil
 }
 
-func fmtFig(x float64) string {
-	if math.IsNaN(x) {
-		return "undefined"
-	}
-	return strconv.FormatFloat(x, 'f', 3, 64)
-}
+func fmtFig(x float64) string { return report.FormatScore(results.Score(x)) }

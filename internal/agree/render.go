@@ -179,7 +179,7 @@ func (r *Report) JSON(w io.Writer, h Header) error {
 
 func fmtEst(e Estimate) string {
 	if !e.Defined() {
-		return "undefined"
+		return report.Undefined
 	}
 	if math.IsNaN(e.Low) {
 		return fmtNum(e.Value) + " [interval undefined]"
@@ -189,7 +189,7 @@ func fmtEst(e Estimate) string {
 
 func fmtNum(x float64) string {
 	if math.IsNaN(x) {
-		return "-"
+		return report.Undefined
 	}
 	return strconv.FormatFloat(x, 'f', 2, 64)
 }

@@ -119,10 +119,9 @@ func (c *DataConfig) fieldMapping() (map[string]string, error) {
 	}
 	m := make(map[string]string, len(c.Fields))
 	for _, kv := range c.Fields {
-		k, v, ok := strings.Cut(kv, "=")
-		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
-		if !ok || k == "" || v == "" {
-			return nil, usageErr("--field %q: want canonical=name-in-file, e.g. --field response=answer", kv)
+		k, v, ok := SplitField(kv)
+		if !ok { // refused by Problems before any work
+			return nil, JoinProblems([]Problem{*CheckField(kv)}, FlagNames)
 		}
 		m[k] = v
 	}

@@ -145,7 +145,7 @@ func (p *progress) judgeFigures(finished bool) string {
 	s := fmt.Sprintf(", %s judge calls (%s cached), %s tokens", report.FormatInt(u.ChatCalls+u.EmbeddingCalls), report.FormatInt(u.CachedCalls),
 		report.FormatInt(u.PromptTokens+u.CompletionTokens+u.EmbeddingTokens))
 	if p.fig.cost != nil {
-		s += fmt.Sprintf(", $%.4f", p.fig.cost(u))
+		s += ", " + report.FormatCost(p.fig.cost(u))
 	}
 	if finished && u.CachedCalls > 0 && u.CachedCalls >= u.ChatCalls {
 		s += ", every chat call answered from the judge cache"

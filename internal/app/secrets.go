@@ -49,16 +49,10 @@ func SecretValues(env Env, o *RunConfig) []string {
 func parseHeaders(list []string) (map[string]string, error) {
 	headers := make(map[string]string, len(list))
 	for i, kv := range list {
-		sep := strings.IndexAny(kv, "=:")
-		switch {
-		case sep < 0:
-			return nil, usageErr("--header (number %d): no \"=\" between the name and the value; want NAME=VALUE, e.g. --header X-Api-Key=VALUE", i+1)
-		case kv[sep] == ':':
-			return nil, usageErr("--header %q: the name and the value are separated by \"=\", not \":\"; want NAME=VALUE, e.g. --header %s=VALUE (the value is not shown)",
-				strings.TrimSpace(kv[:sep]), strings.TrimSpace(kv[:sep]))
-		case strings.TrimSpace(kv[:sep]) == "":
-			return nil, usageErr("--header (number %d): the name is empty; want NAME=VALUE", i+1)
+		if p := CheckHeader(i+1, kv); p != nil {
+			return nil, JoinProblems([]Problem{*p}, FlagNames)
 		}
+		sep := strings.IndexAny(kv, "=:")
 		headers[strings.TrimSpace(kv[:sep])] = strings.TrimSpace(kv[sep+1:])
 	}
 	return headers, nil

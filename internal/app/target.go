@@ -268,8 +268,8 @@ func (o *Settings) targetProblems() []Problem {
 		ps = append(ps, Plain("save-responses", "%s needs a target (--target, --target-cmd or --target-config): it saves the target's answers"))
 	}
 	for _, kv := range t.Headers {
-		if k, _, ok := strings.Cut(kv, "="); !ok || strings.TrimSpace(k) == "" {
-			ps = append(ps, BadText("target-header", kv, "NAME=VALUE, e.g. Authorization=Bearer ${RAG_TOKEN}"))
+		if p := CheckTargetHeader(kv); p != nil {
+			ps = append(ps, *p)
 		}
 	}
 	add := func(p *Problem) {

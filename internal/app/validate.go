@@ -137,10 +137,106 @@ func (o *Settings) Problems(cmd string) []Problem {
 	if cmd == "check" {
 		ps = append(ps, o.baselineProblems()...)
 	}
-	if cmd == "calibrate" && !(o.Alpha > 0 && o.Alpha < 1) {
-		ps = append(ps, BadValue("alpha", o.Alpha, "more than 0 and less than 1 (default 0.05)"))
+	if cmd == "calibrate" {
+		if p := CheckAlpha(o.Alpha); p != nil {
+			ps = append(ps, *p)
+		}
 	}
 	return ps
+}
+
+// The checks of one value of a text setting, shared by Problems and the
+// CLI's flag types (which report a bad value as it is parsed): nil when
+// the value is good.
+
+// AlphaWant words the valid values of --alpha.
+const AlphaWant = "more than 0 and less than 1 (default 0.05)"
+
+// CheckAlpha checks calibrate's significance level: more than 0 and less
+// than 1 (NaN is not).
+func CheckAlpha(a float64) *Problem {
+	if a > 0 && a < 1 {
+		return nil
+	}
+	p := BadValue("alpha", a, AlphaWant)
+	return &p
+}
+
+// SplitField splits a --field value, canonical=name-in-file (spaces
+// trimmed); ok is false when either side is empty.
+func SplitField(kv string) (canonical, name string, ok bool) {
+	k, v, found := strings.Cut(kv, "=")
+	k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+	return k, v, found && k != "" && v != ""
+}
+
+// CheckField checks one --field value.
+func CheckField(kv string) *Problem {
+	if _, _, ok := SplitField(kv); ok {
+		return nil
+	}
+	p := BadText("field", kv, "canonical=name-in-file, e.g. response=answer")
+	return &p
+}
+
+// CheckShard checks a --shard value, i/n.
+func CheckShard(s string) *Problem {
+	if _, _, err := results.ParseShard(s); err != nil {
+		p := Wrapped("shard", err)
+		return &p
+	}
+	return nil
+}
+
+// CheckMetrics checks the --metrics names against the built-in metrics
+// (the user-defined ones are known once the metrics file is read).
+func CheckMetrics(names []string) *Problem {
+	if _, err := eval.Resolve(names); err != nil {
+		p := Wrapped("metrics", err)
+		return &p
+	}
+	return nil
+}
+
+// CheckBaselineRef checks a --baseline-ref value, REF:PATH.
+func CheckBaselineRef(s string) *Problem {
+	if ref, path, ok := strings.Cut(s, ":"); ok && ref != "" && path != "" {
+		return nil
+	}
+	p := BadText("baseline-ref", s, "REF:PATH, e.g. origin/main:eval/results.json")
+	return &p
+}
+
+// CheckTargetHeader checks one --target-header value, NAME=VALUE.
+func CheckTargetHeader(kv string) *Problem {
+	if k, _, ok := strings.Cut(kv, "="); ok && strings.TrimSpace(k) != "" {
+		return nil
+	}
+	p := BadText("target-header", kv, "NAME=VALUE, e.g. Authorization=Bearer ${RAG_TOKEN}")
+	return &p
+}
+
+// CheckHeader checks the i-th (from 1) --header value, NAME=VALUE. The
+// problem names the header, never shows its value (usually a key).
+func CheckHeader(i int, kv string) *Problem {
+	sep := strings.IndexAny(kv, "=:")
+	var msg func(name string) string
+	switch {
+	case sep < 0:
+		msg = func(n string) string {
+			return fmt.Sprintf("%s (number %d): no \"=\" between the name and the value; want NAME=VALUE, e.g. %s X-Api-Key=VALUE", n, i, n)
+		}
+	case kv[sep] == ':':
+		name := strings.TrimSpace(kv[:sep])
+		msg = func(n string) string {
+			return fmt.Sprintf("%s %q: the name and the value are separated by \"=\", not \":\"; want NAME=VALUE, e.g. %s %s=VALUE (the value is not shown)", n, name, n, name)
+		}
+	case strings.TrimSpace(kv[:sep]) == "":
+		msg = func(n string) string { return fmt.Sprintf("%s (number %d): the name is empty; want NAME=VALUE", n, i) }
+	default:
+		return nil
+	}
+	return &Problem{[]string{"header"}, "", func(n []string) string { return msg(n[0]) }}
 }
 
 func (o *Settings) requiredProblems(cmd string) []Problem {
@@ -167,23 +263,21 @@ func (o *Settings) requiredProblems(cmd string) []Problem {
 // datasetProblems checks --field, --metrics and --shard.
 func (o *Settings) datasetProblems() []Problem {
 	var ps []Problem
-	for _, kv := range o.Fields {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok || strings.TrimSpace(k) == "" || strings.TrimSpace(v) == "" {
-			ps = append(ps, BadText("field", kv, "canonical=name-in-file, e.g. response=answer"))
+	add := func(p *Problem) {
+		if p != nil {
+			ps = append(ps, *p)
 		}
+	}
+	for _, kv := range o.Fields {
+		add(CheckField(kv))
 	}
 	// With a metrics file, names may be user-defined: they are resolved
 	// once it is read (still before any judge call).
 	if names := o.metricNames(); len(names) > 0 && o.MetricsFile == "" {
-		if _, err := eval.Resolve(names); err != nil {
-			ps = append(ps, Wrapped("metrics", err))
-		}
+		add(CheckMetrics(names))
 	}
 	if o.Shard != "" {
-		if _, _, err := results.ParseShard(o.Shard); err != nil {
-			ps = append(ps, Wrapped("shard", err))
-		}
+		add(CheckShard(o.Shard))
 	}
 	return ps
 }
@@ -194,6 +288,11 @@ func (o *Settings) judgeProblems() []Problem {
 	for _, e := range []struct{ key, v string }{{"judge", o.Judge}, {"claims-atomicity", o.ClaimsAtomicity},
 		{"claims-coverage", o.ClaimsCoverage}, {"response-format", o.ResponseFormat}} {
 		if p := CheckEnum(e.key, e.v, nil); p != nil {
+			ps = append(ps, *p)
+		}
+	}
+	for i, kv := range o.Headers {
+		if p := CheckHeader(i+1, kv); p != nil {
 			ps = append(ps, *p)
 		}
 	}
@@ -270,9 +369,8 @@ func (o *Settings) baselineProblems() []Problem {
 		ps = append(ps, Conflict("baseline", "baseline-ref", "give one, not both"))
 	}
 	if o.BaselineRef != "" {
-		ref, path, ok := strings.Cut(o.BaselineRef, ":")
-		if !ok || ref == "" || path == "" {
-			ps = append(ps, BadText("baseline-ref", o.BaselineRef, "REF:PATH, e.g. origin/main:eval/results.json"))
+		if p := CheckBaselineRef(o.BaselineRef); p != nil {
+			ps = append(ps, *p)
 		}
 	}
 	return ps

@@ -19,7 +19,50 @@ type agreeOptions struct {
 	threshold float64
 	pairBy    string
 	show      int
-	mins      []string
+	mins      []agree.Min
+}
+
+// The values of agree's --kind, --threshold, --show and --format.
+var (
+	agreeKinds   = app.Enum{Values: []string{"", "binary", "graded", "pairwise"}, Want: "binary, graded or pairwise"}
+	agreeShow    = app.IntRange{Lo: 0, Hi: 100, What: "rows (default 3)"}
+	agreeFormats = app.Enum{Values: agree.FormatNames(), Want: "text, markdown or json"}
+)
+
+// checkThreshold checks --threshold: a finite number.
+func checkThreshold(x float64) *app.Problem {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		p := app.BadValue("threshold", x, thresholdWant)
+		return &p
+	}
+	return nil
+}
+
+const thresholdWant = "a number, e.g. 0.5 (the default)"
+
+// minsFlag collects --min, each parsed as it is given.
+type minsFlag struct {
+	lastProblem
+	p    *[]agree.Min
+	text []string
+}
+
+func (f *minsFlag) String() string {
+	if f == nil {
+		return ""
+	}
+	return strings.Join(f.text, ",")
+}
+
+func (f *minsFlag) Set(v string) error {
+	m, err := agree.ParseMin(v)
+	if err != nil {
+		p := app.Wrapped("min", err)
+		return problemOf(&f.bad, &p)
+	}
+	*f.p = append(*f.p, m)
+	f.text = append(f.text, v)
+	return nil
 }
 
 // agreeSeed seeds the bootstrap of gate agree: fixed, so that the same
@@ -40,12 +83,12 @@ func agreeCmd(ctx context.Context, env Env, args []string) error {
 	fs.StringVar(&a.results, "results", "", "read the scores from this results `file` (written by gate run or gate agree) instead of judging: no judge call")
 	fs.StringVar(&a.label, "label", "", "dataset `column` holding each row's human label")
 	fs.Var((*keysFlag)(&a.positive), "positive", "label `values` of a good answer (binary text labels, e.g. Yes or \"Not Hallucinated\"; comma-separated, case ignored)")
-	fs.StringVar(&a.kind, "kind", "", "label `kind`: binary, graded or pairwise (default: pairwise with --pair-by, binary with --positive or 0/1 labels, else graded)")
-	fs.Float64Var(&a.threshold, "threshold", a.threshold, "binary labels: a score at or above this `value` predicts a good answer (at or below, for a lower-is-better metric)")
+	enumVar(fs, &a.kind, "kind", &agreeKinds, "label `kind`: binary, graded or pairwise (default: pairwise with --pair-by, binary with --positive or 0/1 labels, else graded)")
+	floatVar(fs, &a.threshold, "threshold", thresholdWant, checkThreshold, "binary labels: a score at or above this `value` predicts a good answer (at or below, for a lower-is-better metric)")
 	fs.StringVar(&a.pairBy, "pair-by", "", "dataset `column` grouping the two candidates of a pair; the higher label (or the --positive one) marks the better")
-	fs.IntVar(&a.show, "show", a.show, "list this many `rows` where judge and label disagree most, per metric (0 to 100; default 3)")
-	fs.Var((*listFlag)(&a.mins), "min", "exit 1 when a figure is below a minimum, `FIGURE=V` or METRIC:FIGURE=V, e.g. auc=0.8 (repeatable; figures: auc, balanced_accuracy, kappa, best_balanced_accuracy, best_kappa, spearman, kendall_tau_b, pairwise_accuracy)")
-	fs.StringVar(&o.Format, "format", o.Format, "report `format` on stdout: text, markdown or json")
+	intVar(fs, &a.show, "show", &agreeShow, "list this many `rows` where judge and label disagree most, per metric (0 to 100; default 3)")
+	fs.Var(&minsFlag{p: &a.mins}, "min", "exit 1 when a figure is below a minimum, `FIGURE=V` or METRIC:FIGURE=V, e.g. auc=0.8 (repeatable; figures: auc, balanced_accuracy, kappa, best_balanced_accuracy, best_kappa, spearman, kendall_tau_b, pairwise_accuracy)")
+	enumVar(fs, &o.Format, "format", &agreeFormats, "report `format` on stdout: text, markdown or json")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -92,43 +135,18 @@ func (a agreeOptions) check(o *Options) (agree.Spec, []agree.Min, error) {
 	case a.results == "" && o.Dataset == "":
 		ps = append(ps, app.Plain("dataset", "%s or --results is required: the labelled dataset to judge, or the results file of a run over it"))
 	}
-	switch a.kind {
-	case "", "binary", "graded", "pairwise":
-	default:
-		ps = append(ps, app.BadText("kind", a.kind, "binary, graded or pairwise"))
-	}
-	if math.IsNaN(a.threshold) || math.IsInf(a.threshold, 0) {
-		ps = append(ps, app.BadValue("threshold", a.threshold, "a number, e.g. 0.5 (the default)"))
-	}
-	if a.show < 0 || a.show > 100 {
-		ps = append(ps, app.BadValue("show", a.show, "0 to 100 rows (default 3)"))
-	}
-	if f := o.Format; f != "text" && f != "markdown" && f != "json" {
-		ps = append(ps, app.BadText("format", f, "text, markdown or json"))
-	}
-	var mins []agree.Min
-	for _, s := range a.mins {
-		m, err := agree.ParseMin(s)
-		if err != nil {
-			ps = append(ps, app.Wrapped("min", err))
-			continue
-		}
-		mins = append(mins, m)
-	}
 	if err := app.JoinProblems(ps, app.FlagNames); err != nil {
 		return agree.Spec{}, nil, err
 	}
 	spec := agree.Spec{Label: a.label, Positive: a.positive, Kind: agree.Kind(a.kind), Threshold: a.threshold,
 		PairBy: a.pairBy, Show: a.show, Options: agree.Options{Seed: agreeSeed}}
-	return spec, mins, nil
+	return spec, a.mins, nil
 }
 
 func renderAgree(env Env, rep *agree.Report, format string, h agree.Header) error {
-	switch format {
-	case "markdown":
-		return rep.Markdown(env.Stdout, h)
-	case "json":
-		return rep.JSON(env.Stdout, h)
+	render, ok := agree.LookupFormat(format)
+	if !ok { // refused as parsed
+		return app.JoinProblems([]app.Problem{app.BadText("format", format, agreeFormats.Want)}, app.FlagNames)
 	}
-	return rep.Text(env.Stdout, h)
+	return render(rep, env.Stdout, h)
 }

@@ -17,7 +17,8 @@ type baselineFlags struct {
 }
 
 func (b *baselineFlags) bind(fs *flag.FlagSet, put bool) {
-	fs.StringVar(&b.store, "store", "branch", "baseline `store`: branch (GitHub API), git (git show, read-only) or file")
+	b.store = "branch"
+	enumVar(fs, &b.store, "store", &baselineStores, "baseline `store`: branch (GitHub API), git (git show, read-only) or file")
 	fs.StringVar(&b.path, "path", "", "results `file` of the file store, or path in the repository for the git store")
 	fs.StringVar(&b.ref, "ref", "", "git store: the only `ref` to read (default: --sha, then origin/BRANCH, then BRANCH)")
 	fs.StringVar(&b.repo, "repo", "", "branch store: `owner/name` (default $GITHUB_REPOSITORY)")
@@ -31,6 +32,9 @@ func (b *baselineFlags) bind(fs *flag.FlagSet, put bool) {
 		fs.StringVar(&b.out, "out", "", "write the baseline to this `file` (default stdout)")
 	}
 }
+
+// baselineStores are the values of --store.
+var baselineStores = app.Enum{Values: []string{"branch", "git", "file"}, Want: "branch, git or file"}
 
 // baselineCmd reads or writes a stored baseline: `gate baseline get` and
 // `gate baseline put`.
@@ -134,8 +138,6 @@ func (b *baselineFlags) storeConfig(env Env) (app.StoreConfig, error) {
 		if c.Token == "" {
 			return c, usageErr("--store branch needs a token in $GITHUB_TOKEN")
 		}
-	default:
-		return c, usageErr("--store %q: want branch, git or file", b.store)
 	}
 	return c, nil
 }

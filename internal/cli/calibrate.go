@@ -8,6 +8,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
 	"github.com/raggate/raggate/internal/app"
+	"github.com/raggate/raggate/internal/report"
+	"github.com/raggate/raggate/internal/results"
 )
 
 // calibrateCmd is an A/A run: it judges the same data k times and reports
@@ -20,7 +22,7 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
-	fs.Float64Var(&o.Alpha, "alpha", o.Alpha, "significance level used for the minimum detectable effect, more than 0 and less than 1")
+	floatVar(fs, &o.Alpha, "alpha", app.AlphaWant, app.CheckAlpha, "significance `level` used for the minimum detectable effect, more than 0 and less than 1")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -49,7 +51,7 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("metric", "samples", "noise per sample (sd)", "A/A noise of the mean (sd)", "MDE from judge noise", "suggested tolerance")
 	for _, c := range cs {
-		if err := t.Append(c.Metric, fmt.Sprint(c.N), fmtNoise(c.SampleNoise.Value()), fmtNoise(c.MeanNoise.Value()), fmtNoise(c.MDE.Value()), fmt.Sprintf("%.3f", c.Tolerance)); err != nil {
+		if err := t.Append(c.Metric, fmt.Sprint(c.N), report.FormatScore(c.SampleNoise), report.FormatScore(c.MeanNoise), report.FormatScore(c.MDE), report.FormatScore(results.Score(c.Tolerance))); err != nil {
 			return err
 		}
 	}
@@ -59,17 +61,10 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	fmt.Fprint(w, "\nA/A noise of the mean: how far two runs of an unchanged pipeline drift apart on average.\n")
 	fmt.Fprint(w, "Suggested tolerance: the 95% band of that drift (at least 0.01). For your thresholds file:\n\nmetrics:\n")
 	for _, c := range cs {
-		fmt.Fprintf(w, "  %s: {tolerance: %.3f}\n", c.Metric, c.Tolerance)
+		fmt.Fprintf(w, "  %s: {tolerance: %s}\n", c.Metric, report.FormatScore(results.Score(c.Tolerance)))
 	}
 	if c.Deterministic {
 		fmt.Fprint(w, "\nThe offline judge is deterministic: it has no judge noise to measure. Calibrate with the LLM judge you gate with.\n")
 	}
 	return nil
-}
-
-func fmtNoise(x float64) string {
-	if x != x {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.4f", x)
 }

@@ -240,6 +240,21 @@ func countFlags(fs *flag.FlagSet) int {
 // Checked flags (flagtypes.go) refuse bad values as they are parsed:
 // parsing goes on past them, and every bad value is reported together.
 func parseFlags(env Env, fs *flag.FlagSet, args []string) error {
+	if err := parseFlagsArgs(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return usageErr("%s: unexpected argument %q (flags go before nothing else; see 'gate help %s')", fs.Name(), fs.Arg(0), strings.TrimPrefix(fs.Name(), "gate "))
+	}
+	if path := judgeConfigOf(fs); path != "" {
+		return applyJudgeConfig(env, fs, path)
+	}
+	return nil
+}
+
+// parseFlagsArgs is parseFlags for a command that takes arguments after
+// its flags (fs.Args()); it applies no judge config.
+func parseFlagsArgs(fs *flag.FlagSet, args []string) error {
 	usage, out := fs.Usage, fs.Output()
 	fs.Usage = func() {}
 	fs.SetOutput(io.Discard) // the messages are ours
@@ -251,6 +266,9 @@ func parseFlags(env Env, fs *flag.FlagSet, args []string) error {
 			break
 		}
 		bad = append(bad, ps...)
+	}
+	if err == nil {
+		bad = append(bad, laterProblems(fs)...)
 	}
 	fs.Usage = usage
 	fs.SetOutput(out)
@@ -264,12 +282,6 @@ func parseFlags(env Env, fs *flag.FlagSet, args []string) error {
 		return app.WithKind(app.KindUsage, err)
 	case len(bad) > 0:
 		return app.JoinProblems(bad, app.FlagNames)
-	}
-	if fs.NArg() > 0 {
-		return usageErr("%s: unexpected argument %q (flags go before nothing else; see 'gate help %s')", fs.Name(), fs.Arg(0), strings.TrimPrefix(fs.Name(), "gate "))
-	}
-	if path := judgeConfigOf(fs); path != "" {
-		return applyJudgeConfig(env, fs, path)
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	o.bindTarget(fs)
 	o.bindCompare(fs)
 	fs.StringVar(&o.Baseline, "baseline", "", "baseline results `file` (missing file: no baseline yet, floors only)")
-	fs.StringVar(&o.BaselineRef, "baseline-ref", "", "read the baseline from git, `REF:PATH`, e.g. origin/main:eval/results.json")
+	textVar(fs, &o.BaselineRef, "baseline-ref", app.CheckBaselineRef, "read the baseline from git, `REF:PATH`, e.g. origin/main:eval/results.json")
 	fs.StringVar(&o.Report, "report", "", "also write the report to this `file` (.md markdown, .json JSON, .html HTML page, else text)")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
@@ -109,10 +109,7 @@ func checkStore(o *Options) (*app.StoreConfig, error) {
 	case o.Baseline != "":
 		return &app.StoreConfig{Kind: app.StoreFile, Path: o.Baseline}, nil
 	case o.BaselineRef != "":
-		ref, path, ok := strings.Cut(o.BaselineRef, ":")
-		if !ok || ref == "" || path == "" {
-			return nil, usageErr("--baseline-ref %q: want REF:PATH, e.g. origin/main:eval/results.json", o.BaselineRef)
-		}
+		ref, path, _ := strings.Cut(o.BaselineRef, ":") // checked as parsed
 		return &app.StoreConfig{Kind: app.StoreGit, Ref: ref, Path: path}, nil
 	}
 	return nil, nil

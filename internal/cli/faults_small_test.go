@@ -190,7 +190,7 @@ func TestSmallAgreeNoPartners(t *testing.T) {
 		t.Errorf("exit %d, want 0 with %q\n%s", r.code, want, r.stderr)
 	}
 	r = gate(t, nil, append(args, "--min", "pairwise_accuracy=0.5")...)
-	if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "pairwise_accuracy undefined < min 0.5") {
+	if r.code != 1 || !strings.Contains(r.stderr, want) || !strings.Contains(r.stderr, "pairwise_accuracy n/a < min 0.5") {
 		t.Errorf("--min: exit %d, want 1\n%s", r.code, r.stderr)
 	}
 }

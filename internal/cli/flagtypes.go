@@ -251,3 +251,175 @@ func takeProblems(fs *flag.FlagSet) []app.Problem {
 	})
 	return out
 }
+
+// textFlag is a text value checked by check.
+type textFlag struct {
+	lastProblem
+	p     *string
+	check func(v string) *app.Problem
+}
+
+func textVar(fs *flag.FlagSet, p *string, name string, check func(string) *app.Problem, usage string) {
+	fs.Var(&textFlag{p: p, check: check}, name, usage)
+}
+
+func (f *textFlag) String() string {
+	if f == nil || f.p == nil {
+		return ""
+	}
+	return *f.p
+}
+
+func (f *textFlag) Set(v string) error {
+	if err := problemOf(&f.bad, f.check(v)); err != nil {
+		return err
+	}
+	*f.p = v
+	return nil
+}
+
+// textsFlag is a repeatable text flag whose every value is checked by
+// check, given the value's number (from 1).
+type textsFlag struct {
+	lastProblem
+	p     *[]string
+	n     int
+	check func(n int, v string) *app.Problem
+}
+
+func textsVar(fs *flag.FlagSet, p *[]string, name string, check func(int, string) *app.Problem, usage string) {
+	fs.Var(&textsFlag{p: p, check: check}, name, usage)
+}
+
+func (f *textsFlag) String() string {
+	if f == nil || f.p == nil {
+		return ""
+	}
+	return strings.Join(*f.p, ",")
+}
+
+func (f *textsFlag) Set(v string) error {
+	f.n++
+	if err := problemOf(&f.bad, f.check(f.n, v)); err != nil {
+		return err
+	}
+	*f.p = append(*f.p, v)
+	return nil
+}
+
+// eachValue adapts a check of one value to textsVar.
+func eachValue(check func(string) *app.Problem) func(int, string) *app.Problem {
+	return func(_ int, v string) *app.Problem { return check(v) }
+}
+
+// floatFlag is a number checked by check; want words it when v is not a
+// number.
+type floatFlag struct {
+	lastProblem
+	p     *float64
+	key   string
+	want  string
+	check func(float64) *app.Problem
+}
+
+func floatVar(fs *flag.FlagSet, p *float64, name, want string, check func(float64) *app.Problem, usage string) {
+	fs.Var(&floatFlag{p: p, key: name, want: want, check: check}, name, usage)
+}
+
+func (f *floatFlag) String() string {
+	if f == nil || f.p == nil {
+		return "0"
+	}
+	return strconv.FormatFloat(*f.p, 'g', -1, 64)
+}
+
+func (f *floatFlag) Set(v string) error {
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		p := app.BadText(f.key, v, f.want)
+		return problemOf(&f.bad, &p)
+	}
+	if err := problemOf(&f.bad, f.check(x)); err != nil {
+		return err
+	}
+	*f.p = x
+	return nil
+}
+
+// anyIntFlag is an integer of any value (a seed); want words it when v is
+// not one.
+type anyIntFlag struct {
+	lastProblem
+	p    *int
+	key  string
+	want string
+}
+
+func anyIntVar(fs *flag.FlagSet, p *int, name, want, usage string) {
+	fs.Var(&anyIntFlag{p: p, key: name, want: want}, name, usage)
+}
+
+func (f *anyIntFlag) String() string {
+	if f == nil || f.p == nil {
+		return "0"
+	}
+	return strconv.Itoa(*f.p)
+}
+
+func (f *anyIntFlag) Set(v string) error {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 0, strconv.IntSize)
+	if err != nil {
+		p := app.BadText(f.key, v, f.want)
+		return problemOf(&f.bad, &p)
+	}
+	*f.p = int(n)
+	return nil
+}
+
+// laterChecked is a flag whose value can only be checked once every flag
+// is parsed (it depends on another one): parseFlags reports its problem
+// with those of the other flags.
+type laterChecked interface {
+	checkLater() *app.Problem
+}
+
+// metricsFlag is --metrics: the built-in names are checked once the flags
+// are parsed, unless --metrics-file is given (its names are known once
+// it is read, still before any judge call).
+type metricsFlag struct {
+	p, file *string
+}
+
+func (f *metricsFlag) String() string {
+	if f == nil || f.p == nil {
+		return ""
+	}
+	return *f.p
+}
+
+func (f *metricsFlag) Set(v string) error { *f.p = v; return nil }
+
+func (f *metricsFlag) checkLater() *app.Problem {
+	if *f.file != "" {
+		return nil
+	}
+	c := app.DataConfig{Metrics: *f.p}
+	if names := c.MetricNames(); len(names) > 0 {
+		return app.CheckMetrics(names)
+	}
+	return nil
+}
+
+// laterProblems are the problems of the flags of fs checked once all are
+// parsed.
+func laterProblems(fs *flag.FlagSet) []app.Problem {
+	var out []app.Problem
+	fs.VisitAll(func(f *flag.Flag) {
+		if c, ok := f.Value.(laterChecked); ok {
+			if p := c.checkLater(); p != nil {
+				out = append(out, *p)
+			}
+		}
+	})
+	return out
+}

@@ -4,9 +4,6 @@ import (
 	"bytes"
 	"context"
 
-	"fmt"
-	"strings"
-
 	"github.com/raggate/raggate/internal/app"
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/report"
@@ -26,7 +23,7 @@ func historyCmd(ctx context.Context, env Env, args []string) error {
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
-	if err := validateHistory(env, &b, last, format); err != nil {
+	if err := b.validate(env, false); err != nil {
 		return err
 	}
 	sc, err := historyStore(env, &b)
@@ -51,20 +48,6 @@ var (
 	historyLast    = app.IntRange{Lo: 1, Hi: 1000}
 	historyFormats = app.Enum{Values: report.HistoryNames(), Want: "text, markdown, json or csv"}
 )
-
-func validateHistory(env Env, b *baselineFlags, last int, format string) error {
-	var problems []string
-	if last < 1 || last > 1000 {
-		problems = append(problems, fmt.Sprintf("--last %d: want 1 to 1000", last))
-	}
-	if _, ok := report.LookupHistory(format); !ok {
-		problems = append(problems, fmt.Sprintf("--format %q: want text, markdown, json or csv", format))
-	}
-	if len(problems) > 0 {
-		return usageErr("%s", strings.Join(problems, "; "))
-	}
-	return b.validate(env, false)
-}
 
 // historyStore names the store of b for reading history: the file store
 // reads a directory of results files.

@@ -15,8 +15,8 @@ func mergeCmd(_ context.Context, env Env, args []string) error {
 	fs := newFlagSet("merge", env, "--out results.json SHARD.json...")
 	fs.StringVar(&o.Out, "out", o.Out, "merged results `file` to write")
 	fs.BoolVar(&o.Quiet, "quiet", false, "no table on stdout")
-	if err := fs.Parse(args); err != nil {
-		return withCode(ExitUsage, err)
+	if err := parseFlagsArgs(fs, args); err != nil {
+		return err
 	}
 	if fs.NArg() == 0 {
 		return usageErr("merge: give the results files of every shard, e.g. gate merge --out results.json shard-*.json")

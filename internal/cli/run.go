@@ -16,7 +16,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	o.bindJudge(fs)
 	o.bindOut(fs)
 	o.bindTarget(fs)
-	fs.StringVar(&o.Shard, "shard", o.Shard, "judge only shard `i/n` of the dataset (by a hash of the sample id); combine the shards with gate merge")
+	textVar(fs, &o.Shard, "shard", app.CheckShard, "judge only shard `i/n` of the dataset (by a hash of the sample id); combine the shards with gate merge")
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
@@ -71,7 +71,7 @@ func printEstimate(env Env, e *app.Estimate) {
 	fmt.Fprintf(w, "  completion tokens  ~%d\n", e.CompletionTokens)
 	fmt.Fprintf(w, "  embedding tokens   ~%d\n", e.EmbeddingTokens)
 	if e.Priced {
-		fmt.Fprintf(w, "  estimated cost     $%.4f (prices as of %s; override with --prices)\n", e.CostUSD, e.PricesAsOf)
+		fmt.Fprintf(w, "  estimated cost     %s (prices as of %s; override with --prices)\n", report.FormatCost(e.CostUSD), e.PricesAsOf)
 	} else {
 		fmt.Fprintf(w, "  estimated cost     unknown: no price for %q (give one with --prices)\n", e.Model)
 	}

@@ -135,9 +135,9 @@ func FormatInt(n int) string {
 	return b.String()
 }
 
-// fmtCost formats an estimated cost in US dollars: four decimals below one
+// FormatCost formats an estimated cost in US dollars: four decimals below one
 // dollar ("$0.0123"), two above ("$12.35").
-func fmtCost(usd float64) string {
+func FormatCost(usd float64) string {
 	if !finite(usd) {
 		return Undefined
 	}

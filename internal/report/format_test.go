@@ -42,8 +42,8 @@ func TestFormats(t *testing.T) {
 		{"int", FormatInt(1234567), "1,234,567"},
 		{"int small", FormatInt(999), "999"},
 		{"int negative", FormatInt(-1234), "-1,234"},
-		{"cost cents", fmtCost(0.01234), "$0.0123"},
-		{"cost dollars", fmtCost(12.345), "$12.35"},
+		{"cost cents", FormatCost(0.01234), "$0.0123"},
+		{"cost dollars", FormatCost(12.345), "$12.35"},
 		{"plural one", plural(1, "metric", "metrics"), "1 metric"},
 		{"plural many", plural(2, "metric", "metrics"), "2 metrics"},
 	}

@@ -644,7 +644,7 @@ func writeUsage(b *strings.Builder, r *compare.Report) {
 		{"prompt tokens", func(u results.Usage) float64 { return float64(u.PromptTokens) }, count, false},
 		{"completion tokens", func(u results.Usage) float64 { return float64(u.CompletionTokens) }, count, false},
 		{"embedding tokens", func(u results.Usage) float64 { return float64(u.EmbeddingTokens) }, count, false},
-		{"estimated cost", func(u results.Usage) float64 { return u.EstimatedCostUSD }, fmtCost, false},
+		{"estimated cost", func(u results.Usage) float64 { return u.EstimatedCostUSD }, FormatCost, false},
 	}
 	var lines []string
 	for _, rw := range rs {

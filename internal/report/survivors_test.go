@@ -85,8 +85,8 @@ func TestEscapeEdges(t *testing.T) {
 
 func TestFormatEdges(t *testing.T) {
 	for _, tt := range []struct{ got, want string }{
-		{fmtCost(1), "$1.00"},
-		{fmtCost(0.99994), "$0.9999"},
+		{FormatCost(1), "$1.00"},
+		{FormatCost(0.99994), "$0.9999"},
 		{sayVs(0.7999994, 0.8), "0.7999994"},
 		{sayVs(0.79, 0.8), "0.79"},
 	} {
