@@ -379,3 +379,43 @@ func TestReviewReportOnlyBaselineGatesNothing(t *testing.T) {
 		t.Fatalf("exit %d; want the headline to say no gated metric was compared\n%s", r.code, r.stdout)
 	}
 }
+
+// A retriever that breaks on most samples but still returns the base's
+// ids on the others was not re-chunked: its drop is compared and fails
+// (a worse drop never passes where a smaller one fails).
+func TestReviewPartialIDBreakageFails(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, good func(i int) bool) string {
+		var b strings.Builder
+		for i := range 30 {
+			ids := []string{fmt.Sprintf("doc-%d", i), fmt.Sprintf("doc-%d", i+1)}
+			if !good(i) {
+				ids = []string{fmt.Sprintf("junk-%d", i), fmt.Sprintf("junk-%d", i+100)}
+			}
+			row, _ := json.Marshal(map[string]any{"id": fmt.Sprintf("q%02d", i), "user_input": fmt.Sprintf("Question %d?", i),
+				"retrieved_context_ids": ids, "reference_context_ids": []string{fmt.Sprintf("doc-%d", i)}})
+			b.Write(append(row, '\n'))
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	th := filepath.Join(dir, "th.yaml")
+	if err := os.WriteFile(th, []byte("version: 1\ngate: [id_context_recall, id_context_precision]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(ds, out string) {
+		if r := gate(t, nil, "run", "--dataset", ds, "--judge", "offline", "--quiet", "--metrics", "id_context_recall,id_context_precision", "--out", out); r.code != 0 {
+			t.Fatalf("run %s: exit %d\n%s", ds, r.code, r.stderr)
+		}
+	}
+	base, head := filepath.Join(dir, "base.json"), filepath.Join(dir, "head.json")
+	run(write("base.jsonl", func(int) bool { return true }), base)
+	run(write("head.jsonl", func(i int) bool { return i%5 < 2 }), head) // 40% keep the base's ids
+	r := gate(t, nil, "compare", "--base", base, "--head", head, "--thresholds", th)
+	if r.code != ExitFail || strings.Contains(r.stdout, "not comparable") {
+		t.Fatalf("exit %d, want %d (a compared regression)\n%s", r.code, ExitFail, r.stdout)
+	}
+}

@@ -28,8 +28,11 @@ import (
 //     both and how to tell them apart.
 
 // MaxContextIDTurnover is the share of the head's retrieved context ids
-// never seen on base above which the id metrics are not compared.
-const MaxContextIDTurnover = 0.5
+// never seen on base above which the id metrics may not be compared: a
+// re-chunked corpus changes (nearly) every id, while a retriever that
+// breaks on some samples still returns the base's ids on the others, and
+// its drop is compared and gated.
+const MaxContextIDTurnover = 0.9
 
 // NotComparableContextIDs: the context ids changed (MetricResult.NotComparable).
 const NotComparableContextIDs = "context_ids_changed"
