@@ -213,7 +213,10 @@ func (o *runState) targetEnviron(env Env, allow []string) []string {
 // gateSecret reports whether the variable name=value is one of the gate's
 // secrets, which a command target does not inherit.
 func (o *runState) gateSecret(env Env, name, value string) bool {
-	return o.gateSecretName(name) || env.Red.IsSecret(value) || env.Red.IsSecret(strings.TrimSpace(value))
+	// A value that merely holds a secret ("Bearer <key>", a URL with the
+	// token in it) is one too.
+	return o.gateSecretName(name) || env.Red.IsSecret(value) || env.Red.IsSecret(strings.TrimSpace(value)) ||
+		(env.Red != nil && env.Red.String(value) != value)
 }
 
 // gateSecretName reports whether a variable is one of the gate's own by
@@ -247,12 +250,18 @@ func (o *runState) gateOwnSecret(env Env, name, value string) bool {
 		}
 	}
 	for _, v := range own {
-		if strings.TrimSpace(v) == value {
+		// Equal, or holding it ("Bearer <token>", a URL with it inside);
+		// very short values are too common to be anyone's secret.
+		if v = strings.TrimSpace(v); v == value || len(v) >= minOwnSecret && strings.Contains(value, v) {
 			return true
 		}
 	}
 	return false
 }
+
+// minOwnSecret is the shortest secret of the gate's own looked for inside
+// a longer variable value.
+const minOwnSecret = 8
 
 // targetProblems checks the target flags' values and combinations.
 func (o *Settings) targetProblems() []Problem {
@@ -414,6 +423,20 @@ func targetCall(o *target.Outcome) *results.TargetCall {
 	}
 	tc.ContextIDs = o.Reply.ContextIDs
 	return tc
+}
+
+// capCallIDs keeps, in each call's record, as many context ids as the
+// sample kept contexts (--max-contexts): a target returning 200,000 ids
+// must not fill the results file.
+func capCallIDs(calls map[string]*results.TargetCall, limit int) {
+	if limit <= 0 {
+		return
+	}
+	for _, tc := range calls {
+		if len(tc.ContextIDs) > limit {
+			tc.ContextIDs = tc.ContextIDs[:limit:limit]
+		}
+	}
 }
 
 // ms is d in milliseconds, to the microsecond.

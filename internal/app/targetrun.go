@@ -253,8 +253,10 @@ func answer(ctx context.Context, env Env, o *runState, in *runInputs) (*targetPh
 		return nil, nil, err
 	}
 	o.warn(env, capContexts(o.Limits.MaxContexts, in.samples))
-	if n := len(in.samples); n > 0 && len(ph.unanswered) == n {
-		// Allowed by --max-target-failures 1, but never silent.
+	capCallIDs(ph.calls, o.Limits.MaxContexts)
+	if n := len(in.samples); n > 0 && len(ph.unanswered) == n && o.Target.MaxFailures >= 1 {
+		// Allowed by --max-target-failures 1, but never silent (under a
+		// lower limit the run ends with exit 3, which says so).
 		o.warn(env, fmt.Sprintf("the target answered none of the %d samples: the results hold no score of the pipeline, and a baseline store refuses such a file (--max-target-failures %g allowed the run to go on)",
 			n, o.Target.MaxFailures))
 	}

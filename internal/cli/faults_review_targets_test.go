@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -256,5 +257,58 @@ func TestReviewTargetStderrGuard(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "ok ::not at start\n") || !strings.Contains(b.String(), "set-output name=verdict::pass") {
 		t.Errorf("the text was changed beyond the line starts: %q", b.String())
+	}
+}
+
+// A variable that merely holds one of the gate's secrets ("Bearer <judge
+// key>", a URL with the GitHub token inside) is not inherited either.
+func TestReviewTargetEnvHoldingASecret(t *testing.T) {
+	dir := t.TempDir()
+	cmd := shellTarget(t, dir, envNamesScript)
+	environ := []string{"PATH=" + os.Getenv("PATH"), "OPENAI_API_KEY=sk-judge-0123456789", "GITHUB_TOKEN=ghp_0123456789abc",
+		"WRAPPED=Bearer sk-judge-0123456789", "DB_URL=postgres://u:ghp_0123456789abc@db/x", "RAG_SETTING=fast"}
+	env := map[string]string{}
+	for _, kv := range environ {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	out := filepath.Join(dir, "r.json")
+	r := gateEnviron(t, env, environ, "run", "--dataset", faultDataset(t, dir, 2), "--judge", "offline", "--out", out, "--quiet", "--target-cmd", cmd)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	names := strings.Fields(readResults(t, out).Samples[0].Response)
+	if !slices.Contains(names, "RAG_SETTING") {
+		t.Errorf("the target's environment lacks RAG_SETTING: %v", names)
+	}
+	for _, secret := range []string{"WRAPPED", "DB_URL", "OPENAI_API_KEY", "GITHUB_TOKEN"} {
+		if slices.Contains(names, secret) {
+			t.Errorf("the target inherited %s: %v", secret, names)
+		}
+	}
+}
+
+// The context ids a target returns are recorded up to --max-contexts, like
+// the contexts judged: 200,000 ids must not fill the results file.
+func TestReviewTargetContextIDsCapped(t *testing.T) {
+	dir := t.TempDir()
+	var calls atomic.Int32
+	srv := jsonService(t, &calls, func(string) string {
+		ids := make([]string, 200)
+		for i := range ids {
+			ids[i] = fmt.Sprintf("%q", fmt.Sprintf("doc-%d", i))
+		}
+		return `{"response": "It stores 13.5 kWh.", "retrieved_contexts": [], "retrieved_context_ids": [` + strings.Join(ids, ",") + `]}`
+	})
+	out := filepath.Join(dir, "r.json")
+	r := gate(t, nil, "run", "--dataset", faultDataset(t, dir, 2), "--judge", "offline", "--out", out, "--quiet",
+		"--target", srv.URL, "--max-contexts", "10")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	for _, s := range readResults(t, out).Samples {
+		if s.Target == nil || len(s.Target.ContextIDs) != 10 || len(s.ContextIDs) > 10 {
+			t.Errorf("sample %s: target %+v, ids %d; want 10 ids recorded", s.ID, s.Target, len(s.ContextIDs))
+		}
 	}
 }
