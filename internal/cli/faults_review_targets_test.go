@@ -245,17 +245,17 @@ func TestReviewTargetConfigErrorsInUserTerms(t *testing.T) {
 func TestReviewTargetStderrGuard(t *testing.T) {
 	var b strings.Builder
 	w := commandGuard(&b)
-	for _, p := range []string{"gate: x\n::set-output name=verdict::pass\n", "  ::error::y\r\n", "::warning::", "z\n", "ok ::not at start\n"} {
+	for _, p := range []string{"gate: x\n::set-output name=verdict::pass\n", "  ::error::y\r\n", "::warning::", "z\n", "ok ::not at start\n", "##[error]legacy\n", " #", "#[warning]w\n", "## heading\n"} {
 		if n, err := w.Write([]byte(p)); n != len(p) || err != nil {
 			t.Fatalf("Write = %d, %v", n, err)
 		}
 	}
 	for _, line := range strings.FieldsFunc(b.String(), func(r rune) bool { return r == '\n' || r == '\r' }) {
-		if strings.HasPrefix(strings.TrimSpace(line), "::") {
+		if l := strings.TrimSpace(line); strings.HasPrefix(l, "::") || strings.HasPrefix(l, "##[") {
 			t.Errorf("line %q starts a workflow command in %q", line, b.String())
 		}
 	}
-	if !strings.Contains(b.String(), "ok ::not at start\n") || !strings.Contains(b.String(), "set-output name=verdict::pass") {
+	if !strings.Contains(b.String(), "ok ::not at start\n") || !strings.Contains(b.String(), "set-output name=verdict::pass") || !strings.Contains(b.String(), "\n## heading\n") {
 		t.Errorf("the text was changed beyond the line starts: %q", b.String())
 	}
 }

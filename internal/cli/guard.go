@@ -7,8 +7,9 @@ import (
 )
 
 // commandGuard returns a writer that passes text on to w but never lets a
-// line begin with "::" (after blanks, which the runner skips): GitHub
-// Actions reads such a line on stdout or stderr as a workflow command, and
+// line begin with "::" or the older "##[" (after blanks, which the runner
+// skips): GitHub Actions reads such a line on stdout or stderr as a
+// workflow command, and
 // the gate's stderr quotes text it does not control (a target program's
 // output, a server's reply, dataset values). The gate's own workflow
 // commands go to stdout through ghaction, never through this writer. Such
@@ -28,11 +29,11 @@ func (g *guard) Write(p []byte) (int, error) {
 	var out bytes.Buffer
 	for _, c := range p {
 		if g.atStart {
-			if c == ' ' || c == '\t' || c == ':' {
-				// Hold the blanks and colons of a line start until it
-				// is known whether they begin "::".
+			if c == ' ' || c == '\t' || c == ':' || c == '#' || c == '[' {
+				// Hold the blanks and marks of a line start until it is
+				// known whether they begin "::" or "##[".
 				g.pending = append(g.pending, c)
-				if bytes.HasSuffix(g.pending, []byte("::")) {
+				if bytes.HasSuffix(g.pending, []byte("::")) || bytes.HasSuffix(g.pending, []byte("##[")) {
 					out.WriteString("| ")
 					out.Write(g.pending)
 					g.pending, g.atStart = nil, false
