@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -43,71 +44,89 @@ func (l *lastProblem) takeProblem() *app.Problem {
 	return p
 }
 
-// intFlag is an integer in the range of its key (or rng).
-type intFlag struct {
+// checked is a flag of one value of type T: parse turns the text into a
+// value or a problem. String shows the value as fmt does, so that a flag
+// never set shows its type's zero value (what package flag compares
+// defaults with).
+type checked[T any] struct {
 	lastProblem
-	p   *int
-	key string
-	rng *app.IntRange
+	p     *T
+	parse func(v string) (T, *app.Problem)
 }
 
-func intVar(fs *flag.FlagSet, p *int, name string, rng *app.IntRange, usage string) {
-	fs.Var(&intFlag{p: p, key: name, rng: rng}, name, usage)
+func checkedVar[T any](fs *flag.FlagSet, p *T, name, usage string, parse func(string) (T, *app.Problem)) {
+	fs.Var(&checked[T]{p: p, parse: parse}, name, usage)
 }
 
-func (f *intFlag) String() string {
-	if f == nil || f.p == nil {
-		return "0"
+func (f *checked[T]) String() string {
+	p := new(T)
+	if f != nil && f.p != nil {
+		p = f.p
 	}
-	return strconv.Itoa(*f.p)
-}
-
-func (f *intFlag) Set(v string) error {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 0, strconv.IntSize)
-	if err != nil {
-		rng := app.IntRanges[f.key]
-		if f.rng != nil {
-			rng = *f.rng
-		}
-		p := app.BadText(f.key, v, "an integer, "+rng.Want())
-		return problemOf(&f.bad, &p)
+	if s, ok := any(p).(fmt.Stringer); ok {
+		return s.String() // a String method on *T (app.Size)
 	}
-	if err := problemOf(&f.bad, app.CheckInt(f.key, int(n), f.rng)); err != nil {
-		return err
-	}
-	*f.p = int(n)
-	return nil
+	return fmt.Sprint(*p)
 }
 
-// shareFlag is a share from 0 to 1.
-type shareFlag struct {
-	lastProblem
-	p   *float64
-	key string
-}
-
-func shareVar(fs *flag.FlagSet, p *float64, name, usage string) {
-	fs.Var(&shareFlag{p: p, key: name}, name, usage)
-}
-
-func (f *shareFlag) String() string {
-	if f == nil || f.p == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(*f.p, 'g', -1, 64)
-}
-
-func (f *shareFlag) Set(v string) error {
-	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil {
-		p := app.BadText(f.key, v, app.ShareWant(f.key))
-		return problemOf(&f.bad, &p)
-	}
-	if err := problemOf(&f.bad, app.CheckShare(f.key, x)); err != nil {
+func (f *checked[T]) Set(v string) error {
+	x, p := f.parse(v)
+	if err := problemOf(&f.bad, p); err != nil {
 		return err
 	}
 	*f.p = x
 	return nil
+}
+
+// parseInt reads an integer; want words it when v is not one.
+func parseInt(key, v, want string) (int, *app.Problem) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 0, strconv.IntSize)
+	if err != nil {
+		p := app.BadText(key, v, want)
+		return 0, &p
+	}
+	return int(n), nil
+}
+
+// parseFloat reads a number; want words it when v is not one.
+func parseFloat(key, v, want string) (float64, *app.Problem) {
+	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		p := app.BadText(key, v, want)
+		return 0, &p
+	}
+	return x, nil
+}
+
+// intVar is an integer in the range of its key (or rng).
+func intVar(fs *flag.FlagSet, p *int, name string, rng *app.IntRange, usage string) {
+	checkedVar(fs, p, name, usage, intIn(name, rng))
+}
+
+// intIn parses an integer in the range of key (or rng).
+func intIn(key string, rng *app.IntRange) func(string) (int, *app.Problem) {
+	return func(v string) (int, *app.Problem) {
+		r := app.IntRanges[key]
+		if rng != nil {
+			r = *rng
+		}
+		n, p := parseInt(key, v, "an integer, "+r.Want())
+		if p == nil {
+			p = app.CheckInt(key, n, rng)
+		}
+		return n, p
+	}
+}
+
+// shareVar is a share from 0 to 1.
+func shareVar(fs *flag.FlagSet, p *float64, name, usage string) {
+	checkedVar(fs, p, name, usage, func(v string) (float64, *app.Problem) {
+		x, bad := parseFloat(name, v, app.ShareWant(name))
+		if bad == nil {
+			bad = app.CheckShare(name, x)
+		}
+		return x, bad
+	})
 }
 
 // durationFlag is a duration checked by app.CheckDuration; opt, when
@@ -155,31 +174,9 @@ func (f *durationFlag) Set(v string) error {
 	return nil
 }
 
-// enumFlag is one of the values of its key (or e).
-type enumFlag struct {
-	lastProblem
-	p   *string
-	key string
-	e   *app.Enum
-}
-
+// enumVar is one of the values of its key (or e).
 func enumVar(fs *flag.FlagSet, p *string, name string, e *app.Enum, usage string) {
-	fs.Var(&enumFlag{p: p, key: name, e: e}, name, usage)
-}
-
-func (f *enumFlag) String() string {
-	if f == nil || f.p == nil {
-		return ""
-	}
-	return *f.p
-}
-
-func (f *enumFlag) Set(v string) error {
-	if err := problemOf(&f.bad, app.CheckEnum(f.key, v, f.e)); err != nil {
-		return err
-	}
-	*f.p = v
-	return nil
+	checkedVar(fs, p, name, usage, func(v string) (string, *app.Problem) { return v, app.CheckEnum(name, v, e) })
 }
 
 // optInt is an integer flag that records whether it was given: *p stays
@@ -198,45 +195,24 @@ func (f *optInt) String() string {
 }
 
 func (f *optInt) Set(v string) error {
-	var n int
-	if err := (&intFlag{p: &n, key: f.key}).setInto(&f.bad, v); err != nil {
+	n, p := intIn(f.key, nil)(v)
+	if err := problemOf(&f.bad, p); err != nil {
 		return err
 	}
 	*f.p = &n
 	return nil
 }
 
-// setInto is Set recording its problem in slot.
-func (f *intFlag) setInto(slot **app.Problem, v string) error {
-	err := f.Set(v)
-	if p := f.takeProblem(); p != nil {
-		*slot = p
-	}
-	return err
-}
-
-// sizeFlag is a byte count (app.Size) whose bad value is a problem.
-type sizeFlag struct {
-	lastProblem
-	p   *app.Size
-	key string
-}
-
-func (f *sizeFlag) String() string {
-	if f == nil || f.p == nil {
-		return "0"
-	}
-	return f.p.String()
-}
-
-func (f *sizeFlag) Set(v string) error {
-	var s app.Size
-	if err := s.Set(v); err != nil {
-		p := app.Wrapped(f.key, err)
-		return problemOf(&f.bad, &p)
-	}
-	*f.p = s
-	return nil
+// sizeVar is a byte count (app.Size: 16M, 1G).
+func sizeVar(fs *flag.FlagSet, p *app.Size, name, usage string) {
+	checkedVar(fs, p, name, usage, func(v string) (app.Size, *app.Problem) {
+		var s app.Size
+		if err := s.Set(v); err != nil {
+			p := app.Wrapped(name, err)
+			return 0, &p
+		}
+		return s, nil
+	})
 }
 
 // takeProblems collects the problems of the checked flags of fs.
@@ -252,30 +228,9 @@ func takeProblems(fs *flag.FlagSet) []app.Problem {
 	return out
 }
 
-// textFlag is a text value checked by check.
-type textFlag struct {
-	lastProblem
-	p     *string
-	check func(v string) *app.Problem
-}
-
+// textVar is a text value checked by check.
 func textVar(fs *flag.FlagSet, p *string, name string, check func(string) *app.Problem, usage string) {
-	fs.Var(&textFlag{p: p, check: check}, name, usage)
-}
-
-func (f *textFlag) String() string {
-	if f == nil || f.p == nil {
-		return ""
-	}
-	return *f.p
-}
-
-func (f *textFlag) Set(v string) error {
-	if err := problemOf(&f.bad, f.check(v)); err != nil {
-		return err
-	}
-	*f.p = v
-	return nil
+	checkedVar(fs, p, name, usage, func(v string) (string, *app.Problem) { return v, check(v) })
 }
 
 // textsFlag is a repeatable text flag whose every value is checked by
@@ -312,68 +267,22 @@ func eachValue(check func(string) *app.Problem) func(int, string) *app.Problem {
 	return func(_ int, v string) *app.Problem { return check(v) }
 }
 
-// floatFlag is a number checked by check; want words it when v is not a
+// floatVar is a number checked by check; want words it when v is not a
 // number.
-type floatFlag struct {
-	lastProblem
-	p     *float64
-	key   string
-	want  string
-	check func(float64) *app.Problem
-}
-
 func floatVar(fs *flag.FlagSet, p *float64, name, want string, check func(float64) *app.Problem, usage string) {
-	fs.Var(&floatFlag{p: p, key: name, want: want, check: check}, name, usage)
+	checkedVar(fs, p, name, usage, func(v string) (float64, *app.Problem) {
+		x, bad := parseFloat(name, v, want)
+		if bad == nil {
+			bad = check(x)
+		}
+		return x, bad
+	})
 }
 
-func (f *floatFlag) String() string {
-	if f == nil || f.p == nil {
-		return "0"
-	}
-	return strconv.FormatFloat(*f.p, 'g', -1, 64)
-}
-
-func (f *floatFlag) Set(v string) error {
-	x, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-	if err != nil {
-		p := app.BadText(f.key, v, f.want)
-		return problemOf(&f.bad, &p)
-	}
-	if err := problemOf(&f.bad, f.check(x)); err != nil {
-		return err
-	}
-	*f.p = x
-	return nil
-}
-
-// anyIntFlag is an integer of any value (a seed); want words it when v is
+// anyIntVar is an integer of any value (a seed); want words it when v is
 // not one.
-type anyIntFlag struct {
-	lastProblem
-	p    *int
-	key  string
-	want string
-}
-
 func anyIntVar(fs *flag.FlagSet, p *int, name, want, usage string) {
-	fs.Var(&anyIntFlag{p: p, key: name, want: want}, name, usage)
-}
-
-func (f *anyIntFlag) String() string {
-	if f == nil || f.p == nil {
-		return "0"
-	}
-	return strconv.Itoa(*f.p)
-}
-
-func (f *anyIntFlag) Set(v string) error {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 0, strconv.IntSize)
-	if err != nil {
-		p := app.BadText(f.key, v, f.want)
-		return problemOf(&f.bad, &p)
-	}
-	*f.p = int(n)
-	return nil
+	checkedVar(fs, p, name, usage, func(v string) (int, *app.Problem) { return parseInt(name, v, want) })
 }
 
 // laterChecked is a flag whose value can only be checked once every flag

@@ -82,8 +82,8 @@ func (o *Options) bindOut(fs *flag.FlagSet) {
 }
 
 func (o *Options) bindLimits(fs *flag.FlagSet) {
-	fs.Var(&sizeFlag{p: &o.Limits.MaxLineSize, key: "max-line-size"}, "max-line-size", "longest line of a JSON Lines dataset, one sample (`size`, e.g. 64M; 0: no limit)")
-	fs.Var(&sizeFlag{p: &o.Limits.MaxDatasetSize, key: "max-dataset-size"}, "max-dataset-size", "largest dataset or responses file (`size`, e.g. 4G; 0: no limit)")
+	sizeVar(fs, &o.Limits.MaxLineSize, "max-line-size", "longest line of a JSON Lines dataset, one sample (`size`, e.g. 64M; 0: no limit)")
+	sizeVar(fs, &o.Limits.MaxDatasetSize, "max-dataset-size", "largest dataset or responses file (`size`, e.g. 4G; 0: no limit)")
 	intVar(fs, &o.Limits.MaxContexts, "max-contexts", nil, "judge at most `n` retrieved contexts of a sample, the first ones, from the dataset or the target (0: no limit)")
 }
 
