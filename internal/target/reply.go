@@ -203,13 +203,19 @@ func (ps Paths) usage(v any, data []byte) (*Usage, error) {
 		dst  *int
 	}{{[]string{"prompt_tokens", "input_tokens"}, &u.PromptTokens}, {[]string{"completion_tokens", "output_tokens"}, &u.CompletionTokens}, {[]string{"total_tokens"}, &u.TotalTokens}} {
 		for _, k := range f.keys {
-			if n, ok := obj[k].(json.Number); ok {
+			switch n := obj[k].(type) {
+			case nil:
+				continue // absent or null: not reported
+			case json.Number:
 				if *f.dst, err = count(n); err != nil {
 					return nil, fmt.Errorf("usage path %q: %s: %v", ps.Usage, k, err)
 				}
 				known[f.dst] = true
-				break
+			default:
+				// "12" read as 0 would skew target_tokens without a word.
+				return nil, fmt.Errorf("usage path %q: %s is %s, want a number of tokens", ps.Usage, k, kindOf(n))
 			}
+			break
 		}
 	}
 	if len(known) == 0 {

@@ -99,6 +99,15 @@ func TestReviewUsageWithoutCounts(t *testing.T) {
 	if _, err := ps.Extract([]byte(`{"response": "a", "usage": {"prompt_tokens": 9007199254740992, "completion_tokens": 9007199254740992}}`)); err == nil {
 		t.Error("prompt + completion = 2^54 accepted")
 	}
+	// A count given as text is not read as 0 (it would skew target_tokens).
+	if _, err := ps.Extract([]byte(`{"response": "a", "usage": {"prompt_tokens": "12", "completion_tokens": 3}}`)); err == nil || !strings.Contains(err.Error(), "prompt_tokens is a string") {
+		t.Errorf("a text count: %v, want it refused", err)
+	}
+	// input_tokens stands in for a null prompt_tokens.
+	r, err = ps.Extract([]byte(`{"response": "a", "usage": {"prompt_tokens": null, "input_tokens": 5, "output_tokens": 2}}`))
+	if err != nil || r.Usage == nil || r.Usage.PromptTokens != 5 || r.Usage.TotalTokens != 7 {
+		t.Errorf("input/output tokens: usage %+v, %v", r.Usage, err)
+	}
 }
 
 // Finding 3: a program's stderr quoted in an error has no line break or
