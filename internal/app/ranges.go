@@ -120,7 +120,7 @@ type Enum struct {
 
 // Enums are the enumerated settings, by key.
 var Enums = map[string]Enum{
-	"judge":            {JudgeNames, "auto, offline or openai"},
+	"judge":            {JudgeNames, "auto, offline, openai or azure"},
 	"claims-atomicity": {[]string{"low", "high"}, "low or high (default low, as Ragas's factual correctness)"},
 	"claims-coverage":  {[]string{"low", "high"}, "low or high (default low, as Ragas's factual correctness)"},
 	"response-format":  {[]string{"", "json_schema", "json_object", "none"}, "json_schema, json_object or none (leave it out to start with json_schema and fall back as the server refuses)"},

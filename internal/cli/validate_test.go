@@ -34,7 +34,7 @@ func TestActionBadNumericInputs(t *testing.T) {
 		{map[string]string{"concurrency": "-3"}, []string{`input "concurrency": -3`, "1 to 1000"}},
 		{map[string]string{"concurrency": "0"}, []string{`input "concurrency": 0`, "1 to 1000"}},
 		{map[string]string{"concurrency": "5000"}, []string{`input "concurrency": 5000`, "1 to 1000"}},
-		{map[string]string{"judge": "gpt"}, []string{`input "judge": "gpt"`, "auto, offline or openai"}},
+		{map[string]string{"judge": "gpt"}, []string{`input "judge": "gpt"`, "auto, offline, openai or azure"}},
 		{map[string]string{"metrics": "faithfulnes"}, []string{`input "metrics"`, `did you mean "faithfulness"`}},
 		{map[string]string{"fields": "response"}, []string{`input "fields": "response"`, "canonical=name"}},
 		{map[string]string{"base-url": "http://localhost:1/v1", "azure-endpoint": "https://x.openai.azure.com"}, []string{`input "base-url"`, `input "azure-endpoint"`, "not both"}},
