@@ -53,16 +53,7 @@ func TestReviewTargetHeaderPartsAreSecrets(t *testing.T) {
 
 // Finding 1, the action: the bare token is registered with ::add-mask::.
 func TestReviewTargetActionMasksHeaderParts(t *testing.T) {
-	ws := t.TempDir()
-	questions := withoutAnswers(t, ws)
-	cfg := "target:\n  url: http://127.0.0.1:1/ask\n  retries: 0\n  headers:\n    Authorization: Bearer ${RAG_TOKEN}\n    Cookie: \"session=${RAG_SESSION}; theme=dark\"\n"
-	if err := os.WriteFile(filepath.Join(ws, "target.yaml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	inputs := map[string]string{"dataset": filepath.Base(questions), "judge": "offline", "target-config": "target.yaml",
-		"baseline-store": "file", "baseline-path": "baseline.json", "comment": "false", "mode": "check"}
-	env := actionEnv(t, nil, "workflow_dispatch", map[string]any{"repository": map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}}, inputs)
-	env["GITHUB_WORKSPACE"] = ws
+	env := targetConfigAction(t, "target:\n  url: http://127.0.0.1:1/ask\n  retries: 0\n  headers:\n    Authorization: Bearer ${RAG_TOKEN}\n    Cookie: \"session=${RAG_SESSION}; theme=dark\"\n")
 	env["RAG_TOKEN"], env["RAG_SESSION"] = "sk-live-TOKEN12345", "sess-0123456789"
 	r := gate(t, env, "action")
 	for _, want := range []string{"::add-mask::sk-live-TOKEN12345\n", "::add-mask::sess-0123456789\n"} {
@@ -125,16 +116,7 @@ func TestReviewTargetConfigCannotExpandGateSecrets(t *testing.T) {
 // Finding 2, the action: a target-config from the checkout cannot send
 // the runner's token anywhere.
 func TestReviewTargetActionConfigCannotExpandRunnerToken(t *testing.T) {
-	ws := t.TempDir()
-	questions := withoutAnswers(t, ws)
-	cfg := "target:\n  url: http://127.0.0.1:1/ask\n  headers:\n    X-Leak: ${ACTIONS_RUNTIME_TOKEN}\n"
-	if err := os.WriteFile(filepath.Join(ws, "target.yaml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	inputs := map[string]string{"dataset": filepath.Base(questions), "judge": "offline", "target-config": "target.yaml",
-		"baseline-store": "file", "baseline-path": "baseline.json", "comment": "false", "mode": "check"}
-	env := actionEnv(t, nil, "workflow_dispatch", map[string]any{"repository": map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}}, inputs)
-	env["GITHUB_WORKSPACE"] = ws
+	env := targetConfigAction(t, "target:\n  url: http://127.0.0.1:1/ask\n  headers:\n    X-Leak: ${ACTIONS_RUNTIME_TOKEN}\n")
 	env["ACTIONS_RUNTIME_TOKEN"] = "rt-0123456789"
 	r := gate(t, env, "action")
 	if r.code != ExitUsage || !strings.Contains(r.stderr, "ACTIONS_RUNTIME_TOKEN") || !strings.Contains(r.stderr, "target-env") {
@@ -311,4 +293,21 @@ func TestReviewTargetContextIDsCapped(t *testing.T) {
 			t.Errorf("sample %s: target %+v, ids %d; want 10 ids recorded", s.ID, s.Target, len(s.ContextIDs))
 		}
 	}
+}
+
+// targetConfigAction is the environment of a check-mode action run in a
+// fresh workspace whose target.yaml (target-config, from the checkout)
+// holds cfg, on questions without answers.
+func targetConfigAction(t *testing.T, cfg string) map[string]string {
+	t.Helper()
+	ws := t.TempDir()
+	questions := withoutAnswers(t, ws)
+	if err := os.WriteFile(filepath.Join(ws, "target.yaml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	inputs := map[string]string{"dataset": filepath.Base(questions), "judge": "offline", "target-config": "target.yaml",
+		"baseline-store": "file", "baseline-path": "baseline.json", "comment": "false", "mode": "check"}
+	env := actionEnv(t, nil, "workflow_dispatch", map[string]any{"repository": map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}}, inputs)
+	env["GITHUB_WORKSPACE"] = ws
+	return env
 }
