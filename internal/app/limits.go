@@ -49,11 +49,34 @@ func capContexts(limit int, samples []metrics.Sample) string {
 			s.RetrievedContextIDs = s.RetrievedContextIDs[:limit:limit]
 		}
 	}
+	return capNote(cut, len(samples), limit, most)
+}
+
+// capNote is the warning of --max-contexts limit cutting the contexts of
+// cut of total samples, most being the most any had; "" when none.
+func capNote(cut, total, limit, most int) string {
 	if cut == 0 {
 		return ""
 	}
 	return fmt.Sprintf("%d of %d samples have more than %d retrieved contexts (up to %d): only their first %d are judged; raise --max-contexts to judge more (0: no limit)",
-		cut, len(samples), limit, most, limit)
+		cut, total, limit, most, limit)
+}
+
+// spooledCapNote is the warning of --max-contexts for samples kept on
+// disk, counted without reading them back (the cut happens as they are).
+func spooledCapNote(limit int, sp *dataset.Spool, samples []metrics.Sample) string {
+	if limit <= 0 {
+		return ""
+	}
+	cut, most := 0, 0
+	for i := range samples {
+		c, ids := sp.Lens(samples[i].ID)
+		if n := max(c, ids); n > limit {
+			cut++
+			most = max(most, n)
+		}
+	}
+	return capNote(cut, len(samples), limit, most)
 }
 
 // dataset returns the limits for the dataset package.

@@ -30,6 +30,8 @@ type runState struct {
 	// textsLost says why the results have no texts after all.
 	texts     *results.Spill
 	textsLost string
+	// spool holds the dataset's texts on disk while the run lasts.
+	spool     *dataset.Spool
 	warnings  []string // for the results file (contexts cut by --max-contexts)
 }
 
@@ -59,6 +61,7 @@ func (r *RunResult) Close() {
 func Run(ctx context.Context, env Env, cfg RunConfig) (*RunResult, error) {
 	o := &runState{RunConfig: cfg}
 	res, err := execRun(ctx, env, o)
+	o.closeSpool()
 	if res == nil || err != nil {
 		// What a failed run wrote needs no texts any more.
 		o.closeTexts()
@@ -93,23 +96,18 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
 	defer cancel()
 	all := len(in.ds.Samples)
-	ph, unanswered, err := answer(runCtx, env, o, in)
-	if err != nil {
-		return nil, err
-	}
-	// From here the run holds the texts of the samples not judged yet only:
-	// the results need the input hashes, computed now, not the texts.
-	inputs := eval.InputsOf(in.samples)
 	if err := o.openTexts(env); err != nil {
 		return nil, err
 	}
+	// From here the run reads each sample back as it judges it.
 	in.ds.Samples = nil
-	jr, err := judgeRepeats(runCtx, env, o, judges, in.samples, in.ms, unanswered)
+	jr, ph, err := judgeRepeats(runCtx, env, o, judges, in)
 	if err != nil {
 		return nil, err
 	}
 	runErr, start := jr.err, jr.start
 	judged := len(jr.runs[len(jr.runs)-1].Samples)
+	inputs := jr.inputs
 	prov := provenance(env, o, in.ds, all, jr.info)
 	prov.UserMetrics = definitionsOf(in.ms)
 	f := resultsFile(env, o, prov, inputs, jr)
@@ -147,7 +145,22 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 	if err != nil {
 		return nil, asUsage(err)
 	}
-	ds, err := dataset.LoadContext(ctx, env.abs(o.Dataset), dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses), StrictFields: o.StrictFields, Limits: o.Limits.dataset()})
+	dopts := dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses), StrictFields: o.StrictFields, Limits: o.Limits.dataset()}
+	if !o.DryRun && o.Responses == "" {
+		// The samples' texts wait on disk while the run lasts; without a
+		// temporary directory they stay in memory.
+		if sp, err := dataset.NewSpool(""); err == nil {
+			dopts.Spool = sp
+			o.spool = sp
+		}
+	}
+	ds, err := dataset.LoadContext(ctx, env.abs(o.Dataset), dopts)
+	if err != nil && dopts.Spool != nil && !errors.As(err, new(*dataset.Error)) && ctx.Err() == nil {
+		// The temporary file failed, not the dataset: load it into memory.
+		o.closeSpool()
+		dopts.Spool = nil
+		ds, err = dataset.LoadContext(ctx, env.abs(o.Dataset), dopts)
+	}
 	if err != nil {
 		return nil, asUsage(err)
 	}
@@ -166,7 +179,11 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 	if err != nil {
 		return nil, err
 	}
-	o.warn(env, capContexts(o.Limits.MaxContexts, samples))
+	if sp := ds.Spool(); sp != nil {
+		o.warn(env, spooledCapNote(o.Limits.MaxContexts, sp, samples))
+	} else {
+		o.warn(env, capContexts(o.Limits.MaxContexts, samples))
+	}
 	ms, err := o.suite(env, ds)
 	if err != nil {
 		return nil, err
@@ -304,6 +321,14 @@ func markIncomplete(ctx, runCtx context.Context, o *runState, f *results.File, r
 	}
 }
 
+// closeSpool removes the file of the dataset's texts.
+func (o *runState) closeSpool() {
+	if o.spool != nil {
+		_ = o.spool.Close()
+		o.spool = nil
+	}
+}
+
 // closeTexts removes the run's texts file (see RecordTexts); a results
 // file it supplied texts to must be written before.
 func (o *runState) closeTexts() {
@@ -429,45 +454,101 @@ type repeated struct {
 	perMetric map[string]judge.Usage
 	err       error // the error that stopped the last run
 	start     time.Time
+	inputs    eval.Inputs // of the samples judged
+}
+
+// store returns where the run's samples are read back from.
+func (in *runInputs) store() sampleStore {
+	if sp := in.ds.Spool(); sp != nil {
+		return spoolStore{sp: sp, light: in.samples}
+	}
+	return memStore(in.samples)
 }
 
 // judgeRepeats judges the samples o.Repeats times, stopping at the first
-// run that fails. The last run lets go of each sample's texts once it is
-// judged: the caller must not read them after.
-func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat int) (judge.Judge, judge.Info, error), samples []metrics.Sample, ms []metrics.Metric, unanswered map[string]string) (*repeated, error) {
+// run that fails. Each pass reads the samples back as it goes (see
+// pipeline.go); with a target, the first pass judges the answers as they
+// arrive. It returns the target's calls too (nil without a target).
+func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat int) (judge.Judge, judge.Info, error), in *runInputs) (*repeated, *targetPhase, error) {
 	out := &repeated{perMetric: map[string]judge.Usage{}, start: time.Now()}
 	repeats := max(1, o.Repeats)
+	src := in.store()
+	log := newInputsLog(len(in.samples))
+	cuts := &capCount{}
+	tp, chosen, err := o.newTargetPipe(env, in, src, log, cuts, repeats)
+	if err != nil {
+		return nil, nil, err
+	}
+	if tp != nil {
+		defer tp.rows.close()
+		if tp.answers != nil {
+			defer tp.answers.close()
+		}
+	}
+	unanswered := func(id string) string { return "" }
+	if tp != nil {
+		unanswered = tp.unanswered.get
+	} else if static := unansweredOf(in.samples); static != nil {
+		unanswered = func(id string) string { return static[id] }
+	}
+	var ph *targetPhase
 	for r := 0; r < repeats && out.err == nil; r++ {
 		j, inf, err := judges(r)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		out.info = withClaims(inf, o)
-		out.info.UserMetrics = judge.UserMetricsHash(definitionsOf(ms))
+		out.info.UserMetrics = judge.UserMetricsHash(definitionsOf(in.ms))
 		if repeats > 1 && !o.Quiet {
 			fmt.Fprintf(env.Log, "repeat %d of %d\n", r+1, repeats)
 		}
 		memo := judge.Memo(j)
 		opts := eval.Options{
-			Metrics:     ms,
+			Metrics:     in.ms,
 			Decline:     o.judge.declines,
 			Unanswered:  unanswered,
 			Concurrency: max(4, 2*o.Concurrency),
 			Strictness:  o.Strictness,
-			Progress:    newProgress(env.Log, o.Quiet, progressOf(env, o, memo, out.info)),
+			Progress:    newProgress(env.Log, o.Quiet || (r == 0 && tp != nil), progressOf(env, o, memo, out.info)),
 			// Validated as low or high.
 			ClaimsAtomicity: metrics.Level(o.ClaimsAtomicity),
 			ClaimsCoverage:  metrics.Level(o.ClaimsCoverage),
 		}
-		if r == repeats-1 {
-			opts.Release = func(i int) { samples[i] = metrics.Sample{ID: samples[i].ID} }
-			if o.texts != nil {
-				opts.Texts = o.texts.Put
+		ahead := windowAhead + opts.Concurrency
+		if tp != nil {
+			ahead += max(1, o.target.Options.Concurrency)
+		}
+		p := newPass(in.samples, ahead)
+		opts.Feed, opts.Release = p.win, p.release
+		if r == repeats-1 && o.texts != nil {
+			opts.Texts = o.texts.Put
+		}
+		pctx, pcancel := context.WithCancel(ctx)
+		produced := make(chan struct{})
+		go func() {
+			defer close(produced)
+			switch {
+			case r == 0 && tp != nil:
+				tp.run(pctx, p)
+			case tp != nil:
+				readAll(pctx, p, tp.answers, 0, &capCount{}, nil, false)
+			case r == 0:
+				readAll(pctx, p, src, o.Limits.MaxContexts, cuts, log, r == repeats-1)
+			default:
+				readAll(pctx, p, src, o.Limits.MaxContexts, &capCount{}, nil, r == repeats-1)
+			}
+		}()
+		res, err := eval.Run(ctx, memo, p.samples, opts)
+		pcancel()
+		<-produced
+		if r == 0 && tp != nil {
+			ph, err = tp.finish(ctx, res, err, chosen, in)
+			if ph == nil {
+				return nil, nil, err
 			}
 		}
-		res, err := eval.Run(ctx, memo, samples, opts)
 		if res == nil {
-			return nil, asOperational(err)
+			return nil, nil, asOperational(err)
 		}
 		out.runs, out.err = append(out.runs, res), err
 		u, pm := memo.Usage()
@@ -476,7 +557,8 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 			out.perMetric[k] = out.perMetric[k].Add(v)
 		}
 	}
-	return out, nil
+	out.inputs = log.in
+	return out, ph, nil
 }
 
 // progressOf is what the progress of a run tells about its judge: the

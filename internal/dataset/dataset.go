@@ -48,6 +48,11 @@ type Options struct {
 	StrictFields bool
 	// Limits bound line length and file size (zero: the defaults).
 	Limits Limits
+	// Spool, when set, receives each golden sample as it is read, and
+	// Samples then hold no texts (see Spool.Put; Dataset.Spool). Load
+	// ignores it when it joins a responses file, whose rows fill the
+	// samples in memory.
+	Spool *Spool
 }
 
 // Dataset is a loaded golden dataset.
@@ -63,7 +68,15 @@ type Dataset struct {
 	Warnings      []string               // non-fatal problems, one sentence each
 	Fields        map[metrics.Field]bool // fields present in at least one sample
 	rows          bool                   // Lines are Parquet rows
+	// spool holds the samples' texts when they were loaded with
+	// Options.Spool: Samples then hold each sample's id, fields present
+	// and metadata only.
+	spool *Spool
 }
+
+// Spool returns the spool that holds the samples' texts, nil when Samples
+// hold them.
+func (d *Dataset) Spool() *Spool { return d.spool }
 
 // Load reads and parses the golden dataset at path and, if
 // opts.ResponsesPath is set, joins the responses file to it. Problems with
@@ -76,6 +89,9 @@ func Load(path string, opts Options) (*Dataset, error) {
 // wraps ctx's error. A JSON Lines golden file is read a line at a time,
 // so memory holds the samples, not the file.
 func LoadContext(ctx context.Context, path string, opts Options) (*Dataset, error) {
+	if opts.ResponsesPath != "" {
+		opts.Spool = nil
+	}
 	src, closeSrc, err := openSource(ctx, path, opts.Limits)
 	if err != nil {
 		return nil, err
@@ -311,6 +327,7 @@ func readGolden(name string, src *source, opts Options) (*Dataset, map[string]bo
 		return nil, nil, err
 	}
 	g := newGolden(name, &ps)
+	g.spool = opts.Spool
 	n, k, keys, err := scanFile(src, opts, res, &ps, g.add, g.asRows)
 	if err != nil {
 		return nil, nil, err
@@ -321,6 +338,10 @@ func readGolden(name string, src *source, opts Options) (*Dataset, map[string]bo
 	if err := ps.err(); err != nil {
 		return nil, nil, err
 	}
+	if g.spoolErr != nil {
+		return nil, nil, g.spoolErr
+	}
+	g.d.spool = g.spool
 	g.d.SHA256 = src.sum()
 	g.d.Fields = metrics.FieldsOf(g.d.Samples)
 	g.d.Warnings = append(g.d.Warnings, g.conv.notes.warnings(name)...)
@@ -373,6 +394,10 @@ type golden struct {
 	d    *Dataset
 	conv *converter
 	ids  map[string]origin
+	// spool, when set, takes each sample's texts (Options.Spool);
+	// spoolErr is its first failure.
+	spool    *Spool
+	spoolErr error
 }
 
 // origin tells where a sample's id comes from.
@@ -424,6 +449,14 @@ func (g *golden) add(rec record) {
 		return
 	}
 	g.ids[c.s.ID] = origin{line: c.p.line, derived: !c.idGiven}
+	if g.spool != nil && g.spoolErr == nil {
+		light, err := g.spool.Put(c.s)
+		if err != nil {
+			g.spoolErr = err
+		} else {
+			c.s = light
+		}
+	}
 	g.d.Samples = append(g.d.Samples, c.s)
 	g.d.Lines = append(g.d.Lines, c.p.line)
 }

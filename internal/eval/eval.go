@@ -47,10 +47,15 @@ type Options struct {
 	// evidence per metric (bounded, see results.BoundEvidence), possibly
 	// concurrently. Without it no evidence is collected.
 	Texts func(id string, t results.Texts)
-	// Unanswered gives, by sample id, why the pipeline gave no answer to
-	// judge (a failed target call): every metric of such a sample is
-	// undefined with kind target and that reason, and no judge is asked.
-	Unanswered map[string]string
+	// Unanswered gives, for a sample id, why the pipeline gave no answer
+	// to judge (a failed target call), "" when it did: every metric of
+	// such a sample is undefined with kind target and that reason, and no
+	// judge is asked. Run asks after Feed.Wait for the sample; nil: every
+	// sample was answered.
+	Unanswered func(id string) string
+	// Feed, when set, gives the samples as they become available (see
+	// Feed); nil: every sample is there from the start.
+	Feed Feed
 }
 
 // SampleResult holds one sample's scores.
@@ -98,6 +103,9 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 	// a few large batches across samples; a memoizing judge then serves (or
 	// coalesces with) the per-sample requests.
 	pf := newPrefetcher(ctx, j, samples, ms)
+	if opts.Feed != nil {
+		pf.ready = opts.Feed.Ready
+	}
 	defer pf.wait()
 
 	out := make([]*SampleResult, len(samples))
@@ -108,6 +116,14 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		wg   sync.WaitGroup
 	)
 	for i := range samples {
+		if opts.Feed != nil {
+			if err := opts.Feed.Wait(ctx, i); err != nil {
+				if ctx.Err() == nil {
+					cancel(err)
+				}
+				break
+			}
+		}
 		pf.ahead(i)
 		select {
 		case sem <- struct{}{}:
@@ -124,7 +140,7 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			defer release()
 			defer pf.done(i)
 			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline,
-				unanswered: opts.Unanswered[samples[i].ID]}
+				unanswered: opts.unanswered(samples[i].ID)}
 			if opts.Texts != nil {
 				se.evidence = map[string][]results.Evidence{}
 			}
@@ -155,6 +171,14 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		return res, err
 	}
 	return res, nil
+}
+
+// unanswered is why the pipeline gave no answer to sample id ("": it did).
+func (opts Options) unanswered(id string) string {
+	if opts.Unanswered == nil {
+		return ""
+	}
+	return opts.Unanswered(id)
 }
 
 // resolved returns the options' metrics, concurrency and strictness, with

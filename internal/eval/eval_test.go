@@ -377,7 +377,7 @@ func TestUnansweredIsUndefinedWithoutCall(t *testing.T) {
 	s.Set(metrics.UserInput, "q")
 	s.SetList(metrics.RetrievedContexts, []string{"ctx"})
 	res, err := Run(context.Background(), judge.Memo(f), []metrics.Sample{s},
-		Options{Metrics: mustResolve(t, "faithfulness", "context_recall"), Unanswered: map[string]string{"x": "HTTP 502 Bad Gateway"}})
+		Options{Metrics: mustResolve(t, "faithfulness", "context_recall"), Unanswered: func(id string) string { return map[string]string{"x": "HTTP 502 Bad Gateway"}[id] }})
 	if err != nil {
 		t.Fatal(err)
 	}

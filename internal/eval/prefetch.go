@@ -38,7 +38,10 @@ type prefetcher struct {
 	// embeds are the metrics' embed steps: the fields whose texts they
 	// embed, for samples that have every field the metric needs.
 	embeds []embedAhead
-	wg     sync.WaitGroup
+	// ready, when set, says whether a sample is there to read (Feed):
+	// only those are embedded ahead.
+	ready func(i int) bool
+	wg    sync.WaitGroup
 
 	mu      sync.Mutex
 	next    int            // first sample not in a batch yet
@@ -83,10 +86,13 @@ func (p *prefetcher) ahead(i int) {
 	for p.next <= i && p.next < len(p.samples) {
 		p.start()
 	}
-	if b := p.of[i]; b != nil && p.batches <= b.n+1 && p.next < len(p.samples) {
+	if b := p.of[i]; b != nil && p.batches <= b.n+1 && p.next < len(p.samples) && p.isReady(p.next) {
 		p.start()
 	}
 }
+
+// isReady reports whether sample i is there to read.
+func (p *prefetcher) isReady(i int) bool { return p.ready == nil || p.ready(i) }
 
 // start asks for the next batch; p.mu must be held.
 func (p *prefetcher) start() {
@@ -94,7 +100,7 @@ func (p *prefetcher) start() {
 	p.batches++
 	seen := map[string]bool{}
 	var texts []string
-	for first := p.next; p.next < len(p.samples) && (len(texts) < embedChunk || p.next == first); p.next++ {
+	for first := p.next; p.next < len(p.samples) && (len(texts) < embedChunk || p.next == first) && (p.next == first || p.isReady(p.next)); p.next++ {
 		texts = p.texts(&p.samples[p.next], seen, texts)
 		p.of[p.next] = b
 		b.pending++

@@ -70,6 +70,13 @@ func (s *Spill) Put(id string, t Texts) {
 	s.end += int64(len(b))
 }
 
+// Drop forgets the texts of sample id: the results record none for it.
+func (s *Spill) Drop(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.index, id)
+}
+
 // Err returns the first write error, if any: from then on the texts are
 // incomplete.
 func (s *Spill) Err() error {

@@ -24,6 +24,16 @@ type Options struct {
 	// Progress, when set, is called after each finished call (never
 	// concurrently).
 	Progress func(done, total int)
+	// Admit, when set, is called before sample i is handed to a call, in
+	// sample order, from one goroutine: it may wait (a bounded pipeline)
+	// and put the sample in place. An error stops the calls as a
+	// cancellation does.
+	Admit func(ctx context.Context, i int) error
+	// Done, when set, is called with each finished call's outcome as it
+	// finishes (never concurrently), before Progress: Run then forgets
+	// the reply, and the outcome it returns has none, so that memory does
+	// not hold every answer.
+	Done func(i int, o Outcome)
 }
 
 // Outcome is the result of calling the target for one sample.
@@ -72,6 +82,10 @@ func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) 
 	finish := func(i int, o Outcome) {
 		mu.Lock()
 		defer mu.Unlock()
+		if opts.Done != nil {
+			opts.Done(i, o)
+			o.Reply = Reply{}
+		}
 		out[i] = o
 		done++
 		if o.Err == nil {
@@ -98,6 +112,7 @@ func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) 
 		}()
 	}
 	i := 0
+	var admitErr error
 feed:
 	for ; i < len(samples); i++ {
 		// A ready worker and a closed down (or done) are both ready cases
@@ -111,6 +126,11 @@ feed:
 			break feed
 		default:
 		}
+		if opts.Admit != nil {
+			if admitErr = opts.Admit(ctx, i); admitErr != nil {
+				break feed
+			}
+		}
 		select {
 		case next <- i:
 		case <-ctx.Done():
@@ -121,7 +141,7 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if ctx.Err() == nil && i < len(samples) {
+	if ctx.Err() == nil && admitErr == nil && i < len(samples) {
 		err := permanent(0, "not called: the first %d calls to the target all failed (the first: %v)", giveUp, firstErr)
 		for ; i < len(samples); i++ {
 			finish(i, Outcome{Done: true, Err: err})

@@ -1,0 +1,624 @@
+package app
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/raggate/raggate/internal/atomicfile"
+	"github.com/raggate/raggate/internal/dataset"
+	"github.com/raggate/raggate/internal/eval"
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/internal/target"
+	"github.com/raggate/raggate/metrics"
+)
+
+// A run streams its samples: the dataset's texts wait on disk (a
+// dataset.Spool) and a judging pass reads each sample back, or has the
+// target answer it, at most windowAhead samples ahead of the first one
+// not judged yet, so memory holds the texts of a few hundred samples
+// whatever the dataset's size. With a target, the first pass judges each
+// sample as soon as its answer arrives: the calls and the judging overlap.
+
+// windowAhead is how many samples a pass reads (or has answered) ahead of
+// the first one not judged yet, beyond the calls and samples in flight:
+// enough for the judge's embeddings to be asked in large batches.
+const windowAhead = 256
+
+// sampleStore gives back, whole, sample i of the run (in.samples[i]).
+type sampleStore interface {
+	get(i int) (metrics.Sample, error)
+}
+
+// memStore is a run's samples held in memory.
+type memStore []metrics.Sample
+
+func (m memStore) get(i int) (metrics.Sample, error) { return m[i], nil }
+
+// forget lets go of sample i's texts (the last pass has read it).
+func (m memStore) forget(i int) { m[i] = metrics.Sample{ID: m[i].ID, Present: m[i].Present, Metadata: m[i].Metadata} }
+
+// forgetter is a store that can let go of a sample once read for the
+// last time.
+type forgetter interface{ forget(i int) }
+
+// spoolStore is a run's samples kept on disk: light holds their ids.
+type spoolStore struct {
+	sp    *dataset.Spool
+	light []metrics.Sample
+}
+
+func (s spoolStore) get(i int) (metrics.Sample, error) { return s.sp.Get(s.light[i].ID) }
+
+// inputsLog collects the inputs of the samples as a pass reads them (the
+// results need their hashes, metadata and context ids, not their texts).
+type inputsLog struct {
+	mu sync.Mutex
+	in eval.Inputs
+}
+
+func newInputsLog(n int) *inputsLog {
+	return &inputsLog{in: eval.Inputs{Hash: make(map[string]string, n), Metadata: map[string]map[string]string{}, ContextIDs: map[string][]string{}}}
+}
+
+func (l *inputsLog) add(s *metrics.Sample) {
+	h := eval.InputHash(s)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.in.Hash[s.ID] = h
+	if len(s.Metadata) > 0 {
+		l.in.Metadata[s.ID] = s.Metadata
+	}
+	if ids := s.RetrievedContextIDs; len(ids) > 0 {
+		l.in.ContextIDs[s.ID] = ids
+	} else {
+		delete(l.in.ContextIDs, s.ID)
+	}
+}
+
+// syncReasons is a map of sample id to reason safe for concurrent use.
+type syncReasons struct {
+	mu sync.Mutex
+	m  map[string]string
+}
+
+func (r *syncReasons) set(id, reason string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.m == nil {
+		r.m = map[string]string{}
+	}
+	r.m[id] = reason
+}
+
+func (r *syncReasons) get(id string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[id]
+}
+
+// snapshot returns a copy of the map.
+func (r *syncReasons) snapshot() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.m)
+}
+
+// capCount counts the samples whose contexts --max-contexts cut.
+type capCount struct {
+	mu              sync.Mutex
+	cut, most, seen int
+}
+
+// apply cuts s's retrieved contexts and their ids to limit (0: none).
+func (c *capCount) apply(limit int, s *metrics.Sample) {
+	if limit <= 0 {
+		return
+	}
+	n := max(len(s.RetrievedContexts), len(s.RetrievedContextIDs))
+	c.mu.Lock()
+	c.seen++
+	if n > limit {
+		c.cut++
+		c.most = max(c.most, n)
+	}
+	c.mu.Unlock()
+	if len(s.RetrievedContexts) > limit {
+		s.RetrievedContexts = s.RetrievedContexts[:limit:limit]
+	}
+	if len(s.RetrievedContextIDs) > limit {
+		s.RetrievedContextIDs = s.RetrievedContextIDs[:limit:limit]
+	}
+}
+
+// note is the warning of the cut (see capContexts), "" when none.
+func (c *capCount) note(limit, total int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return capNote(c.cut, total, limit, c.most)
+}
+
+// pass is one judging pass over the run's samples: the slice eval.Run
+// reads, filled through the window as the samples arrive.
+type pass struct {
+	samples []metrics.Sample
+	win     *eval.Window
+}
+
+func newPass(ids []metrics.Sample, ahead int) *pass {
+	p := &pass{samples: make([]metrics.Sample, len(ids)), win: eval.NewWindow(len(ids), ahead)}
+	for i := range ids {
+		p.samples[i].ID = ids[i].ID
+	}
+	return p
+}
+
+// release lets go of sample i's texts once it is judged.
+func (p *pass) release(i int) {
+	p.samples[i] = metrics.Sample{ID: p.samples[i].ID}
+	p.win.Release(i)
+}
+
+// readAll is the producer of a pass without target calls: it reads each
+// sample back from src, in order, cut to --max-contexts, and records its
+// inputs when log is set. The last pass lets the store forget each
+// sample it has read.
+func readAll(ctx context.Context, p *pass, src sampleStore, limit int, cuts *capCount, log *inputsLog, last bool) {
+	for i := range p.samples {
+		if err := p.win.Admit(ctx, i); err != nil {
+			return
+		}
+		s, err := src.get(i)
+		if err != nil {
+			p.win.Fail(i, fmt.Errorf("read the samples back: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
+			return
+		}
+		if f, ok := src.(forgetter); ok && last {
+			f.forget(i)
+		}
+		cuts.apply(limit, &s)
+		if log != nil {
+			log.add(&s)
+		}
+		p.samples[i] = s
+		p.win.Fill(i)
+	}
+}
+
+// targetPipe is the target calls of a run, made while the first pass
+// judges the answers.
+type targetPipe struct {
+	o    *runState
+	env  Env
+	src  sampleStore
+	log  *inputsLog
+	cuts *capCount
+	// answers keeps the answered samples for the later passes of a run
+	// with repeats (nil: one pass).
+	answers    sampleKeeper
+	calls      map[string]*pendingCall
+	unanswered syncReasons
+	rows       *rowSpill
+	fields     map[metrics.Field]bool
+	answered   int
+	mu         sync.Mutex
+	start      time.Time
+	outOfStep  map[string]string // id -> why its answer was dropped after judging
+	err        error
+}
+
+// pendingCall is a finished call (without its reply) and its sample's index.
+type pendingCall struct {
+	i      int
+	out    target.Outcome
+	record *results.TargetCall
+}
+
+// sampleKeeper keeps answered samples for the later passes.
+type sampleKeeper interface {
+	sampleStore
+	put(i int, s metrics.Sample) error
+	close()
+}
+
+// memKeeper keeps them in memory.
+type memKeeper struct {
+	mu sync.Mutex
+	s  []metrics.Sample
+}
+
+func (m *memKeeper) put(i int, s metrics.Sample) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.s[i] = s
+	return nil
+}
+func (m *memKeeper) get(i int) (metrics.Sample, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.s[i], nil
+}
+func (m *memKeeper) close() {}
+
+// spoolKeeper keeps them on disk.
+type spoolKeeper struct {
+	sp  *dataset.Spool
+	ids []metrics.Sample
+}
+
+func (k spoolKeeper) put(i int, s metrics.Sample) error { _, err := k.sp.Put(s); return err }
+func (k spoolKeeper) get(i int) (metrics.Sample, error) { return k.sp.Get(k.ids[i].ID) }
+func (k spoolKeeper) close()                            { _ = k.sp.Close() }
+
+// run calls the target for every sample of p, putting each answer into
+// its sample and filling the window as the answers arrive.
+func (tp *targetPipe) run(ctx context.Context, p *pass) {
+	o, env := tp.o, tp.env
+	b := o.target
+	opts := b.Options
+	opts.Progress = newProgress(env.Log, o.Quiet, progressFigures{verb: "called the target for", label: "calling the target"})
+	if !o.Quiet {
+		fmt.Fprintf(env.Log, "calling the target for %d samples (%d at once), judging each answer as it arrives\n", len(p.samples), opts.Concurrency)
+	}
+	tp.start = time.Now()
+	opts.Admit = func(ctx context.Context, i int) error {
+		if err := p.win.Admit(ctx, i); err != nil {
+			return err
+		}
+		s, err := tp.src.get(i)
+		if err != nil {
+			err = fmt.Errorf("read the samples back: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err)
+			p.win.Fail(i, err)
+			tp.mu.Lock()
+			tp.err = err
+			tp.mu.Unlock()
+			return err
+		}
+		p.samples[i] = s
+		return nil
+	}
+	opts.Done = func(i int, out target.Outcome) { tp.done(p, i, out) }
+	outs := target.Run(ctx, b.Target, p.samples, opts)
+	closeErr := b.Target.Close()
+	_ = outs // each finished call went through done
+	tp.mu.Lock()
+	defer tp.mu.Unlock()
+	tp.outOfStep = outOfStepIDs(closeErr, tp.calls)
+	for id, why := range tp.outOfStep {
+		tp.unanswered.set(id, why)
+		tp.rows.fail(id, why)
+	}
+}
+
+// done records one finished call: its figures, its answer (or why there
+// is none) put into the sample, its saved row, and the sample handed to
+// the judge.
+func (tp *targetPipe) done(p *pass, i int, out target.Outcome) {
+	env, o := tp.env, tp.o
+	redactReply(env.Red, &out.Reply)
+	s := &p.samples[i]
+	if s.UserInput == "" && !s.Has(metrics.UserInput) {
+		// Not handed over (the target was taken for down): read it back
+		// for its saved row.
+		if full, err := tp.src.get(i); err == nil {
+			*s = full
+		}
+	}
+	if out.Err != nil {
+		tp.unanswered.set(s.ID, out.Err.Error())
+		dropAnswer(s)
+	} else {
+		applyReply(s, &out)
+		tp.answered++
+	}
+	tp.cuts.apply(o.Limits.MaxContexts, s)
+	row := savedOf(s, &out)
+	row.Error = env.Red.String(row.Error)
+	tp.rows.add(i, &row)
+	tp.mu.Lock()
+	tp.calls[s.ID] = &pendingCall{i: i, out: target.Outcome{Done: out.Done, Err: out.Err, Attempts: out.Attempts, Latency: out.Latency}, record: targetCall(&out)}
+	for f := range s.Present {
+		tp.fields[f] = true
+	}
+	tp.mu.Unlock()
+	tp.log.add(s)
+	if tp.answers != nil {
+		if err := tp.answers.put(i, *s); err != nil {
+			p.win.Fail(i, fmt.Errorf("keep the answers for the repeats: %w", err))
+			return
+		}
+	}
+	p.win.Fill(i)
+}
+
+// outOfStepIDs returns, for a command target process found out of step
+// when it stopped (a line more than its requests), the samples it
+// answered and why their answers are dropped: they cannot be matched to
+// their questions.
+func outOfStepIDs(closeErr error, calls map[string]*pendingCall) map[string]string {
+	oos := outOfStep(closeErr)
+	if oos == nil {
+		return nil
+	}
+	out := map[string]string{}
+	for _, id := range oos.IDs {
+		if c := calls[id]; c != nil && c.out.Done && c.out.Err == nil {
+			c.out.Err = oos.Call()
+			c.record = targetCall(&c.out)
+			out[id] = c.out.Err.Error()
+		}
+	}
+	return out
+}
+
+// rowSpill keeps the saved answers (--save-responses) on disk as they
+// arrive, and writes them in sample order at the end.
+type rowSpill struct {
+	mu     sync.Mutex
+	f      *os.File
+	w      *bufio.Writer
+	end    int64
+	at     map[int]span
+	ids    map[string]int
+	failed map[string]string
+	err    error
+}
+
+type span struct {
+	off int64
+	n   int
+}
+
+func newRowSpill() (*rowSpill, error) {
+	f, err := os.CreateTemp("", "raggate-answers-*.jsonl")
+	if err != nil {
+		return nil, err
+	}
+	return &rowSpill{f: f, w: bufio.NewWriter(f), at: map[int]span{}, ids: map[string]int{}}, nil
+}
+
+func (r *rowSpill) add(i int, row *savedResponse) {
+	b, err := json.Marshal(row)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return
+	}
+	if err == nil {
+		_, err = r.w.Write(b)
+	}
+	if err != nil {
+		r.err = err
+		return
+	}
+	r.at[i] = span{off: r.end, n: len(b)}
+	r.ids[row.ID] = i
+	r.end += int64(len(b))
+}
+
+// fail marks the row of sample id failed with why (a command target found
+// out of step).
+func (r *rowSpill) fail(id, why string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.failed == nil {
+		r.failed = map[string]string{}
+	}
+	r.failed[id] = why
+}
+
+// count is the number of rows.
+func (r *rowSpill) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.at)
+}
+
+// writeTo writes the rows to path as JSON Lines in sample order, atomically.
+func (r *rowSpill) writeTo(path string) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	if err := r.w.Flush(); err != nil {
+		return err
+	}
+	order := slices.Sorted(maps.Keys(r.at))
+	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		for _, i := range order {
+			sp := r.at[i]
+			b := make([]byte, sp.n)
+			if _, err := r.f.ReadAt(b, sp.off); err != nil {
+				return err
+			}
+			var row savedResponse
+			if err := json.Unmarshal(b, &row); err != nil {
+				return err
+			}
+			if why, bad := r.failed[row.ID]; bad {
+				row = savedResponse{ID: row.ID, UserInput: row.UserInput, LatencyMS: row.LatencyMS, Error: why, Response: new(string)}
+			}
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(&row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func (r *rowSpill) close() {
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f != nil {
+		r.f.Close()
+		os.Remove(r.f.Name())
+		r.f = nil
+	}
+}
+
+// newTargetPipe prepares the target calls of a run (nil without a
+// target). With the default suite, the metrics judged are those of the
+// fields the target may fill, ids of retrieved contexts included: which
+// the answers hold is known only once they are all in, and finish drops
+// the metrics of fields none held (metrics without judge calls, so
+// nothing is spent on them).
+func (o *runState) newTargetPipe(env Env, in *runInputs, src sampleStore, log *inputsLog, cuts *capCount, repeats int) (*targetPipe, bool, error) {
+	if o.target == nil {
+		return nil, false, nil
+	}
+	rows, err := newRowSpill()
+	if err != nil {
+		return nil, false, asOperational(fmt.Errorf("keep the target's answers: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
+	}
+	tp := &targetPipe{o: o, env: env, src: src, log: log, cuts: cuts, calls: map[string]*pendingCall{}, rows: rows, fields: map[metrics.Field]bool{}}
+	if repeats > 1 {
+		if in.ds.Spool() != nil {
+			sp, err := dataset.NewSpool("")
+			if err != nil {
+				rows.close()
+				return nil, false, asOperational(fmt.Errorf("keep the target's answers: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
+			}
+			tp.answers = spoolKeeper{sp: sp, ids: in.samples}
+		} else {
+			tp.answers = &memKeeper{s: make([]metrics.Sample, len(in.samples))}
+		}
+	}
+	chosen := len(o.metricNames()) == 0
+	if chosen {
+		ds := *in.ds
+		ds.Fields = maps.Clone(in.ds.Fields)
+		if ds.Fields == nil {
+			ds.Fields = map[metrics.Field]bool{}
+		}
+		ds.Fields[metrics.RetrievedContextIDs] = true
+		if in.ms, err = o.suite(env, &ds); err != nil {
+			rows.close()
+			return nil, false, err
+		}
+	}
+	return tp, chosen, nil
+}
+
+// finish ends the target calls of the first pass: a run stopped before
+// every call finished saves the answers and ends (nothing is written but
+// them); otherwise it reports the calls, saves the answers when asked,
+// drops the answers of command processes found out of step (their
+// samples' scores become failed calls) and, with the default suite, the
+// metrics of fields no answer held. res and runErr are the pass's.
+func (tp *targetPipe) finish(ctx context.Context, res *eval.Result, runErr error, chosen bool, in *runInputs) (*targetPhase, error) {
+	o, env := tp.o, tp.env
+	if tp.err != nil {
+		return nil, asOperational(tp.err)
+	}
+	total := len(in.samples)
+	save := o.Target.SaveResponses
+	finished := len(tp.calls)
+	if ctx.Err() != nil && finished < total {
+		// Stopped during the calls: the answers are what is kept.
+		if save == "" && tp.rows.count() > 0 {
+			save = stoppedResponsesPath(o.Out)
+		}
+		if save != "" {
+			if err := tp.rows.writeTo(env.abs(save)); err != nil {
+				return nil, asOperational(fmt.Errorf("save responses: %w", err))
+			}
+		}
+		return nil, targetStopped(ctx, o, tp.rows.count(), total, save)
+	}
+	if save != "" {
+		if err := tp.rows.writeTo(env.abs(save)); err != nil {
+			return nil, asOperational(fmt.Errorf("save responses: %w", err))
+		}
+	}
+	unanswered := tp.unanswered.snapshot()
+	if !o.Quiet {
+		fmt.Fprintf(env.Log, "target answered %d of %d samples in %s (%d failed)\n", finished-len(unanswered), total,
+			time.Since(tp.start).Round(time.Millisecond), len(unanswered))
+	}
+	o.warn(env, tp.cuts.note(o.Limits.MaxContexts, total))
+	ph := &targetPhase{calls: make(map[string]*results.TargetCall, len(tp.calls)), unanswered: unanswered}
+	for id, c := range tp.calls {
+		ph.calls[id] = c.record
+	}
+	capCallIDs(ph.calls, o.Limits.MaxContexts)
+	if total > 0 && len(unanswered) == total && o.Target.MaxFailures >= 1 {
+		// Allowed by --max-target-failures 1, but never silent (under a
+		// lower limit the run ends with exit 3, which says so).
+		o.warn(env, fmt.Sprintf("the target answered none of the %d samples: the results hold no score of the pipeline, and a baseline store refuses such a file (--max-target-failures %g allowed the run to go on)",
+			total, o.Target.MaxFailures))
+	}
+	if res != nil {
+		for id, why := range tp.outOfStep {
+			failJudged(res, id, why)
+			if o.texts != nil {
+				o.texts.Drop(id)
+			}
+		}
+	}
+	if chosen && res != nil {
+		ds := *in.ds
+		ds.Fields = tp.fields
+		final, err := o.suite(env, &ds)
+		if err != nil {
+			return nil, err
+		}
+		keepSuite(res, final)
+		in.ms = final
+	}
+	return ph, runErr
+}
+
+// failJudged turns every score of sample id into a failed target call
+// with reason why: its answer was judged before it was found unusable.
+func failJudged(res *eval.Result, id, why string) {
+	for i := range res.Samples {
+		s := &res.Samples[i]
+		if s.ID != id {
+			continue
+		}
+		s.Reasons, s.Raw = nil, nil
+		for m := range s.Scores {
+			s.Scores[m] = math.NaN()
+			if s.Undefined == nil {
+				s.Undefined = map[string]string{}
+			}
+			if s.UndefinedKind == nil {
+				s.UndefinedKind = map[string]results.UndefinedKind{}
+			}
+			s.Undefined[m] = why
+			s.UndefinedKind[m] = results.KindTarget
+		}
+	}
+}
+
+// keepSuite drops from res every metric not in ms.
+func keepSuite(res *eval.Result, ms []metrics.Metric) {
+	keep := map[string]bool{}
+	for _, m := range ms {
+		keep[m.Name] = true
+	}
+	drop := func(name string) bool { return !keep[name] }
+	res.Metrics = slices.DeleteFunc(res.Metrics, drop)
+	for i := range res.Samples {
+		s := &res.Samples[i]
+		maps.DeleteFunc(s.Scores, func(k string, _ float64) bool { return drop(k) })
+		maps.DeleteFunc(s.Undefined, func(k string, _ string) bool { return drop(k) })
+		maps.DeleteFunc(s.UndefinedKind, func(k string, _ results.UndefinedKind) bool { return drop(k) })
+		maps.DeleteFunc(s.Reasons, func(k string, _ string) bool { return drop(k) })
+		maps.DeleteFunc(s.Raw, func(k string, _ float64) bool { return drop(k) })
+	}
+}

@@ -1,0 +1,244 @@
+package dataset
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"sync"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// A Spool keeps samples' texts in a temporary file while a run lasts, so
+// that memory holds what a run needs of every sample (its id, the fields
+// it has, its metadata) and the texts of the few samples being judged,
+// not the whole dataset's. Loading with Options.Spool puts each sample in
+// the spool as it is read; Get reads one back. A Spool is safe for
+// concurrent use.
+type Spool struct {
+	mu   sync.Mutex
+	f    *os.File
+	w    *bufio.Writer
+	size int64
+	at   map[string]spooled
+	err  error
+	buf  []byte
+}
+
+// spooled locates a sample in the spool file and says how many retrieved
+// contexts and context ids it has (a run caps them before judging).
+type spooled struct {
+	off      int64
+	n        int32
+	contexts int32
+	ids      int32
+}
+
+// NewSpool creates a spool in a new temporary file of dir ("" is the
+// default temporary directory). Close removes it.
+func NewSpool(dir string) (*Spool, error) {
+	f, err := os.CreateTemp(dir, "raggate-samples-*.bin")
+	if err != nil {
+		return nil, fmt.Errorf("create the samples' temporary file: %w", err)
+	}
+	return &Spool{f: f, w: bufio.NewWriterSize(f, 256<<10), at: map[string]spooled{}}, nil
+}
+
+// Put writes s to the spool and returns what memory keeps of it: its id,
+// the fields it has and its metadata, without texts. A later Put of the
+// same id replaces it.
+func (sp *Spool) Put(s metrics.Sample) (metrics.Sample, error) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.err != nil {
+		return metrics.Sample{}, sp.err
+	}
+	sp.buf = encodeSample(sp.buf[:0], &s)
+	if _, err := sp.w.Write(sp.buf); err != nil {
+		sp.err = fmt.Errorf("write the samples' temporary file: %w", err)
+		return metrics.Sample{}, sp.err
+	}
+	sp.at[s.ID] = spooled{off: sp.size, n: int32(len(sp.buf)), contexts: int32(len(s.RetrievedContexts)), ids: int32(len(s.RetrievedContextIDs))}
+	sp.size += int64(len(sp.buf))
+	return metrics.Sample{ID: s.ID, Present: s.Present, Metadata: s.Metadata}, nil
+}
+
+// Has reports whether the spool holds the sample id.
+func (sp *Spool) Has(id string) bool {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	_, ok := sp.at[id]
+	return ok
+}
+
+// Lens returns how many retrieved contexts and retrieved context ids the
+// sample id has, without reading it back.
+func (sp *Spool) Lens(id string) (contexts, ids int) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	e := sp.at[id]
+	return int(e.contexts), int(e.ids)
+}
+
+// Get reads the sample id back, whole.
+func (sp *Spool) Get(id string) (metrics.Sample, error) {
+	sp.mu.Lock()
+	e, ok := sp.at[id]
+	err := sp.err
+	if ok && err == nil {
+		if ferr := sp.w.Flush(); ferr != nil {
+			sp.err = fmt.Errorf("write the samples' temporary file: %w", ferr)
+			err = sp.err
+		}
+	}
+	sp.mu.Unlock()
+	if err != nil {
+		return metrics.Sample{}, err
+	}
+	if !ok {
+		return metrics.Sample{}, fmt.Errorf("sample %q is not in the samples' temporary file", id)
+	}
+	b := make([]byte, e.n)
+	if _, err := sp.f.ReadAt(b, e.off); err != nil {
+		return metrics.Sample{}, fmt.Errorf("read the samples' temporary file: %w", err)
+	}
+	s, err := decodeSample(b)
+	if err != nil {
+		return metrics.Sample{}, fmt.Errorf("read the samples' temporary file: %w", err)
+	}
+	return s, nil
+}
+
+// Close removes the spool's file.
+func (sp *Spool) Close() error {
+	if sp == nil {
+		return nil
+	}
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.f == nil {
+		return nil
+	}
+	err := errors.Join(sp.f.Close(), os.Remove(sp.f.Name()))
+	sp.f = nil
+	sp.at = nil
+	if sp.err == nil {
+		sp.err = errors.New("the samples' temporary file is closed")
+	}
+	return err
+}
+
+// The encoding of a sample: its fields present as a bit set over
+// metrics.Fields, then each string as a uvarint length and its bytes, each
+// list as a uvarint count and its strings, then the metadata as a count
+// and sorted key, value pairs.
+func encodeSample(b []byte, s *metrics.Sample) []byte {
+	var present uint64
+	for i, f := range metrics.Fields {
+		if s.Has(f) {
+			present |= 1 << i
+		}
+	}
+	b = binary.AppendUvarint(b, present)
+	str := func(v string) {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		b = append(b, v...)
+	}
+	list := func(v []string) {
+		b = binary.AppendUvarint(b, uint64(len(v)))
+		for _, x := range v {
+			str(x)
+		}
+	}
+	str(s.ID)
+	str(s.UserInput)
+	str(s.Response)
+	str(s.Reference)
+	list(s.RetrievedContexts)
+	list(s.ReferenceContexts)
+	list(s.RetrievedContextIDs)
+	list(s.ReferenceContextIDs)
+	keys := make([]string, 0, len(s.Metadata))
+	for k := range s.Metadata {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	b = binary.AppendUvarint(b, uint64(len(keys)))
+	for _, k := range keys {
+		str(k)
+		str(s.Metadata[k])
+	}
+	return b
+}
+
+// decodeSample reverses encodeSample.
+func decodeSample(b []byte) (metrics.Sample, error) {
+	var s metrics.Sample
+	var err error
+	uv := func() uint64 {
+		v, n := binary.Uvarint(b)
+		if n <= 0 {
+			err = io.ErrUnexpectedEOF
+			return 0
+		}
+		b = b[n:]
+		return v
+	}
+	str := func() string {
+		n := uv()
+		if err != nil || n > uint64(len(b)) {
+			err = io.ErrUnexpectedEOF
+			return ""
+		}
+		v := string(b[:n])
+		b = b[n:]
+		return v
+	}
+	list := func() []string {
+		n := uv()
+		if err != nil || n > uint64(len(b)) {
+			err = io.ErrUnexpectedEOF
+			return nil
+		}
+		if n == 0 {
+			return nil
+		}
+		v := make([]string, n)
+		for i := range v {
+			v[i] = str()
+		}
+		return v
+	}
+	present := uv()
+	s.ID = str()
+	s.UserInput = str()
+	s.Response = str()
+	s.Reference = str()
+	s.RetrievedContexts = list()
+	s.ReferenceContexts = list()
+	s.RetrievedContextIDs = list()
+	s.ReferenceContextIDs = list()
+	if n := uv(); n > 0 && err == nil {
+		s.Metadata = make(map[string]string, n)
+		for range n {
+			k := str()
+			s.Metadata[k] = str()
+		}
+	}
+	if err != nil {
+		return metrics.Sample{}, err
+	}
+	for i, f := range metrics.Fields {
+		if present&(1<<i) != 0 {
+			if s.Present == nil {
+				s.Present = make(map[metrics.Field]bool, len(metrics.Fields))
+			}
+			s.Present[f] = true
+		}
+	}
+	return s, nil
+}

@@ -1,0 +1,96 @@
+package dataset
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/raggate/raggate/metrics"
+)
+
+// A dataset loaded with a spool holds no texts in memory, and every
+// sample read back from the spool is the sample a plain load gives.
+func TestSpoolGivesBackEverySample(t *testing.T) {
+	path := filepath.Join("..", "..", "testdata", "datasets", "amnesty_qa", "amnesty_qa_eval.english_v3.fef186d.jsonl")
+	plain, err := Load(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := NewSpool(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	spooled, err := Load(path, Options{Spool: sp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if spooled.Spool() != sp || plain.Spool() != nil {
+		t.Fatalf("Spool() = %v and %v, want the spool and nil", spooled.Spool(), plain.Spool())
+	}
+	if len(spooled.Samples) != len(plain.Samples) || spooled.SHA256 != plain.SHA256 || !reflect.DeepEqual(spooled.Fields, plain.Fields) {
+		t.Fatalf("spooled load differs: %d samples, sha %s, fields %v", len(spooled.Samples), spooled.SHA256, spooled.Fields)
+	}
+	for i, light := range spooled.Samples {
+		want := plain.Samples[i]
+		if light.UserInput != "" || light.Response != "" || light.RetrievedContexts != nil || light.Reference != "" {
+			t.Fatalf("sample %d holds texts in memory: %+v", i, light)
+		}
+		if light.ID != want.ID || !reflect.DeepEqual(light.Present, want.Present) {
+			t.Fatalf("sample %d: id %q present %v, want %q %v", i, light.ID, light.Present, want.ID, want.Present)
+		}
+		got, err := sp.Get(light.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("sample %d read back:\n%+v\nwant\n%+v", i, got, want)
+		}
+		if c, _ := sp.Lens(light.ID); c != len(want.RetrievedContexts) {
+			t.Fatalf("Lens = %d contexts, want %d", c, len(want.RetrievedContexts))
+		}
+	}
+}
+
+// Every field, empty strings, metadata and odd bytes survive the spool.
+func TestSpoolRoundTrip(t *testing.T) {
+	sp, err := NewSpool(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := sp.f.Name()
+	var s metrics.Sample
+	s.ID = "a\x00b"
+	s.Set(metrics.UserInput, "")
+	s.Set(metrics.Response, "héllo\nworld")
+	s.SetList(metrics.RetrievedContexts, []string{"one", "", "three"})
+	s.SetList(metrics.ReferenceContextIDs, []string{"x"})
+	s.Metadata = map[string]string{"topic": "tax", "b": ""}
+	light, err := sp.Put(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if light.Response != "" || light.ID != s.ID || !reflect.DeepEqual(light.Metadata, s.Metadata) {
+		t.Fatalf("light sample %+v", light)
+	}
+	got, err := sp.Get(s.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, s) {
+		t.Fatalf("read back %+v, want %+v", got, s)
+	}
+	if _, err := sp.Get("missing"); err == nil {
+		t.Fatal("Get of an unknown id: no error")
+	}
+	if err := sp.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(name); !os.IsNotExist(err) {
+		t.Fatalf("the spool file is left behind: %v", err)
+	}
+	if _, err := sp.Get(s.ID); err == nil {
+		t.Fatal("Get after Close: no error")
+	}
+}
