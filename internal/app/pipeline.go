@@ -44,7 +44,9 @@ type memStore []metrics.Sample
 func (m memStore) get(i int) (metrics.Sample, error) { return m[i], nil }
 
 // forget lets go of sample i's texts (the last pass has read it).
-func (m memStore) forget(i int) { m[i] = metrics.Sample{ID: m[i].ID, Present: m[i].Present, Metadata: m[i].Metadata} }
+func (m memStore) forget(i int) {
+	m[i] = metrics.Sample{ID: m[i].ID, Present: m[i].Present, Metadata: m[i].Metadata}
+}
 
 // forgetter is a store that can let go of a sample once read for the
 // last time.

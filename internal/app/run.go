@@ -31,8 +31,8 @@ type runState struct {
 	texts     *results.Spill
 	textsLost string
 	// spool holds the dataset's texts on disk while the run lasts.
-	spool     *dataset.Spool
-	warnings  []string // for the results file (contexts cut by --max-contexts)
+	spool    *dataset.Spool
+	warnings []string // for the results file (contexts cut by --max-contexts)
 }
 
 // RunResult is the outcome of Run: the results file written (nil after a
