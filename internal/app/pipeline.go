@@ -180,7 +180,7 @@ func readAll(ctx context.Context, p *pass, src sampleStore, limit int, cuts *cap
 		}
 		s, err := src.get(i)
 		if err != nil {
-			p.win.Fail(i, fmt.Errorf("read the samples back: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
+			p.win.Fail(fmt.Errorf("read the samples back: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
 			return
 		}
 		if f, ok := src.(forgetter); ok && last {
@@ -278,7 +278,7 @@ func (tp *targetPipe) run(ctx context.Context, p *pass) {
 		s, err := tp.src.get(i)
 		if err != nil {
 			err = fmt.Errorf("read the samples back: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err)
-			p.win.Fail(i, err)
+			p.win.Fail(err)
 			tp.mu.Lock()
 			tp.err = err
 			tp.mu.Unlock()
@@ -334,7 +334,7 @@ func (tp *targetPipe) done(p *pass, i int, out target.Outcome) {
 	tp.log.add(s)
 	if tp.answers != nil {
 		if err := tp.answers.put(i, *s); err != nil {
-			p.win.Fail(i, fmt.Errorf("keep the answers for the repeats: %w", err))
+			p.win.Fail(fmt.Errorf("keep the answers for the repeats: %w", err))
 			return
 		}
 	}

@@ -53,8 +53,9 @@ type Options struct {
 	// judge is asked. Run asks after Feed.Wait for the sample; nil: every
 	// sample was answered.
 	Unanswered func(id string) string
-	// Feed, when set, gives the samples as they become available (see
-	// Feed); nil: every sample is there from the start.
+	// Feed, when set, gives the samples as they become available, and
+	// Run judges them in that order (see Feed); nil: every sample is there
+	// from the start, judged in order.
 	Feed Feed
 }
 
@@ -102,10 +103,11 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 	// Ask for the embeddings the samples about to be judged will need, in
 	// a few large batches across samples; a memoizing judge then serves (or
 	// coalesces with) the per-sample requests.
-	pf := newPrefetcher(ctx, j, samples, ms)
-	if opts.Feed != nil {
-		pf.ready = opts.Feed.Ready
+	feed := opts.Feed
+	if feed == nil {
+		feed = &inOrder{n: len(samples)}
 	}
+	pf := newPrefetcher(ctx, j, samples, ms, feed)
 	defer pf.wait()
 
 	out := make([]*SampleResult, len(samples))
@@ -115,16 +117,15 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 		sem  = make(chan struct{}, conc)
 		wg   sync.WaitGroup
 	)
-	for i := range samples {
-		if opts.Feed != nil {
-			if err := opts.Feed.Wait(ctx, i); err != nil {
-				if ctx.Err() == nil {
-					cancel(err)
-				}
-				break
+	for pos := range samples {
+		i, err := feed.Next(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				cancel(err)
 			}
+			break
 		}
-		pf.ahead(i)
+		pf.ahead(pos)
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
@@ -133,12 +134,12 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			break
 		}
 		wg.Add(1)
-		go func(i int) {
+		go func(i, pos int) {
 			defer wg.Done()
 			defer func() { <-sem }()
 			sj, release := sampleJudge(j)
 			defer release()
-			defer pf.done(i)
+			defer pf.done(pos)
 			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline,
 				unanswered: opts.unanswered(samples[i].ID)}
 			if opts.Texts != nil {
@@ -162,7 +163,7 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			if opts.Progress != nil {
 				opts.Progress(done, len(samples))
 			}
-		}(i)
+		}(i, pos)
 	}
 	wg.Wait()
 

@@ -2,48 +2,52 @@ package eval
 
 import (
 	"context"
+	"errors"
 	"sync"
 )
 
 // Feed gives Run its samples as they become available: read back from
-// disk, or answered by the pipeline under test while earlier samples are
-// judged. Run calls Wait for sample i, in index order, before it first
-// reads samples[i], and embeds ahead only the texts of samples Ready says
-// are there. A Wait error other than the run's cancellation stops the run
-// as a fatal judge error does.
+// disk, or answered by the pipeline under test while others are judged.
+// Run judges them in the order they arrive: Next returns the index of the
+// next sample to judge (waiting for one), and Arrived the index of the
+// pos-th sample to arrive, if it has (what Run embeds ahead). Run reads
+// samples[i] only once Next or Arrived has returned i. A Next error other
+// than the run's cancellation stops the run as a fatal judge error does.
 type Feed interface {
-	Wait(ctx context.Context, i int) error
-	Ready(i int) bool
+	Next(ctx context.Context) (int, error)
+	Arrived(pos int) (int, bool)
 }
 
-// Window is a Feed of n samples that a producer fills at most size
-// samples ahead of the first sample Run has not released yet: memory
-// holds about size samples' texts, whatever n. The producer calls Admit
-// before it writes samples[i], then Fill (or Fail) once it is written;
-// Run's Options.Release must call Window.Release.
+// Window is a Feed of n samples that a producer fills while Run judges
+// them, with at most size samples admitted and not yet released: memory
+// holds about size samples' texts, whatever n, and a slow sample holds up
+// nothing but itself. The producer calls Admit before it writes samples[i]
+// (or starts the call that answers it), then Fill once it is written, or
+// Fail; Run's Options.Release must call Window.Release.
 type Window struct {
 	size int
 
 	mu       sync.Mutex
 	changed  chan struct{}
-	filled   []bool
-	released []bool
-	base     int // first sample not released
+	admitted []bool
+	pending  int   // admitted, not released
+	arrivals []int // filled, in order
+	taken    int   // arrivals returned by Next
 	err      error
-	errAt    int
 }
 
-// NewWindow returns a window over n samples, size at most ahead.
+// NewWindow returns a window over n samples, at most size admitted and
+// not released at once.
 func NewWindow(n, size int) *Window {
-	return &Window{size: max(1, size), changed: make(chan struct{}), filled: make([]bool, n), released: make([]bool, n), errAt: n}
+	return &Window{size: max(1, size), changed: make(chan struct{}), admitted: make([]bool, n), arrivals: make([]int, 0, n)}
 }
 
-// wait blocks until ok (called with w.mu held) holds or ctx ends.
+// wait blocks until ok (called with w.mu held) holds or ctx ends; ok runs
+// with w.mu held, and w.mu is held when wait returns nil.
 func (w *Window) wait(ctx context.Context, ok func() bool) error {
 	for {
 		w.mu.Lock()
 		if ok() {
-			w.mu.Unlock()
 			return nil
 		}
 		ch := w.changed
@@ -62,61 +66,91 @@ func (w *Window) signal() {
 	w.changed = make(chan struct{})
 }
 
-// Admit waits until sample i may be written: fewer than size samples
-// between the first one not released and i.
+// Admit waits until fewer than size samples are admitted and not
+// released, then admits sample i.
 func (w *Window) Admit(ctx context.Context, i int) error {
-	return w.wait(ctx, func() bool { return i < w.base+w.size })
+	if err := w.wait(ctx, func() bool { return w.pending < w.size }); err != nil {
+		return err
+	}
+	defer w.mu.Unlock()
+	w.admitted[i] = true
+	w.pending++
+	return nil
 }
 
-// Fill marks sample i written.
+// Fill marks sample i written: Next returns it in its turn.
 func (w *Window) Fill(i int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.filled[i] = true
+	w.arrivals = append(w.arrivals, i)
 	w.signal()
 }
 
-// Fail ends the feed at sample i with err: Run stops when it reaches i.
-func (w *Window) Fail(i int, err error) {
+// Fail ends the feed with err: Next returns it once the samples filled
+// before are taken.
+func (w *Window) Fail(err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if i < w.errAt {
-		w.err, w.errAt = err, i
+	if w.err == nil {
+		w.err = err
 	}
 	w.signal()
 }
 
-// Release marks sample i done with: the window moves on past it once
-// every sample before it is done with too.
+// Release marks sample i done with, making room for another.
 func (w *Window) Release(i int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.released[i] = true
-	for w.base < len(w.released) && w.released[w.base] {
-		w.base++
+	if w.admitted[i] {
+		w.admitted[i] = false
+		w.pending--
 	}
 	w.signal()
 }
 
-// Wait waits until sample i is written.
-func (w *Window) Wait(ctx context.Context, i int) error {
-	var failed error
-	err := w.wait(ctx, func() bool {
-		if i >= w.errAt {
-			failed = w.err
-			return true
-		}
-		return w.filled[i]
-	})
-	if err != nil {
-		return err
+// errEnded is Next's error once every sample was taken.
+var errEnded = errors.New("every sample of the window was taken")
+
+// Next waits for the next sample to arrive and returns its index.
+func (w *Window) Next(ctx context.Context) (int, error) {
+	if err := w.wait(ctx, func() bool {
+		return w.taken < len(w.arrivals) || w.err != nil || w.taken == len(w.admitted)
+	}); err != nil {
+		return 0, err
 	}
-	return failed
+	defer w.mu.Unlock()
+	if w.taken < len(w.arrivals) {
+		w.taken++
+		return w.arrivals[w.taken-1], nil
+	}
+	if w.err != nil {
+		return 0, w.err
+	}
+	return 0, errEnded
 }
 
-// Ready reports whether sample i is written.
-func (w *Window) Ready(i int) bool {
+// Arrived returns the index of the pos-th sample to arrive, if it has.
+func (w *Window) Arrived(pos int) (int, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return i < len(w.filled) && w.filled[i] && i < w.errAt
+	if pos < len(w.arrivals) {
+		return w.arrivals[pos], true
+	}
+	return 0, false
 }
+
+// inOrder is the feed of samples that are all there from the start.
+type inOrder struct {
+	n    int
+	next int
+}
+
+func (o *inOrder) Next(context.Context) (int, error) {
+	if o.next >= o.n {
+		return 0, errEnded
+	}
+	o.next++
+	return o.next - 1, nil
+}
+
+func (o *inOrder) Arrived(pos int) (int, bool) { return pos, pos < o.n }

@@ -38,15 +38,16 @@ type prefetcher struct {
 	// embeds are the metrics' embed steps: the fields whose texts they
 	// embed, for samples that have every field the metric needs.
 	embeds []embedAhead
-	// ready, when set, says whether a sample is there to read (Feed):
-	// only those are embedded ahead.
-	ready func(i int) bool
-	wg    sync.WaitGroup
+	// feed orders the samples: positions below are positions in the
+	// order they arrive (Feed.Arrived), and only arrived samples are
+	// embedded ahead.
+	feed Feed
+	wg   sync.WaitGroup
 
 	mu      sync.Mutex
-	next    int            // first sample not in a batch yet
+	next    int            // first position not in a batch yet
 	batches int            // batches started
-	of      map[int]*batch // sample index -> its batch, until the sample is done
+	of      map[int]*batch // position -> its batch, until the sample is done
 }
 
 // embedAhead is what one metric embeds ahead: the texts of fields, for the
@@ -64,8 +65,8 @@ type batch struct {
 
 // newPrefetcher reads from the metrics' declarations (metrics.Ask.Embeds)
 // which texts to embed ahead.
-func newPrefetcher(ctx context.Context, j judge.Judge, samples []metrics.Sample, ms []metrics.Metric) *prefetcher {
-	p := &prefetcher{ctx: ctx, j: j, samples: samples, of: map[int]*batch{}}
+func newPrefetcher(ctx context.Context, j judge.Judge, samples []metrics.Sample, ms []metrics.Metric, feed Feed) *prefetcher {
+	p := &prefetcher{ctx: ctx, j: j, samples: samples, feed: feed, of: map[int]*batch{}}
 	for _, m := range ms {
 		for _, a := range m.Asks {
 			if len(a.Embeds) > 0 {
@@ -76,7 +77,8 @@ func newPrefetcher(ctx context.Context, j judge.Judge, samples []metrics.Sample,
 	return p
 }
 
-// ahead makes sure the batch of sample i and the next one are asked for.
+// ahead makes sure the batch of the sample at position i (arrived) and
+// the next one are asked for.
 func (p *prefetcher) ahead(i int) {
 	if len(p.embeds) == 0 {
 		return
@@ -91,8 +93,8 @@ func (p *prefetcher) ahead(i int) {
 	}
 }
 
-// isReady reports whether sample i is there to read.
-func (p *prefetcher) isReady(i int) bool { return p.ready == nil || p.ready(i) }
+// isReady reports whether the sample at position pos has arrived.
+func (p *prefetcher) isReady(pos int) bool { _, ok := p.feed.Arrived(pos); return ok }
 
 // start asks for the next batch; p.mu must be held.
 func (p *prefetcher) start() {
@@ -101,7 +103,8 @@ func (p *prefetcher) start() {
 	seen := map[string]bool{}
 	var texts []string
 	for first := p.next; p.next < len(p.samples) && (len(texts) < embedChunk || p.next == first) && (p.next == first || p.isReady(p.next)); p.next++ {
-		texts = p.texts(&p.samples[p.next], seen, texts)
+		i, _ := p.feed.Arrived(p.next)
+		texts = p.texts(&p.samples[i], seen, texts)
 		p.of[p.next] = b
 		b.pending++
 	}
@@ -117,7 +120,7 @@ func (p *prefetcher) start() {
 	}()
 }
 
-// done records that sample i is done.
+// done records that the sample at position i is done.
 func (p *prefetcher) done(i int) {
 	p.mu.Lock()
 	b := p.of[i]
