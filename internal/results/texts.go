@@ -47,7 +47,7 @@ const (
 	MaxEvidence       = 10
 	MaxEvidenceText   = 200
 	MaxEvidenceReason = 100
-	MaxSampleEvidence = 1200
+	MaxSampleEvidence = 1500
 )
 
 // MaxReason bounds a reason (why a score is low, or undefined) in
