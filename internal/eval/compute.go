@@ -654,8 +654,8 @@ func verdictOf(ok bool) int {
 // reasonQuote characters, each with the judge's reason cut to reasonWhy.
 const (
 	reasonExamples = 2
-	reasonQuote    = 80
-	reasonWhy      = 50
+	reasonQuote    = 100
+	reasonWhy      = 60
 )
 
 // failing words the items judged against (verdict other than 1) as one
