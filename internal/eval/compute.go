@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/internal/results"
@@ -174,18 +176,19 @@ func (e *sampleEval) capStatements(metric string, stmts []string) []string {
 	return stmts[:MaxStatements:MaxStatements]
 }
 
-// withCuts adds to reason what capStatements left out for metric.
+// withCuts adds to reason what capStatements left out for metric, and
+// cuts the whole to results.MaxReason characters, the note kept whole.
 func (e *sampleEval) withCuts(metric, reason string) string {
 	e.mu.Lock()
 	cut := e.cuts[metric]
 	e.mu.Unlock()
 	switch {
 	case cut == "":
-		return reason
+		return results.ClipReason(reason)
 	case reason == "":
-		return cut
+		return results.ClipReason(cut)
 	}
-	return reason + "; " + cut
+	return results.ClipReason(results.Clip(reason, results.MaxReason-utf8.RuneCountInString(cut)-2) + "; " + cut)
 }
 
 // levels are the atomicity and coverage of the claims step.
@@ -233,22 +236,12 @@ func (e *sampleEval) contextRecall(metric string) (float64, string, error) {
 	if len(a.Attribute.Sentences) == 0 {
 		return nan, "no sentences in reference", nil
 	}
-	var bad []string
 	ev := make([]results.Evidence, len(a.Attribute.Sentences))
 	for i, v := range a.Attribute.Sentences {
 		ev[i] = results.Evidence{Text: v.Sentence, Verdict: v.Attributed, Reason: v.Reason}
 	}
 	e.note(metric, ev)
-	for _, v := range a.Attribute.Sentences {
-		if v.Attributed != 1 {
-			bad = append(bad, withReason(v.Sentence, v.Reason))
-		}
-	}
-	reason := ""
-	if len(bad) > 0 {
-		reason = "not attributed to the contexts: " + strings.Join(bad, "; ")
-	}
-	return metrics.Fraction(a.Attribute.Bools()), reason, nil
+	return metrics.Fraction(a.Attribute.Bools()), failing("reference sentence", "not attributed to the contexts", ev), nil
 }
 
 // verify checks statements against evidence; no statements -> no call.
@@ -295,16 +288,19 @@ func (e *sampleEval) usefulness(metric, answer string) ([]bool, string, error) {
 	if err := firstError(errs); err != nil {
 		return nil, "", err
 	}
-	var notes []string
+	var useless []string
 	ev := make([]results.Evidence, len(v))
 	for i, ok := range v {
 		ev[i] = results.Evidence{Context: i + 1, Verdict: verdictOf(ok), Reason: reasons[i]}
 		if !ok {
-			notes = append(notes, fmt.Sprintf("context %d not useful", i+1))
+			useless = append(useless, strconv.Itoa(i+1))
 		}
 	}
 	e.note(metric, ev)
-	return v, strings.Join(notes, "; "), nil
+	if len(useless) == 0 {
+		return v, "", nil
+	}
+	return v, results.ClipReason(fmt.Sprintf("%d of %s not useful: %s", len(useless), count(len(v), "context"), strings.Join(useless, ", "))), nil
 }
 
 // supported is faithfulness: the share of text's statements the evidence
@@ -321,8 +317,9 @@ func (e *sampleEval) supported(metric, text, evidence, what string) (float64, st
 	if err != nil {
 		return nan, "", err
 	}
-	e.note(metric, evidenceOf(vs, ""))
-	return metrics.Fraction(bools(vs)), unsupported(vs), nil
+	ev := evidenceOf(vs, "")
+	e.note(metric, ev)
+	return metrics.Fraction(bools(vs)), failing("statement", "not supported by the contexts", ev), nil
 }
 
 // factualVerdicts verifies the response's claims against the reference
@@ -355,8 +352,9 @@ func (e *sampleEval) factualVerdicts(metric string) (resp, ref []bool, reason st
 	if err := firstError([]error{errResp, errRf}); err != nil {
 		return nil, nil, "", err
 	}
-	e.note(metric, append(evidenceOf(respV, "response"), evidenceOf(refV, "reference")...))
-	return bools(respV), bools(refV), unsupported(respV), nil
+	ev := evidenceOf(respV, "response")
+	e.note(metric, append(ev, evidenceOf(refV, "reference")...))
+	return bools(respV), bools(refV), failing("response claim", "not supported by the reference", ev), nil
 }
 
 func (e *sampleEval) noiseSensitivity(metric string, mode metrics.NoiseMode) (float64, string, error) {
@@ -392,8 +390,9 @@ func (e *sampleEval) noiseSensitivity(metric string, mode metrics.NoiseMode) (fl
 	if err != nil {
 		return nan, "", err
 	}
-	e.note(metric, evidenceOf(respByRefV, ""))
-	return metrics.NoiseSensitivity(mode, refBy, respBy, bools(respByRefV)), unsupported(respByRefV), nil
+	ev := evidenceOf(respByRefV, "")
+	e.note(metric, ev)
+	return metrics.NoiseSensitivity(mode, refBy, respBy, bools(respByRefV)), failing("response statement", "not supported by the reference", ev), nil
 }
 
 // byContext judges both statement lists against every retrieved context,
@@ -651,25 +650,55 @@ func verdictOf(ok bool) int {
 	return 0
 }
 
-// unsupported summarises the statements judged unsupported.
-func unsupported(vs []metrics.StatementVerdict) string {
-	var bad []string
-	for _, v := range vs {
-		if v.Verdict != 1 {
-			bad = append(bad, withReason(v.Statement, v.Reason))
+// A reason quotes the first failing items (at most reasonExamples) cut to
+// reasonQuote characters, each with the judge's reason cut to reasonWhy.
+const (
+	reasonExamples = 2
+	reasonQuote    = 100
+	reasonWhy      = 60
+)
+
+// failing words the items judged against (verdict other than 1) as one
+// sentence of at most results.MaxReason characters: how many of how many
+// noun failed, verdict, and the first failing one or two, each cut:
+//
+//	4 of 15 statements not supported by the contexts: "The K2 stores 20 kWh…" (number 20 not in evidence); "…"
+//
+// The second example is given only when it fits whole. "" when none failed.
+func failing(noun, verdict string, items []results.Evidence) string {
+	var bad []results.Evidence
+	for _, e := range items {
+		if e.Verdict != 1 {
+			bad = append(bad, e)
 		}
 	}
 	if len(bad) == 0 {
 		return ""
 	}
-	return "not supported: " + strings.Join(bad, "; ")
+	reason := fmt.Sprintf("%d of %s %s", len(bad), count(len(items), noun), verdict)
+	for i, e := range bad[:min(len(bad), reasonExamples)] {
+		ex := `"` + results.Clip(e.Text, reasonQuote) + `"`
+		if e.Reason != "" {
+			ex += " (" + results.Clip(e.Reason, reasonWhy) + ")"
+		}
+		sep := ": "
+		if i > 0 {
+			sep = "; "
+			if utf8.RuneCountInString(reason)+len(sep)+utf8.RuneCountInString(ex) > results.MaxReason {
+				break
+			}
+		}
+		reason += sep + ex
+	}
+	return results.ClipReason(reason)
 }
 
-func withReason(s, reason string) string {
-	if reason != "" {
-		return s + " (" + reason + ")"
+// count words n things: "1 statement", "4 statements".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
 	}
-	return s
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 func allTrue(v []bool) bool {

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"math"
 	"time"
 
@@ -154,7 +155,7 @@ func combine(s *SampleResult, perRun []map[string]*SampleResult) results.Sample 
 		}
 	}
 	if len(s.Reasons) > 0 {
-		rs.Reasons = s.Reasons
+		rs.Reasons = clipReasons(s.Reasons)
 	}
 	for k, v := range s.Raw {
 		if rs.Raw == nil {
@@ -165,11 +166,30 @@ func combine(s *SampleResult, perRun []map[string]*SampleResult) results.Sample 
 	return rs
 }
 
+// clipReasons returns reasons, or a copy with the ones over
+// results.MaxReason characters cut: a results file holds no longer ones,
+// whoever built them.
+func clipReasons(reasons map[string]string) map[string]string {
+	var out map[string]string
+	for m, r := range reasons {
+		if c := results.ClipReason(r); c != r {
+			if out == nil {
+				out = maps.Clone(reasons)
+			}
+			out[m] = c
+		}
+	}
+	if out == nil {
+		return reasons
+	}
+	return out
+}
+
 func setUndefined(rs *results.Sample, metric, reason string, kind results.UndefinedKind) {
 	if rs.Undefined == nil {
 		rs.Undefined = map[string]string{}
 	}
-	rs.Undefined[metric] = reason
+	rs.Undefined[metric] = results.ClipReason(reason)
 	if kind == "" {
 		return
 	}

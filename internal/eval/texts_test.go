@@ -74,8 +74,8 @@ func TestBoundEvidence(t *testing.T) {
 	items := make([]results.Evidence, results.MaxEvidence+5)
 	items[0] = results.Evidence{Text: long, Reason: long}
 	got := results.BoundEvidence(items)
-	if len(got) != results.MaxEvidence {
-		t.Errorf("kept %d items, want %d", len(got), results.MaxEvidence)
+	if len(got) != results.MaxEvidence+1 || got[results.MaxEvidence].More != 5 {
+		t.Errorf("kept %d items, want %d and the marker of 5 more", len(got), results.MaxEvidence)
 	}
 	if n := len([]rune(got[0].Text)); n != results.MaxEvidenceText || !strings.HasSuffix(got[0].Text, "…") {
 		t.Errorf("text cut to %d characters (%q...), want %d ending in …", n, got[0].Text[:10], results.MaxEvidenceText)

@@ -79,7 +79,7 @@ func critic(votes []metrics.CriticOutput) score {
 		}
 		reason = fmt.Sprintf("%d of %d votes yes: %s", yes, len(votes), reason)
 	}
-	return score{v: v, reason: reason}
+	return score{v: v, reason: results.ClipReason(reason)}
 }
 
 // rubric normalises the level to [0, 1]; the level itself is kept.
@@ -91,5 +91,5 @@ func rubric(out *metrics.RubricOutput, req judge.Request) score {
 	v := metrics.RubricScore(out.Score, in.Levels)
 	raw := float64(out.Score)
 	lo, hi := in.Levels[0].Score, in.Levels[len(in.Levels)-1].Score
-	return score{v: v, raw: &raw, reason: fmt.Sprintf("level %d of %d-%d: %s", out.Score, lo, hi, out.Reason)}
+	return score{v: v, raw: &raw, reason: results.ClipReason(fmt.Sprintf("level %d of %d-%d: %s", out.Score, lo, hi, out.Reason))}
 }

@@ -189,3 +189,30 @@ func BenchmarkRender2000(b *testing.B) {
 	}
 	b.ReportMetric(float64(size)/1e6, "MB/page")
 }
+
+// The evidence a results file left out (its marker) is said where the
+// judge's verdicts are listed, for statements and for per-context
+// verdicts alike.
+func TestRenderShowsEvidenceLeftOut(t *testing.T) {
+	base, head := files(3, true)
+	s := &head.Samples[0]
+	s.Evidence = map[string][]results.Evidence{
+		"faithfulness":      {{Text: "The K2 stores 20 kWh.", Verdict: 0}, {More: 7}},
+		"context_precision": {{Context: 1, Verdict: 1}, {More: 12}},
+	}
+	page := render(t, base, head, Options{})
+	for _, want := range []string{
+		`<tr class="more"><td colspan="4">… 7 more not recorded</td></tr>`,
+		`<tr class="more"><td colspan="4">… 12 more not recorded</td></tr>`,
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the page does not say %s", want)
+		}
+	}
+	s.Evidence["faithfulness"] = s.Evidence["faithfulness"][:1]
+	s.Evidence["context_precision"] = s.Evidence["context_precision"][:1]
+	without := render(t, base, head, Options{})
+	if n, w := strings.Count(page, `<tr class="no">`), strings.Count(without, `<tr class="no">`); n != w {
+		t.Errorf("%d failing rows with the markers, %d without: a marker shows as a verdict", n, w)
+	}
+}

@@ -83,6 +83,7 @@ type contextVerdict struct {
 type evidenceGroup struct {
 	Metric string
 	Items  []results.Evidence
+	More   int // items the results file left out (its marker)
 }
 
 // rows makes the verdict table.
@@ -201,17 +202,21 @@ func contextsOf(s *results.Sample) []contextView {
 }
 
 // evidenceOf groups the sample's judged statements (not the per-context
-// verdicts) by metric.
+// verdicts) by metric, with how many items of each metric the results
+// file left out (of statements or of per-context verdicts).
 func evidenceOf(s *results.Sample) []evidenceGroup {
 	var out []evidenceGroup
 	for _, m := range slices.Sorted(maps.Keys(s.Evidence)) {
 		g := evidenceGroup{Metric: m}
 		for _, e := range s.Evidence[m] {
-			if e.Context == 0 {
+			switch {
+			case e.More > 0:
+				g.More += e.More
+			case e.Context == 0:
 				g.Items = append(g.Items, e)
 			}
 		}
-		if len(g.Items) > 0 {
+		if len(g.Items) > 0 || g.More > 0 {
 			g.Items = clipEvidence(g.Items)
 			out = append(out, g)
 		}

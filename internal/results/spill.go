@@ -47,13 +47,14 @@ func NewSpill(dir string) (*Spill, error) {
 	return &Spill{file: f, index: map[string]span{}}, nil
 }
 
-// Put records the texts of sample id (the last Put of an id wins). A
-// write error is kept and returned by every later Get.
+// Put records the texts of sample id (the last Put of an id wins), the
+// evidence within its per-sample budget (BoundTexts). A write error is
+// kept and returned by every later Get.
 func (s *Spill) Put(id string, t Texts) {
 	if t.Empty() {
 		return
 	}
-	b, err := json.Marshal(spilled(t))
+	b, err := json.Marshal(spilled(BoundTexts(t)))
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.err != nil {
