@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mbits "math/bits"
 	"os"
 	"slices"
 	"sync"
@@ -27,6 +28,9 @@ type Spool struct {
 	at   map[string]spooled
 	err  error
 	buf  []byte
+	// present holds one fields-present map per distinct set of fields:
+	// the samples kept in memory share them (read only).
+	present map[uint64]map[metrics.Field]bool
 }
 
 // spooled locates a sample in the spool file and says how many retrieved
@@ -49,8 +53,10 @@ func NewSpool(dir string) (*Spool, error) {
 }
 
 // Put writes s to the spool and returns what memory keeps of it: its id,
-// the fields it has and its metadata, without texts. A later Put of the
-// same id replaces it.
+// the fields it has and its metadata, without texts. Its fields-present
+// map is shared with the samples that have the same fields: do not
+// change it (clone it first, as metrics.Sample's setters on a copy
+// would not). A later Put of the same id replaces it.
 func (sp *Spool) Put(s metrics.Sample) (metrics.Sample, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
@@ -64,7 +70,28 @@ func (sp *Spool) Put(s metrics.Sample) (metrics.Sample, error) {
 	}
 	sp.at[s.ID] = spooled{off: sp.size, n: int32(len(sp.buf)), contexts: int32(len(s.RetrievedContexts)), ids: int32(len(s.RetrievedContextIDs))}
 	sp.size += int64(len(sp.buf))
-	return metrics.Sample{ID: s.ID, Present: s.Present, Metadata: s.Metadata}, nil
+	return metrics.Sample{ID: s.ID, Present: sp.shared(s.Present), Metadata: s.Metadata}, nil
+}
+
+// shared returns the map of sp equal to present; sp.mu must be held.
+func (sp *Spool) shared(present map[metrics.Field]bool) map[metrics.Field]bool {
+	var bits uint64
+	for i, f := range metrics.Fields {
+		if present[f] {
+			bits |= 1 << i
+		}
+	}
+	if len(present) != mbits.OnesCount64(bits) {
+		return present // a field outside metrics.Fields: keep its own
+	}
+	if m, ok := sp.present[bits]; ok {
+		return m
+	}
+	if sp.present == nil {
+		sp.present = map[uint64]map[metrics.Field]bool{}
+	}
+	sp.present[bits] = present
+	return present
 }
 
 // Has reports whether the spool holds the sample id.

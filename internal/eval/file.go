@@ -73,20 +73,33 @@ type Provenance struct {
 // one) over the samples recorded in in. A sample is kept when every repeat
 // judged it (a stopped run keeps the samples it finished in all repeats);
 // its score is the mean of the repeats, each kept in Runs when there are
-// several. Usage is left to the caller (see UsageOf).
+// several. Usage is left to the caller (see UsageOf). NewFile consumes
+// runs: each sample's scores are let go of once in the file, so that
+// memory does not hold two copies of every sample's.
 func NewFile(p Provenance, in Inputs, runs []*Result) *results.File {
 	f := newHeader(p, runs[0].Metrics)
-	last := byID(runs[len(runs)-1])
 	perRun := make([]map[string]*SampleResult, len(runs))
-	for r, run := range runs {
-		perRun[r] = byID(run)
+	if len(runs) > 1 {
+		for r, run := range runs {
+			perRun[r] = byID(run)
+		}
 	}
+	last := perRun[len(runs)-1]
 	f.Samples = make([]results.Sample, 0, len(runs[0].Samples))
-	for _, s := range runs[0].Samples {
-		if last[s.ID] == nil {
+	for i := range runs[0].Samples {
+		s := &runs[0].Samples[i]
+		if len(runs) == 1 {
+			perRun[0] = map[string]*SampleResult{s.ID: s}
+		} else if last[s.ID] == nil {
 			continue
 		}
-		rs := combine(&s, perRun)
+		rs := combine(s, perRun)
+		for _, run := range perRun {
+			if done := run[s.ID]; done != nil && done != s {
+				*done = SampleResult{ID: done.ID}
+			}
+		}
+		*s = SampleResult{ID: s.ID}
 		rs.InputHash = in.Hash[s.ID]
 		if md := in.Metadata[s.ID]; len(md) > 0 {
 			rs.Metadata = md

@@ -165,6 +165,7 @@ func TestNewFileCutsReasons(t *testing.T) {
 		Undefined:     map[string]string{"context_recall": "target call failed: " + long},
 		UndefinedKind: map[string]results.UndefinedKind{"context_recall": results.KindTarget},
 	}}}
+	given := r.Samples[0].Reasons
 	f := NewFile(Provenance{}, Inputs{}, []*Result{r})
 	s := f.Samples[0]
 	if n := utf8.RuneCountInString(s.Reasons["faithfulness"]); n != results.MaxReason {
@@ -173,7 +174,7 @@ func TestNewFileCutsReasons(t *testing.T) {
 	if u := s.Undefined["context_recall"]; utf8.RuneCountInString(u) != results.MaxReason || !strings.HasPrefix(u, "target call failed: the target said no.") {
 		t.Errorf("undefined reason %q", u)
 	}
-	if r.Samples[0].Reasons["faithfulness"] != long {
-		t.Error("NewFile changed the run's reasons")
+	if given["faithfulness"] != long {
+		t.Error("NewFile changed the reasons map it was given")
 	}
 }
