@@ -369,7 +369,6 @@ type rowSpill struct {
 	w      *bufio.Writer
 	end    int64
 	at     map[int]span
-	ids    map[string]int
 	failed map[string]string
 	err    error
 }
@@ -384,7 +383,7 @@ func newRowSpill() (*rowSpill, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rowSpill{f: f, w: bufio.NewWriter(f), at: map[int]span{}, ids: map[string]int{}}, nil
+	return &rowSpill{f: f, w: bufio.NewWriter(f), at: map[int]span{}}, nil
 }
 
 func (r *rowSpill) add(i int, row *savedResponse) {
@@ -402,7 +401,6 @@ func (r *rowSpill) add(i int, row *savedResponse) {
 		return
 	}
 	r.at[i] = span{off: r.end, n: len(b)}
-	r.ids[row.ID] = i
 	r.end += int64(len(b))
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,5 +72,52 @@ func TestTargetRunJudgesAnswersAsTheyArrive(t *testing.T) {
 		if want := f.Samples[i].ID; row.ID != want {
 			t.Fatalf("saved answer %d is %s, want %s: the saved answers are in sample order", i+1, row.ID, want)
 		}
+	}
+}
+
+// With --repeats, the target is called once per sample and every repeat
+// judges the same answers, read back from where the run kept them; a
+// shard calls the target for its samples only.
+func TestTargetRunRepeatsJudgeTheSameAnswers(t *testing.T) {
+	dir := t.TempDir()
+	var calls atomic.Int32
+	srv := jsonService(t, &calls, func(id string) string {
+		return `{"response": "The K2 stores 13.5 kWh, said ` + id + `.", "retrieved_contexts": ["The K2 stores 13.5 kWh."]}`
+	})
+	data := faultDataset(t, dir, 10)
+	out := filepath.Join(dir, "r.json")
+	r := gate(t, nil, "run", "--dataset", data, "--judge", "offline", "--metrics", "faithfulness,string_similarity", "--repeats", "2",
+		"--out", out, "--quiet", "--target", srv.URL)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if n := calls.Load(); n != 10 {
+		t.Fatalf("%d target calls for 10 samples and 2 repeats, want 10", n)
+	}
+	f, err := results.ReadWith(out, results.ReadOptions{Texts: results.AllTexts})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Samples) != 10 {
+		t.Fatalf("%d samples, want 10", len(f.Samples))
+	}
+	for _, s := range f.Samples {
+		runs := s.Runs["string_similarity"]
+		if len(runs) != 2 || runs[0] != runs[1] || runs[0].IsNaN() || !strings.Contains(s.Response, "said "+s.ID) {
+			t.Fatalf("sample %s: runs %v, response %q; want two equal scores of its own answer", s.ID, runs, s.Response)
+		}
+	}
+	calls.Store(0)
+	r = gate(t, nil, "run", "--dataset", data, "--judge", "offline", "--metrics", "string_similarity", "--shard", "1/2",
+		"--out", out, "--quiet", "--target", srv.URL)
+	if r.code != 0 {
+		t.Fatalf("shard: exit %d\n%s", r.code, r.stderr)
+	}
+	f, err = results.Read(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := calls.Load(); int(n) != len(f.Samples) || n == 0 || n == 10 {
+		t.Fatalf("shard 1/2: %d target calls, %d samples judged; want one call per sample of the shard", n, len(f.Samples))
 	}
 }

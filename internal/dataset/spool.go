@@ -94,14 +94,6 @@ func (sp *Spool) shared(present map[metrics.Field]bool) map[metrics.Field]bool {
 	return present
 }
 
-// Has reports whether the spool holds the sample id.
-func (sp *Spool) Has(id string) bool {
-	sp.mu.Lock()
-	defer sp.mu.Unlock()
-	_, ok := sp.at[id]
-	return ok
-}
-
 // Lens returns how many retrieved contexts and retrieved context ids the
 // sample id has, without reading it back.
 func (sp *Spool) Lens(id string) (contexts, ids int) {
