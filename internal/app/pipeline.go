@@ -266,7 +266,10 @@ func (tp *targetPipe) run(ctx context.Context, p *pass) {
 	o, env := tp.o, tp.env
 	b := o.target
 	opts := b.Options
-	opts.Progress = newProgress(env.Log, o.Quiet, progressFigures{verb: "called the target for", label: "calling the target"})
+	// The judge's progress tells: an answer is judged as it arrives, so
+	// it follows the calls when they are the slower, and the judging
+	// when it is.
+	opts.Progress = nil
 	if !o.Quiet {
 		fmt.Fprintf(env.Log, "calling the target for %d samples (%d at once), judging each answer as it arrives\n", len(p.samples), opts.Concurrency)
 	}

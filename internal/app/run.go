@@ -509,7 +509,7 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 			Unanswered:  unanswered,
 			Concurrency: max(4, 2*o.Concurrency),
 			Strictness:  o.Strictness,
-			Progress:    newProgress(env.Log, o.Quiet || (r == 0 && tp != nil), progressOf(env, o, memo, out.info)),
+			Progress:    newProgress(env.Log, o.Quiet, progressOf(env, o, memo, out.info)),
 			// Validated as low or high.
 			ClaimsAtomicity: metrics.Level(o.ClaimsAtomicity),
 			ClaimsCoverage:  metrics.Level(o.ClaimsCoverage),
