@@ -18,7 +18,7 @@ func claims(in metrics.ClaimsInput) *metrics.ClaimsOutput {
 			c = finishStatement(dropAsides(c))
 		}
 		key := strings.ToLower(c)
-		if c == "" || len(newBag(c).stems) == 0 || seen[key] {
+		if c == "" || !hasContent(c) || seen[key] {
 			continue
 		}
 		seen[key] = true
@@ -60,10 +60,8 @@ func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64
 	if len(sents) == 0 {
 		sents = splitStatements(in.Reference)
 	}
-	var ev []*bag
-	for _, s := range sentences(in.Context) {
-		ev = append(ev, newBag(s))
-	}
+	ev := newEvidence(in.Context)
+	var m matches
 	out := &metrics.AttributeOutput{Sentences: make([]metrics.SentenceVerdict, len(sents))}
 	for i, s := range sents {
 		if err := ctx.Err(); err != nil {
@@ -71,7 +69,7 @@ func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64
 		}
 		v := metrics.SentenceVerdict{Sentence: s, Attributed: 1}
 		for _, c := range splitUnits(s, true) {
-			verdict, reason := verifyOne(newBag(c), ev, threshold)
+			verdict, reason := verifyOne(newBag(c), ev, threshold, &m)
 			v.Reason = reason
 			if verdict == 0 {
 				v.Attributed = 0
@@ -85,11 +83,12 @@ func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64
 
 // verifyPair is the verify_pair step: the two lists verified one by one.
 func verifyPair(ctx context.Context, in metrics.VerifyPairInput, threshold float64) (*metrics.VerifyPairOutput, error) {
-	ref, err := verify(ctx, metrics.VerifyInput{Statements: in.ReferenceStatements, Evidence: in.Evidence}, threshold)
+	ev := newEvidence(in.Evidence)
+	ref, err := verifyAgainst(ctx, in.ReferenceStatements, ev, threshold)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := verify(ctx, metrics.VerifyInput{Statements: in.ResponseStatements, Evidence: in.Evidence}, threshold)
+	resp, err := verifyAgainst(ctx, in.ResponseStatements, ev, threshold)
 	if err != nil {
 		return nil, err
 	}

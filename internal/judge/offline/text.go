@@ -446,26 +446,25 @@ type bag struct {
 	stems   []string
 	surface []string // first surface form of each stem, for reasons
 	nums    []string // numbers a statement must match (not weak)
-	stemSet map[string]bool
-	numSet  map[string]bool // every number, weak ones included
+	stemSet distinct // the stems
+	numSet  distinct // every number, weak ones included
 	// negStems and negNums are the content stems and numbers within reach
 	// of a negation cue.
-	negStems map[string]bool
-	negNums  map[string]bool
+	negStems distinct
+	negNums  distinct
 	// neg reports whether a negation cue reaches a content word or number.
 	neg bool
 }
 
 func newBag(s string) *bag {
-	b := &bag{stemSet: map[string]bool{}, numSet: map[string]bool{}, negStems: map[string]bool{}, negNums: map[string]bool{}}
-	required := map[string]bool{}
+	b := &bag{}
+	var required distinct
 	toks := tokenize(s)
 	stems := make([]string, len(toks)) // stem of each content token, else ""
 	for i, t := range toks {
 		if t.num != "" {
-			b.numSet[t.num] = true
-			if !t.weak && !required[t.num] {
-				required[t.num] = true
+			b.numSet.add(t.num)
+			if !t.weak && required.add(t.num) {
 				b.nums = append(b.nums, t.num)
 			}
 			continue
@@ -475,12 +474,11 @@ func newBag(s string) *bag {
 		}
 		st := stem(t.word)
 		stems[i] = st
-		if !b.stemSet[st] {
-			b.stemSet[st] = true
-			b.stems = append(b.stems, st)
+		if b.stemSet.add(st) {
 			b.surface = append(b.surface, t.word)
 		}
 	}
+	b.stems = b.stemSet.items
 	for i, t := range toks {
 		if !t.neg {
 			continue
@@ -488,10 +486,10 @@ func newBag(s string) *bag {
 		for k := i + 1; k < len(toks) && k <= i+negReach && toks[k].clause == t.clause; k++ {
 			switch {
 			case stems[k] != "":
-				b.negStems[stems[k]] = true
+				b.negStems.add(stems[k])
 				b.neg = true
 			case toks[k].num != "":
-				b.negNums[toks[k].num] = true
+				b.negNums.add(toks[k].num)
 				b.neg = true
 			}
 		}
@@ -502,13 +500,16 @@ func newBag(s string) *bag {
 // negates reports whether a negation in b reaches one of the content words
 // or numbers of st.
 func (b *bag) negates(st *bag) bool {
+	if !b.neg {
+		return false
+	}
 	for _, s := range st.stems {
-		if b.negStems[s] {
+		if b.negStems.has(s) {
 			return true
 		}
 	}
 	for _, n := range st.nums {
-		if b.negNums[n] {
+		if b.negNums.has(n) {
 			return true
 		}
 	}
@@ -517,3 +518,56 @@ func (b *bag) negates(st *bag) bool {
 
 // empty reports whether the bag has neither content words nor required numbers.
 func (b *bag) empty() bool { return len(b.stems) == 0 && len(b.nums) == 0 }
+
+// hasContent reports whether s has a content word: whether newBag(s).stems
+// is not empty.
+func hasContent(s string) bool {
+	for _, t := range tokenize(s) {
+		if t.num == "" && isContent(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// distinct is a set of strings that keeps their order of first addition.
+// A small set is searched in order; a larger one gets an index. The zero
+// value is empty.
+type distinct struct {
+	items []string
+	index map[string]struct{}
+}
+
+// linearMax is the size up to which a distinct set has no index.
+const linearMax = 16
+
+// add adds s and reports whether it was new.
+func (d *distinct) add(s string) bool {
+	if d.has(s) {
+		return false
+	}
+	d.items = append(d.items, s)
+	if d.index != nil {
+		d.index[s] = struct{}{}
+	} else if len(d.items) > linearMax {
+		d.index = make(map[string]struct{}, 2*len(d.items))
+		for _, x := range d.items {
+			d.index[x] = struct{}{}
+		}
+	}
+	return true
+}
+
+// has reports whether s is in the set.
+func (d *distinct) has(s string) bool {
+	if d.index != nil {
+		_, ok := d.index[s]
+		return ok
+	}
+	for _, x := range d.items {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
