@@ -55,12 +55,12 @@ func dropAsides(s string) string {
 // item, attributed when every clause of it verifies against the joined
 // contexts (each clause in its own window, so a sentence whose facts come
 // from two contexts can be attributed).
-func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64) (*metrics.AttributeOutput, error) {
+func attribute(ctx context.Context, lex *lexCache, in metrics.AttributeInput, threshold float64) (*metrics.AttributeOutput, error) {
 	sents := splitUnits(in.Reference, false)
 	if len(sents) == 0 {
 		sents = splitStatements(in.Reference)
 	}
-	ev := newEvidence(in.Context)
+	ev := newEvidence(lex, in.Context)
 	var m matches
 	out := &metrics.AttributeOutput{Sentences: make([]metrics.SentenceVerdict, len(sents))}
 	for i, s := range sents {
@@ -69,7 +69,7 @@ func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64
 		}
 		v := metrics.SentenceVerdict{Sentence: s, Attributed: 1}
 		for _, c := range splitUnits(s, true) {
-			verdict, reason := verifyOne(newBag(c), ev, threshold, &m)
+			verdict, reason := verifyOne(lex.bag(c), ev, threshold, &m)
 			v.Reason = reason
 			if verdict == 0 {
 				v.Attributed = 0
@@ -82,13 +82,13 @@ func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64
 }
 
 // verifyPair is the verify_pair step: the two lists verified one by one.
-func verifyPair(ctx context.Context, in metrics.VerifyPairInput, threshold float64) (*metrics.VerifyPairOutput, error) {
-	ev := newEvidence(in.Evidence)
-	ref, err := verifyAgainst(ctx, in.ReferenceStatements, ev, threshold)
+func verifyPair(ctx context.Context, lex *lexCache, in metrics.VerifyPairInput, threshold float64) (*metrics.VerifyPairOutput, error) {
+	ev := newEvidence(lex, in.Evidence)
+	ref, err := verifyAgainst(ctx, lex, in.ReferenceStatements, ev, threshold)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := verifyAgainst(ctx, in.ResponseStatements, ev, threshold)
+	resp, err := verifyAgainst(ctx, lex, in.ResponseStatements, ev, threshold)
 	if err != nil {
 		return nil, err
 	}

@@ -13,12 +13,12 @@ import (
 const maxListed = 4
 
 // verify is the verify step: one verdict per statement, in order.
-func verify(ctx context.Context, in metrics.VerifyInput, threshold float64) (*metrics.VerifyOutput, error) {
-	return verifyAgainst(ctx, in.Statements, newEvidence(in.Evidence), threshold)
+func verify(ctx context.Context, lex *lexCache, in metrics.VerifyInput, threshold float64) (*metrics.VerifyOutput, error) {
+	return verifyAgainst(ctx, lex, in.Statements, newEvidence(lex, in.Evidence), threshold)
 }
 
 // verifyAgainst verifies each statement against the evidence.
-func verifyAgainst(ctx context.Context, statements []string, ev *evidence, threshold float64) (*metrics.VerifyOutput, error) {
+func verifyAgainst(ctx context.Context, lex *lexCache, statements []string, ev *evidence, threshold float64) (*metrics.VerifyOutput, error) {
 	out := &metrics.VerifyOutput{Verdicts: make([]metrics.StatementVerdict, len(statements))}
 	var m matches
 	for i, s := range statements {
@@ -26,7 +26,7 @@ func verifyAgainst(ctx context.Context, statements []string, ev *evidence, thres
 			return nil, err
 		}
 		v := metrics.StatementVerdict{Statement: s}
-		v.Verdict, v.Reason = verifyOne(newBag(s), ev, threshold, &m)
+		v.Verdict, v.Reason = verifyOne(lex.bag(s), ev, threshold, &m)
 		out.Verdicts[i] = v
 	}
 	return out, nil
@@ -43,10 +43,10 @@ type evidence struct {
 	negNumAt  map[string][]int
 }
 
-func newEvidence(text string) *evidence {
+func newEvidence(lex *lexCache, text string) *evidence {
 	ev := &evidence{stemAt: map[string][]int{}, numAt: map[string][]int{}, negStemAt: map[string][]int{}, negNumAt: map[string][]int{}}
 	for e, s := range sentences(text) {
-		b := newBag(s)
+		b := lex.bag(s)
 		for _, st := range b.stems {
 			ev.stemAt[st] = append(ev.stemAt[st], e)
 		}
