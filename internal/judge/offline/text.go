@@ -68,11 +68,21 @@ func runeAt(s string, i int) (rune, int) {
 
 // tokenize splits s into words and numbers (see the package doc).
 func tokenize(s string) []token {
+	toks := make([]token, 0, len(s)/6+1)
+	scanTokens(s, func(t token) bool {
+		toks = append(toks, t)
+		return true
+	})
+	return applyScales(toks)
+}
+
+// scanTokens calls yield with each token of s in order, before scale words
+// are applied (see applyScales), until yield returns false.
+func scanTokens(s string, yield func(token) bool) {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
 	n := len(s)
-	toks := make([]token, 0, n/6+1)
 	clause := 0
 	for i := 0; i < n; {
 		c, size := runeAt(s, i)
@@ -81,7 +91,9 @@ func tokenize(s string) []token {
 			var t token
 			t, i = scanNumber(s, i)
 			t.clause = clause
-			toks = append(toks, t)
+			if !yield(t) {
+				return
+			}
 		case isWordRune(c):
 			j, apos := i+size, false
 			for j < n {
@@ -101,7 +113,9 @@ func tokenize(s string) []token {
 			}
 			t := wordToken(strings.ToLower(s[i:j]), apos)
 			t.clause = clause
-			toks = append(toks, t)
+			if !yield(t) {
+				return
+			}
 			i = j
 		default:
 			if isClauseMark(c) {
@@ -110,7 +124,6 @@ func tokenize(s string) []token {
 			i += size
 		}
 	}
-	return applyScales(toks)
 }
 
 // clauseMarks end a clause for the reach of a negation.
@@ -520,14 +533,15 @@ func (b *bag) negates(st *bag) bool {
 func (b *bag) empty() bool { return len(b.stems) == 0 && len(b.nums) == 0 }
 
 // hasContent reports whether s has a content word: whether newBag(s).stems
-// is not empty.
+// is not empty. It reads s up to its first content word (applyScales only
+// folds scale words, which are stop words, into numbers).
 func hasContent(s string) bool {
-	for _, t := range tokenize(s) {
-		if t.num == "" && isContent(t) {
-			return true
-		}
-	}
-	return false
+	found := false
+	scanTokens(s, func(t token) bool {
+		found = isContent(t)
+		return !found
+	})
+	return found
 }
 
 // distinct is a set of strings that keeps their order of first addition.
