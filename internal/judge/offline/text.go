@@ -510,25 +510,6 @@ func newBag(s string) *bag {
 	return b
 }
 
-// negates reports whether a negation in b reaches one of the content words
-// or numbers of st.
-func (b *bag) negates(st *bag) bool {
-	if !b.neg {
-		return false
-	}
-	for _, s := range st.stems {
-		if b.negStems.has(s) {
-			return true
-		}
-	}
-	for _, n := range st.nums {
-		if b.negNums.has(n) {
-			return true
-		}
-	}
-	return false
-}
-
 // empty reports whether the bag has neither content words nor required numbers.
 func (b *bag) empty() bool { return len(b.stems) == 0 && len(b.nums) == 0 }
 
