@@ -53,7 +53,8 @@ for kind in repeated distinct; do
 	best=
 	for run in $(seq "${BENCH_GATE_RUNS:-2}"); do
 		start=$(date +%s.%N)
-		"$gate" run --quiet --judge offline --dataset "$data" --out "$dir/results-$kind-$rows.json" >/dev/null
+		"$gate" run --quiet --judge offline --dataset "$data" --out "$dir/results-$kind-$rows.json" >/dev/null 2>"$dir/gate.log" ||
+			{ cat "$dir/gate.log" >&2; exit 1; }
 		secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 		echo "gate run, $rows $kind rows, run $run: $secs s"
 		best=$(awk -v a="$best" -v b="$secs" 'BEGIN { print (a == "" || b < a) ? b : a }')
