@@ -1,7 +1,9 @@
 package judge
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -96,11 +98,10 @@ func (m *Memoized) Ask(ctx context.Context, req Request) (Answer, error) {
 
 // ask is Ask on behalf of scope s (nil: Memoized itself).
 func (m *Memoized) ask(ctx context.Context, req Request, s *Scope) (Answer, error) {
-	in, err := marshalJSON(req.Input)
+	key, err := askKey(req)
 	if err != nil {
 		return Answer{}, fmt.Errorf("memo: %s input: %w", req.Step, err)
 	}
-	key := string(req.Step) + "\x00" + strconv.Itoa(req.Count()) + "\x00" + string(in)
 	for {
 		if err := ctx.Err(); err != nil {
 			return Answer{}, err
@@ -139,6 +140,32 @@ func (m *Memoized) ask(ctx context.Context, req Request, s *Scope) (Answer, erro
 		a.Usage = Usage{}
 		return a, nil
 	}
+}
+
+// keyBuffers are the buffers askKey encodes in.
+var keyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// askKey is the memo key of req: its step, count and input as compact JSON
+// without HTML escaping (as marshalJSON), separated by NUL bytes. The
+// input is encoded into a pooled buffer and copied once into the key.
+func askKey(req Request) (string, error) {
+	b := keyBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if b.Cap() <= 1<<20 {
+			keyBuffers.Put(b)
+		}
+	}()
+	b.Reset()
+	b.WriteString(string(req.Step))
+	b.WriteByte(0)
+	b.WriteString(strconv.Itoa(req.Count()))
+	b.WriteByte(0)
+	enc := json.NewEncoder(b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(req.Input); err != nil {
+		return "", err
+	}
+	return string(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
 }
 
 // lead asks the underlying judge for the entry e that this call created.

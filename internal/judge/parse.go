@@ -463,7 +463,7 @@ func matchStatements(in []string, out *metrics.VerifyOutput) error {
 // statements after it.
 func MatchedPrefix(stmts []string, vs []metrics.StatementVerdict) int {
 	n := 0
-	for n < len(stmts) && n < len(vs) && foldStatement(vs[n].Statement) == foldStatement(stmts[n]) {
+	for n < len(stmts) && n < len(vs) && (vs[n].Statement == stmts[n] || foldStatement(vs[n].Statement) == foldStatement(stmts[n])) {
 		vs[n].Statement = stmts[n]
 		n++
 	}

@@ -81,3 +81,96 @@ func TestLevenshteinAgainstReference(t *testing.T) {
 		}
 	}
 }
+
+// classic is the textbook single-row dynamic programme, the reference of
+// the bit-parallel Levenshtein.
+func classic(a, b []rune) int {
+	row := make([]int, len(b)+1)
+	for j := range row {
+		row[j] = j
+	}
+	for i, ra := range a {
+		diag := row[0]
+		row[0] = i + 1
+		for j, rb := range b {
+			cost := diag
+			if ra != rb {
+				cost++
+			}
+			diag = row[j+1]
+			row[j+1] = min(cost, row[j]+1, row[j+1]+1)
+		}
+	}
+	return row[len(b)]
+}
+
+// TestLevenshteinLong checks the bit-parallel distance against the
+// classic programme on strings longer than one 64-rune block: lengths at
+// the block edges, small and large alphabets, non-ASCII runes, near-equal
+// and unrelated pairs.
+func TestLevenshteinLong(t *testing.T) {
+	rng := rand.New(rand.NewSource(2))
+	alphabets := [][]rune{[]rune("ab"), []rune("abcd "), []rune("abcdefghijklmnopqrstuvwxyz ,."), []rune("aé日本語\u00a0ß")}
+	lengths := []int{1, 2, 63, 64, 65, 127, 128, 129, 200, 300}
+	randString := func(alpha []rune, n int) []rune {
+		r := make([]rune, n)
+		for i := range r {
+			r[i] = alpha[rng.Intn(len(alpha))]
+		}
+		return r
+	}
+	mutate := func(alpha, s []rune) []rune {
+		out := append([]rune(nil), s...)
+		for range 1 + rng.Intn(8) {
+			i := rng.Intn(len(out) + 1)
+			switch rng.Intn(3) {
+			case 0:
+				out = append(out[:i], append([]rune{alpha[rng.Intn(len(alpha))]}, out[i:]...)...)
+			case 1:
+				if i < len(out) {
+					out = append(out[:i], out[i+1:]...)
+				}
+			default:
+				if i < len(out) {
+					out[i] = alpha[rng.Intn(len(alpha))]
+				}
+			}
+		}
+		return out
+	}
+	for _, alpha := range alphabets {
+		for _, la := range lengths {
+			for _, lb := range lengths {
+				a, b := randString(alpha, la), randString(alpha, lb)
+				for _, pair := range [][2][]rune{{a, b}, {a, mutate(alpha, a)}, {b, mutate(alpha, b)}} {
+					x, y := pair[0], pair[1]
+					want := classic(x, y)
+					if got := Levenshtein(x, y); got != want {
+						t.Fatalf("Levenshtein(%q, %q) = %d, want %d", string(x), string(y), got, want)
+					}
+					if got := Levenshtein(y, x); got != want {
+						t.Fatalf("Levenshtein(%q, %q) = %d, want %d", string(y), string(x), got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkLevenshteinLong is the distance of two texts of the length of
+// a long RAG answer (about 1,500 runes).
+func BenchmarkLevenshteinLong(b *testing.B) {
+	rng := rand.New(rand.NewSource(3))
+	words := []string{"the", "ruling", "abortion", "access", "women", "states", "court", "global", "rights", "health", "of", "and", "in"}
+	text := func() []rune {
+		var s []rune
+		for len(s) < 1500 {
+			s = append(s, []rune(words[rng.Intn(len(words))]+" ")...)
+		}
+		return s
+	}
+	x, y := text(), text()
+	for b.Loop() {
+		Levenshtein(x, y)
+	}
+}

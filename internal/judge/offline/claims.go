@@ -18,7 +18,7 @@ func claims(in metrics.ClaimsInput) *metrics.ClaimsOutput {
 			c = finishStatement(dropAsides(c))
 		}
 		key := strings.ToLower(c)
-		if c == "" || len(newBag(c).stems) == 0 || seen[key] {
+		if c == "" || !hasContent(c) || seen[key] {
 			continue
 		}
 		seen[key] = true
@@ -55,15 +55,13 @@ func dropAsides(s string) string {
 // item, attributed when every clause of it verifies against the joined
 // contexts (each clause in its own window, so a sentence whose facts come
 // from two contexts can be attributed).
-func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64) (*metrics.AttributeOutput, error) {
+func attribute(ctx context.Context, lex *lexCache, in metrics.AttributeInput, threshold float64) (*metrics.AttributeOutput, error) {
 	sents := splitUnits(in.Reference, false)
 	if len(sents) == 0 {
 		sents = splitStatements(in.Reference)
 	}
-	var ev []*bag
-	for _, s := range sentences(in.Context) {
-		ev = append(ev, newBag(s))
-	}
+	ev := newEvidence(lex, in.Context)
+	var m matches
 	out := &metrics.AttributeOutput{Sentences: make([]metrics.SentenceVerdict, len(sents))}
 	for i, s := range sents {
 		if err := ctx.Err(); err != nil {
@@ -71,7 +69,7 @@ func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64
 		}
 		v := metrics.SentenceVerdict{Sentence: s, Attributed: 1}
 		for _, c := range splitUnits(s, true) {
-			verdict, reason := verifyOne(newBag(c), ev, threshold)
+			verdict, reason := verifyOne(lex.bag(c), ev, threshold, &m)
 			v.Reason = reason
 			if verdict == 0 {
 				v.Attributed = 0
@@ -84,12 +82,13 @@ func attribute(ctx context.Context, in metrics.AttributeInput, threshold float64
 }
 
 // verifyPair is the verify_pair step: the two lists verified one by one.
-func verifyPair(ctx context.Context, in metrics.VerifyPairInput, threshold float64) (*metrics.VerifyPairOutput, error) {
-	ref, err := verify(ctx, metrics.VerifyInput{Statements: in.ReferenceStatements, Evidence: in.Evidence}, threshold)
+func verifyPair(ctx context.Context, lex *lexCache, in metrics.VerifyPairInput, threshold float64) (*metrics.VerifyPairOutput, error) {
+	ev := newEvidence(lex, in.Evidence)
+	ref, err := verifyAgainst(ctx, lex, in.ReferenceStatements, ev, threshold)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := verify(ctx, metrics.VerifyInput{Statements: in.ResponseStatements, Evidence: in.Evidence}, threshold)
+	resp, err := verifyAgainst(ctx, lex, in.ResponseStatements, ev, threshold)
 	if err != nil {
 		return nil, err
 	}

@@ -70,11 +70,13 @@ func (o Options) withDefaults() Options {
 	return o
 }
 
-// Judge is the offline judge (see the package doc for its heuristics). It
-// holds no mutable state, so it is safe for concurrent use; the zero value
-// behaves like New(Options{}).
+// Judge is the offline judge (see the package doc for its heuristics). Its
+// only mutable state is a bounded cache of the lexical analyses of recent
+// texts, which changes no answer; it is safe for concurrent use. The zero
+// value behaves like New(Options{}) (without the cache).
 type Judge struct {
 	opts Options
+	lex  *lexCache
 }
 
 // Unreliable are the metrics the offline judge cannot score reliably: the
@@ -119,7 +121,15 @@ var (
 
 // New returns an offline judge.
 func New(opts Options) *Judge {
-	return &Judge{opts: opts.withDefaults()}
+	return &Judge{opts: opts.withDefaults(), lex: newLexCache()}
+}
+
+// cache returns the judge's cache of lexical analyses (nil: none).
+func (j *Judge) cache() *lexCache {
+	if j == nil {
+		return nil
+	}
+	return j.lex
 }
 
 func (j *Judge) options() Options {
@@ -164,7 +174,7 @@ func (j *Judge) Ask(ctx context.Context, req judge.Request) (judge.Answer, error
 		if err != nil {
 			return judge.Answer{}, err
 		}
-		out, err := verify(ctx, in, o.VerifyThreshold)
+		out, err := verify(ctx, j.cache(), in, o.VerifyThreshold)
 		if err != nil {
 			return judge.Answer{}, err
 		}
@@ -213,14 +223,14 @@ func (j *Judge) askMore(ctx context.Context, req judge.Request, o Options) (judg
 		if err != nil {
 			return judge.Answer{}, err
 		}
-		out, err := attribute(ctx, in, o.VerifyThreshold)
+		out, err := attribute(ctx, j.cache(), in, o.VerifyThreshold)
 		return judge.Answer{Attribute: out}, err
 	default:
 		in, err := input[metrics.VerifyPairInput](req)
 		if err != nil {
 			return judge.Answer{}, err
 		}
-		out, err := verifyPair(ctx, in, o.VerifyThreshold)
+		out, err := verifyPair(ctx, j.cache(), in, o.VerifyThreshold)
 		return judge.Answer{VerifyPair: out}, err
 	}
 }

@@ -290,7 +290,7 @@ func splitUnits(text string, clauses bool) []string {
 			}
 			for _, c := range parts {
 				c = finishStatement(c)
-				if c == "" || len(newBag(c).stems) == 0 {
+				if c == "" || !hasContent(c) {
 					continue
 				}
 				key := strings.ToLower(c)

@@ -17,6 +17,10 @@ type token struct {
 	weak bool
 	// neg marks a negation cue (not, no, never, n't, ...).
 	neg bool
+	// stop marks a stop word (see stopWords).
+	stop bool
+	// scale is the power of ten of a scale word ("million": 6), else 0.
+	scale int8
 	// clause numbers the stretches between punctuation marks (, ; : ( ) " . ! ? dashes);
 	// a negation only reaches words of its own clause.
 	clause int
@@ -24,84 +28,136 @@ type token struct {
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
 
+func isDigitByte(c byte) bool { return c >= '0' && c <= '9' }
+
 func isApostrophe(r rune) bool { return r == '\'' || r == '\u2019' || r == '\u02bc' }
 
+// asciiWord and asciiClause classify the ASCII runes: part of a word
+// (isWordRune), a clause mark (clauseMarks).
+var asciiWord, asciiClause = func() (w, c [utf8.RuneSelf]bool) {
+	for r := rune(0); r < utf8.RuneSelf; r++ {
+		w[r] = unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
+		c[r] = strings.ContainsRune(clauseMarks, r)
+	}
+	return w, c
+}()
+
 // isWordRune reports whether r can be part of a word.
-func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r) }
+func isWordRune(r rune) bool {
+	if r >= 0 && r < utf8.RuneSelf {
+		return asciiWord[r]
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
+}
+
+// isClauseMark reports whether r ends a clause (clauseMarks).
+func isClauseMark(r rune) bool {
+	if r >= 0 && r < utf8.RuneSelf {
+		return asciiClause[r]
+	}
+	return strings.ContainsRune(clauseMarks, r)
+}
+
+// runeAt decodes the rune of valid UTF-8 s at byte i.
+func runeAt(s string, i int) (rune, int) {
+	if c := s[i]; c < utf8.RuneSelf {
+		return rune(c), 1
+	}
+	return utf8.DecodeRuneInString(s[i:])
+}
 
 // tokenize splits s into words and numbers (see the package doc).
 func tokenize(s string) []token {
+	toks := make([]token, 0, len(s)/6+1)
+	scanTokens(s, func(t token) bool {
+		toks = append(toks, t)
+		return true
+	})
+	return applyScales(toks)
+}
+
+// scanTokens calls yield with each token of s in order, before scale words
+// are applied (see applyScales), until yield returns false.
+func scanTokens(s string, yield func(token) bool) {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	r := []rune(s)
-	n := len(r)
-	var toks []token
+	n := len(s)
 	clause := 0
 	for i := 0; i < n; {
-		c := r[i]
+		c, size := runeAt(s, i)
 		switch {
 		case isDigit(c):
 			var t token
-			t, i = scanNumber(r, i)
+			t, i = scanNumber(s, i)
 			t.clause = clause
-			toks = append(toks, t)
+			if !yield(t) {
+				return
+			}
 		case isWordRune(c):
-			j := i
+			j, apos := i+size, false
 			for j < n {
-				if isWordRune(r[j]) {
-					j++
+				r, sz := runeAt(s, j)
+				if isWordRune(r) {
+					j += sz
 					continue
 				}
-				if isApostrophe(r[j]) && j+1 < n && unicode.IsLetter(r[j+1]) {
-					j++
-					continue
+				if isApostrophe(r) && j+sz < n {
+					if next, _ := runeAt(s, j+sz); unicode.IsLetter(next) {
+						j += sz
+						apos = true
+						continue
+					}
 				}
 				break
 			}
-			t := wordToken(strings.ToLower(string(r[i:j])))
+			t := wordToken(strings.ToLower(s[i:j]), apos)
 			t.clause = clause
-			toks = append(toks, t)
+			if !yield(t) {
+				return
+			}
 			i = j
 		default:
-			if strings.ContainsRune(clauseMarks, c) {
+			if isClauseMark(c) {
 				clause++
 			}
-			i++
+			i += size
 		}
 	}
-	return applyScales(toks)
 }
 
 // clauseMarks end a clause for the reach of a negation.
 const clauseMarks = ",;:()[]{}\"\u201c\u201d.!?\u2013\u2014"
 
-// scanNumber reads the number starting at r[i] (an ASCII digit) and returns
+// scanNumber reads the number starting at s[i] (an ASCII digit) and returns
 // its token and the index after it. An alphanumeric run such as "co2" is not
-// a number (it starts with a letter); "4g" or "3d" are words.
-func scanNumber(r []rune, i int) (token, int) {
-	n := len(r)
-	var b strings.Builder
+// a number (it starts with a letter); "4g" or "3d" are words. s is valid
+// UTF-8.
+func scanNumber(s string, i int) (token, int) {
+	n := len(s)
 	j := i
-	for j < n && isDigit(r[j]) {
-		b.WriteRune(r[j])
+	for j < n && isDigitByte(s[j]) {
 		j++
 	}
+	// raw is the digits and points of s[i:j] without the thousands
+	// separators: grouped holds what precedes the last separator removed,
+	// from is where the rest starts.
+	var grouped []byte
+	from := i
 	separators := false
 	for j < n {
 		// Thousands group: ",ddd" not followed by another digit.
-		if r[j] == ',' && j+3 < n && isDigit(r[j+1]) && isDigit(r[j+2]) && isDigit(r[j+3]) &&
-			(j+4 == n || !isDigit(r[j+4])) {
-			b.WriteString(string(r[j+1 : j+4]))
+		if s[j] == ',' && j+3 < n && isDigitByte(s[j+1]) && isDigitByte(s[j+2]) && isDigitByte(s[j+3]) &&
+			(j+4 == n || !isDigitByte(s[j+4])) {
+			grouped = append(grouped, s[from:j]...)
+			from = j + 1
 			j += 4
 			separators = true
 			continue
 		}
-		if r[j] == '.' && j+1 < n && isDigit(r[j+1]) {
-			b.WriteByte('.')
+		if s[j] == '.' && j+1 < n && isDigitByte(s[j+1]) {
 			j++
-			for j < n && isDigit(r[j]) {
-				b.WriteRune(r[j])
+			for j < n && isDigitByte(s[j]) {
 				j++
 			}
 			separators = true
@@ -109,25 +165,34 @@ func scanNumber(r []rune, i int) (token, int) {
 		}
 		break
 	}
-	raw := b.String()
+	raw := s[from:j]
+	if grouped != nil {
+		raw = string(append(grouped, raw...))
+	}
 	// Letters right after the digits: ordinal, decade, scale or a word
 	// ("401k" is a word: a k suffix is too often not a thousand).
-	if j < n && isWordRune(r[j]) && !isDigit(r[j]) {
-		k := j
-		for k < n && isWordRune(r[k]) {
-			k++
-		}
-		switch suffix := strings.ToLower(string(r[j:k])); suffix {
-		case "st", "nd", "rd", "th", "s":
-			return token{num: canonicalNumber(raw)}, k
-		case "bn":
-			return token{num: shiftNumber(canonicalNumber(raw), 9)}, k
-		default:
-			if !separators {
-				return wordToken(strings.ToLower(string(r[i:k]))), k
+	if j < n {
+		if r, _ := runeAt(s, j); isWordRune(r) && !isDigit(r) {
+			k := j
+			for k < n {
+				r, sz := runeAt(s, k)
+				if !isWordRune(r) {
+					break
+				}
+				k += sz
 			}
-			// "3.5ghz": the number, then the letters as a word.
-			return token{num: canonicalNumber(raw)}, j
+			switch suffix := strings.ToLower(s[j:k]); suffix {
+			case "st", "nd", "rd", "th", "s":
+				return token{num: canonicalNumber(raw)}, k
+			case "bn":
+				return token{num: shiftNumber(canonicalNumber(raw), 9)}, k
+			default:
+				if !separators {
+					return wordToken(strings.ToLower(s[i:k]), false), k
+				}
+				// "3.5ghz": the number, then the letters as a word.
+				return token{num: canonicalNumber(raw)}, j
+			}
 		}
 	}
 	return token{num: canonicalNumber(raw)}, j
@@ -184,10 +249,10 @@ var numberWords = map[string]string{
 func applyScales(toks []token) []token {
 	out := toks[:0]
 	for _, t := range toks {
-		if k, ok := scaleWords[t.word]; ok {
+		if t.scale > 0 {
 			if len(out) > 0 && out[len(out)-1].num != "" {
 				prev := &out[len(out)-1]
-				prev.num = shiftNumber(prev.num, k)
+				prev.num = shiftNumber(prev.num, int(t.scale))
 				prev.weak = false
 				continue
 			}
@@ -204,10 +269,11 @@ func applyScales(toks []token) []token {
 // apostrophes turns curly and modifier apostrophes into straight ones.
 var apostrophes = strings.NewReplacer("\u2019", "'", "\u02bc", "'")
 
-// wordToken normalises one lowercased word: clitics, negation, number words.
-func wordToken(w string) token {
+// wordToken normalises one lowercased word: clitics, negation, number
+// words. apos says whether w holds an apostrophe.
+func wordToken(w string, apos bool) token {
 	neg := false
-	if strings.ContainsAny(w, "'\u2019\u02bc") {
+	if apos {
 		w = apostrophes.Replace(w)
 		switch {
 		case strings.HasSuffix(w, "n't"):
@@ -233,17 +299,50 @@ func wordToken(w string) token {
 		}
 		w = strings.ReplaceAll(w, "'", "")
 	}
-	if negationWords[w] {
-		neg = true
+	lx, ok := lexicon[w]
+	if !ok {
+		return token{word: w, neg: neg}
 	}
-	if num, ok := numberWords[w]; ok {
-		return token{num: num}
+	if lx.num != "" {
+		return token{num: lx.num, weak: lx.weak}
 	}
-	if w == "one" {
-		return token{num: "1", weak: true}
-	}
-	return token{word: w, neg: neg}
+	return token{word: w, neg: neg || lx.neg, stop: lx.stop, scale: lx.scale}
 }
+
+// lexical is what the word lists say of a word.
+type lexical struct {
+	neg, stop bool
+	// num is the number a number word reads as, weak for "one".
+	num   string
+	weak  bool
+	scale int8
+}
+
+// lexicon holds every word of negationWords, stopWords, numberWords and
+// scaleWords, and "one": one look-up a word.
+var lexicon = func() map[string]lexical {
+	m := map[string]lexical{}
+	for w := range negationWords {
+		lx := m[w]
+		lx.neg = true
+		m[w] = lx
+	}
+	for w := range stopWords {
+		lx := m[w]
+		lx.stop = true
+		m[w] = lx
+	}
+	for w, k := range scaleWords {
+		lx := m[w]
+		lx.scale = int8(k)
+		m[w] = lx
+	}
+	for w, num := range numberWords {
+		m[w] = lexical{num: num}
+	}
+	m["one"] = lexical{num: "1", weak: true}
+	return m
+}()
 
 // negationWords are negation cues; "n't" is another.
 var negationWords = set("not no never cannot without none nor neither nobody nothing nowhere")
@@ -347,7 +446,7 @@ func undouble(w string) string {
 
 // isContent reports whether a word token is a content word.
 func isContent(t token) bool {
-	return t.word != "" && !t.neg && !stopWords[t.word] && utf8.RuneCountInString(t.word) > 1
+	return t.word != "" && !t.neg && !t.stop && utf8.RuneCountInString(t.word) > 1
 }
 
 // negReach is how many words after a negation cue it negates (within
@@ -360,26 +459,25 @@ type bag struct {
 	stems   []string
 	surface []string // first surface form of each stem, for reasons
 	nums    []string // numbers a statement must match (not weak)
-	stemSet map[string]bool
-	numSet  map[string]bool // every number, weak ones included
+	stemSet distinct // the stems
+	numSet  distinct // every number, weak ones included
 	// negStems and negNums are the content stems and numbers within reach
 	// of a negation cue.
-	negStems map[string]bool
-	negNums  map[string]bool
+	negStems distinct
+	negNums  distinct
 	// neg reports whether a negation cue reaches a content word or number.
 	neg bool
 }
 
 func newBag(s string) *bag {
-	b := &bag{stemSet: map[string]bool{}, numSet: map[string]bool{}, negStems: map[string]bool{}, negNums: map[string]bool{}}
-	required := map[string]bool{}
+	b := &bag{}
+	var required distinct
 	toks := tokenize(s)
 	stems := make([]string, len(toks)) // stem of each content token, else ""
 	for i, t := range toks {
 		if t.num != "" {
-			b.numSet[t.num] = true
-			if !t.weak && !required[t.num] {
-				required[t.num] = true
+			b.numSet.add(t.num)
+			if !t.weak && required.add(t.num) {
 				b.nums = append(b.nums, t.num)
 			}
 			continue
@@ -389,12 +487,11 @@ func newBag(s string) *bag {
 		}
 		st := stem(t.word)
 		stems[i] = st
-		if !b.stemSet[st] {
-			b.stemSet[st] = true
-			b.stems = append(b.stems, st)
+		if b.stemSet.add(st) {
 			b.surface = append(b.surface, t.word)
 		}
 	}
+	b.stems = b.stemSet.items
 	for i, t := range toks {
 		if !t.neg {
 			continue
@@ -402,10 +499,10 @@ func newBag(s string) *bag {
 		for k := i + 1; k < len(toks) && k <= i+negReach && toks[k].clause == t.clause; k++ {
 			switch {
 			case stems[k] != "":
-				b.negStems[stems[k]] = true
+				b.negStems.add(stems[k])
 				b.neg = true
 			case toks[k].num != "":
-				b.negNums[toks[k].num] = true
+				b.negNums.add(toks[k].num)
 				b.neg = true
 			}
 		}
@@ -413,21 +510,59 @@ func newBag(s string) *bag {
 	return b
 }
 
-// negates reports whether a negation in b reaches one of the content words
-// or numbers of st.
-func (b *bag) negates(st *bag) bool {
-	for _, s := range st.stems {
-		if b.negStems[s] {
-			return true
+// empty reports whether the bag has neither content words nor required numbers.
+func (b *bag) empty() bool { return len(b.stems) == 0 && len(b.nums) == 0 }
+
+// hasContent reports whether s has a content word: whether newBag(s).stems
+// is not empty. It reads s up to its first content word (applyScales only
+// folds scale words, which are stop words, into numbers).
+func hasContent(s string) bool {
+	found := false
+	scanTokens(s, func(t token) bool {
+		found = isContent(t)
+		return !found
+	})
+	return found
+}
+
+// distinct is a set of strings that keeps their order of first addition.
+// A small set is searched in order; a larger one gets an index. The zero
+// value is empty.
+type distinct struct {
+	items []string
+	index map[string]struct{}
+}
+
+// linearMax is the size up to which a distinct set has no index.
+const linearMax = 16
+
+// add adds s and reports whether it was new.
+func (d *distinct) add(s string) bool {
+	if d.has(s) {
+		return false
+	}
+	d.items = append(d.items, s)
+	if d.index != nil {
+		d.index[s] = struct{}{}
+	} else if len(d.items) > linearMax {
+		d.index = make(map[string]struct{}, 2*len(d.items))
+		for _, x := range d.items {
+			d.index[x] = struct{}{}
 		}
 	}
-	for _, n := range st.nums {
-		if b.negNums[n] {
+	return true
+}
+
+// has reports whether s is in the set.
+func (d *distinct) has(s string) bool {
+	if d.index != nil {
+		_, ok := d.index[s]
+		return ok
+	}
+	for _, x := range d.items {
+		if x == s {
 			return true
 		}
 	}
 	return false
 }
-
-// empty reports whether the bag has neither content words nor required numbers.
-func (b *bag) empty() bool { return len(b.stems) == 0 && len(b.nums) == 0 }

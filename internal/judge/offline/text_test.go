@@ -31,7 +31,7 @@ func TestNumbers(t *testing.T) {
 			}
 		})
 	}
-	if !newBag("one of them").numSet["1"] {
+	if !newBag("one of them").numSet.has("1") {
 		t.Error(`"one" should be a (weak) evidence number`)
 	}
 }
@@ -105,7 +105,7 @@ func TestNegation(t *testing.T) {
 	}
 	// A negation reaches only its own clause.
 	b := newBag("Companies (and eight that no longer exist) have produced almost a trillion tons of emissions.")
-	if b.negStems["produc"] || !b.negStems["exist"] {
-		t.Errorf("negation reach = %v, want exist only", b.negStems)
+	if b.negStems.has("produc") || !b.negStems.has("exist") {
+		t.Errorf("negation reach = %v, want exist only", b.negStems.items)
 	}
 }
