@@ -297,12 +297,9 @@ type score struct {
 
 func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 	r := &SampleResult{
-		ID:            e.s.ID,
-		Question:      e.s.UserInput,
-		Scores:        make(map[string]float64, len(ms)),
-		Undefined:     map[string]string{},
-		UndefinedKind: map[string]results.UndefinedKind{},
-		Reasons:       map[string]string{},
+		ID:       e.s.ID,
+		Question: e.s.UserInput,
+		Scores:   make(map[string]float64, len(ms)),
 	}
 	scores := make([]score, len(ms))
 	errs := make([]error, len(ms))
@@ -379,9 +376,16 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 			if sc.reason == "" {
 				sc.reason = "undefined"
 			}
+			if r.Undefined == nil {
+				r.Undefined = map[string]string{}
+				r.UndefinedKind = map[string]results.UndefinedKind{}
+			}
 			r.Undefined[m.Name] = share(sc.reason)
 			r.UndefinedKind[m.Name] = sc.kind
 		case sc.reason != "":
+			if r.Reasons == nil {
+				r.Reasons = map[string]string{}
+			}
 			r.Reasons[m.Name] = share(sc.reason)
 		}
 	}
