@@ -1,7 +1,6 @@
 package app
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -364,16 +363,17 @@ func outOfStepIDs(closeErr error, calls map[string]*pendingCall) map[string]stri
 	return out
 }
 
-// rowSpill keeps the saved answers (--save-responses) on disk as they
-// arrive, and writes them in sample order at the end.
+// rowSpill keeps the saved answers (--save-responses) as they arrive, on
+// disk when it can (memory otherwise: a missing or full temporary
+// directory costs memory, not answers), and writes them in sample order
+// at the end.
 type rowSpill struct {
 	mu     sync.Mutex
 	f      *os.File
-	w      *bufio.Writer
 	end    int64
 	at     map[int]span
+	mem    map[int][]byte // rows the file could not take
 	failed map[string]string
-	err    error
 }
 
 type span struct {
@@ -381,30 +381,29 @@ type span struct {
 	n   int
 }
 
-func newRowSpill() (*rowSpill, error) {
-	f, err := os.CreateTemp("", "raggate-answers-*.jsonl")
-	if err != nil {
-		return nil, err
+func newRowSpill() *rowSpill {
+	r := &rowSpill{at: map[int]span{}, mem: map[int][]byte{}}
+	if f, err := os.CreateTemp("", "raggate-answers-*.jsonl"); err == nil {
+		r.f = f
 	}
-	return &rowSpill{f: f, w: bufio.NewWriter(f), at: map[int]span{}}, nil
+	return r
 }
 
 func (r *rowSpill) add(i int, row *savedResponse) {
 	b, err := json.Marshal(row)
+	if err != nil {
+		return // a row of strings and numbers always encodes
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err != nil {
-		return
+	if r.f != nil {
+		if _, err := r.f.WriteAt(b, r.end); err == nil {
+			r.at[i] = span{off: r.end, n: len(b)}
+			r.end += int64(len(b))
+			return
+		}
 	}
-	if err == nil {
-		_, err = r.w.Write(b)
-	}
-	if err != nil {
-		r.err = err
-		return
-	}
-	r.at[i] = span{off: r.end, n: len(b)}
-	r.end += int64(len(b))
+	r.mem[i] = b
 }
 
 // fail marks the row of sample id failed with why (a command target found
@@ -422,26 +421,27 @@ func (r *rowSpill) fail(id, why string) {
 func (r *rowSpill) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return len(r.at)
+	return len(r.at) + len(r.mem)
 }
 
 // writeTo writes the rows to path as JSON Lines in sample order, atomically.
 func (r *rowSpill) writeTo(path string) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.err != nil {
-		return r.err
-	}
-	if err := r.w.Flush(); err != nil {
-		return err
-	}
 	order := slices.Sorted(maps.Keys(r.at))
+	order = append(order, slices.Collect(maps.Keys(r.mem))...)
+	slices.Sort(order)
 	return atomicfile.Write(path, 0o644, func(w io.Writer) error {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
 		for _, i := range order {
-			sp := r.at[i]
-			b := make([]byte, sp.n)
-			if _, err := r.f.ReadAt(b, sp.off); err != nil {
-				return err
+			b, ok := r.mem[i]
+			if !ok {
+				sp := r.at[i]
+				b = make([]byte, sp.n)
+				if _, err := r.f.ReadAt(b, sp.off); err != nil {
+					return fmt.Errorf("read the answers back from the temporary file: %w", err)
+				}
 			}
 			var row savedResponse
 			if err := json.Unmarshal(b, &row); err != nil {
@@ -450,8 +450,6 @@ func (r *rowSpill) writeTo(path string) error {
 			if why, bad := r.failed[row.ID]; bad {
 				row = savedResponse{ID: row.ID, UserInput: row.UserInput, LatencyMS: row.LatencyMS, Error: why, Response: new(string)}
 			}
-			enc := json.NewEncoder(w)
-			enc.SetEscapeHTML(false)
 			if err := enc.Encode(&row); err != nil {
 				return err
 			}
@@ -483,21 +481,14 @@ func (o *runState) newTargetPipe(env Env, in *runInputs, src sampleStore, log *i
 	if o.target == nil {
 		return nil, false, nil
 	}
-	rows, err := newRowSpill()
-	if err != nil {
-		return nil, false, asOperational(fmt.Errorf("keep the target's answers: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
-	}
+	rows := newRowSpill()
 	tp := &targetPipe{o: o, env: env, src: src, log: log, cuts: cuts, calls: map[string]*pendingCall{}, rows: rows, fields: map[metrics.Field]bool{}}
 	if repeats > 1 {
+		tp.answers = &memKeeper{s: make([]metrics.Sample, len(in.samples))}
 		if in.ds.Spool() != nil {
-			sp, err := dataset.NewSpool("")
-			if err != nil {
-				rows.close()
-				return nil, false, asOperational(fmt.Errorf("keep the target's answers: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
+			if sp, err := dataset.NewSpool(""); err == nil {
+				tp.answers = spoolKeeper{sp: sp, ids: in.samples}
 			}
-			tp.answers = spoolKeeper{sp: sp, ids: in.samples}
-		} else {
-			tp.answers = &memKeeper{s: make([]metrics.Sample, len(in.samples))}
 		}
 	}
 	chosen := len(o.metricNames()) == 0
@@ -508,6 +499,7 @@ func (o *runState) newTargetPipe(env Env, in *runInputs, src sampleStore, log *i
 			ds.Fields = map[metrics.Field]bool{}
 		}
 		ds.Fields[metrics.RetrievedContextIDs] = true
+		var err error
 		if in.ms, err = o.suite(env, &ds); err != nil {
 			rows.close()
 			return nil, false, err
@@ -528,29 +520,15 @@ func (tp *targetPipe) finish(ctx context.Context, res *eval.Result, runErr error
 		return nil, asOperational(tp.err)
 	}
 	total := len(in.samples)
-	save := o.Target.SaveResponses
 	finished := len(tp.calls)
-	if ctx.Err() != nil && finished < total {
-		// Stopped during the calls: the answers are what is kept.
-		if save == "" && tp.rows.count() > 0 {
-			save = stoppedResponsesPath(o.Out)
-		}
-		if save != "" {
-			if err := tp.rows.writeTo(env.abs(save)); err != nil {
-				return nil, asOperational(fmt.Errorf("save responses: %w", err))
-			}
-		}
-		return nil, targetStopped(ctx, o, tp.rows.count(), total, save)
-	}
-	if save != "" {
-		if err := tp.rows.writeTo(env.abs(save)); err != nil {
-			return nil, asOperational(fmt.Errorf("save responses: %w", err))
-		}
-	}
 	unanswered := tp.unanswered.snapshot()
 	if !o.Quiet {
-		fmt.Fprintf(env.Log, "target answered %d of %d samples in %s (%d failed)\n", finished-len(unanswered), total,
-			time.Since(tp.start).Round(time.Millisecond), len(unanswered))
+		stopped := ""
+		if finished < total {
+			stopped = fmt.Sprintf(", %d not called: the run stopped", total-finished)
+		}
+		fmt.Fprintf(env.Log, "target answered %d of %d samples in %s (%d failed%s)\n", finished-len(unanswered), total,
+			time.Since(tp.start).Round(time.Millisecond), len(unanswered), stopped)
 	}
 	o.warn(env, tp.cuts.note(o.Limits.MaxContexts, total))
 	ph := &targetPhase{calls: make(map[string]*results.TargetCall, len(tp.calls)), unanswered: unanswered}
@@ -558,7 +536,7 @@ func (tp *targetPipe) finish(ctx context.Context, res *eval.Result, runErr error
 		ph.calls[id] = c.record
 	}
 	capCallIDs(ph.calls, o.Limits.MaxContexts)
-	if total > 0 && len(unanswered) == total && o.Target.MaxFailures >= 1 {
+	if total > 0 && finished == total && len(unanswered) == total && o.Target.MaxFailures >= 1 {
 		// Allowed by --max-target-failures 1, but never silent (under a
 		// lower limit the run ends with exit 3, which says so).
 		o.warn(env, fmt.Sprintf("the target answered none of the %d samples: the results hold no score of the pipeline, and a baseline store refuses such a file (--max-target-failures %g allowed the run to go on)",
@@ -583,6 +561,26 @@ func (tp *targetPipe) finish(ctx context.Context, res *eval.Result, runErr error
 		in.ms = final
 	}
 	return ph, runErr
+}
+
+// saveAnswers writes the target's answers to --save-responses, or, when
+// the run did not judge every sample (stopped, out of time, the judge
+// failed), to <out>.responses.jsonl beside the results: the answers
+// received are never lost. A failure to write them is kept for the end
+// of the run, after the results are written.
+func (o *runState) saveAnswers(env Env, tp *targetPipe, incomplete bool) {
+	save := o.Target.SaveResponses
+	if save == "" && incomplete && tp.rows.count() > 0 {
+		save = stoppedResponsesPath(o.Out)
+	}
+	if save == "" {
+		return
+	}
+	if err := tp.rows.writeTo(env.abs(save)); err != nil {
+		o.answersErr = fmt.Errorf("save responses to %s: %w", save, err)
+		return
+	}
+	o.answersSaved, o.answersCount = save, tp.rows.count()
 }
 
 // failJudged turns every score of sample id into a failed target call

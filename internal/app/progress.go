@@ -2,12 +2,13 @@ package app
 
 import (
 	"fmt"
-	"github.com/raggate/raggate/internal/report"
 	"io"
 	"os"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/raggate/raggate/internal/report"
 
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"

@@ -33,6 +33,11 @@ type runState struct {
 	// spool holds the dataset's texts on disk while the run lasts.
 	spool    *dataset.Spool
 	warnings []string // for the results file (contexts cut by --max-contexts)
+	// answersSaved is where the target's answers were saved (answersCount
+	// of them), answersErr why they could not be.
+	answersSaved string
+	answersCount int
+	answersErr   error
 }
 
 // RunResult is the outcome of Run: the results file written (nil after a
@@ -125,6 +130,14 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	}
 	if runErr == nil {
 		runErr = gateUnscored(o, f)
+	}
+	if o.answersErr != nil {
+		// The results are written: the answers' failure is said last.
+		err := asOperational(fmt.Errorf("%w; the results are saved in %s", o.answersErr, o.Out))
+		if runErr != nil {
+			err = fmt.Errorf("%w; also: %w", runErr, err)
+		}
+		runErr = err
 	}
 	return &RunResult{File: f}, runErr
 }
@@ -308,16 +321,20 @@ func shardSamples(env Env, o *runState, all []metrics.Sample) ([]metrics.Sample,
 // total samples (time budget, cancellation or the judge's failure) and
 // returns the error the command ends with.
 func markIncomplete(ctx, runCtx context.Context, o *runState, f *results.File, runErr error, judged, total int) error {
+	saved := ""
+	if o.answersSaved != "" {
+		saved = fmt.Sprintf("; the target's %d answers are saved in %s (judge them with --responses %s)", o.answersCount, o.answersSaved, o.answersSaved)
+	}
 	switch {
 	case errors.Is(context.Cause(runCtx), errTimeBudget) && ctx.Err() == nil:
 		f.Incomplete = fmt.Sprintf("time budget --max-duration=%s reached: %d of %d samples judged", o.MaxDuration, judged, total)
-		return asOperational(fmt.Errorf("%s; results so far saved to %s", f.Incomplete, o.Out))
+		return asOperational(fmt.Errorf("%s; results so far saved to %s%s", f.Incomplete, o.Out, saved))
 	case ctx.Err() != nil:
 		f.Incomplete = fmt.Sprintf("cancelled: %d of %d samples judged", judged, total)
-		return fmt.Errorf("%s; results so far saved to %s: %w", f.Incomplete, o.Out, ctx.Err())
+		return &quietCause{msg: fmt.Sprintf("%s; results so far saved to %s%s", f.Incomplete, o.Out, saved), err: ctx.Err()}
 	default:
 		f.Incomplete = fmt.Sprintf("judge failed: %d of %d samples judged: %v", judged, total, runErr)
-		return asOperational(fmt.Errorf("%w; the %d samples judged so far are saved in %s", runErr, judged, o.Out))
+		return asOperational(fmt.Errorf("%w; the %d samples judged so far are saved in %s%s", runErr, judged, o.Out, saved))
 	}
 }
 
@@ -339,6 +356,17 @@ func (o *runState) closeTexts() {
 }
 
 var errTimeBudget = errors.New("time budget reached")
+
+// quietCause is an error that says msg and wraps err without repeating
+// it ("context canceled" adds nothing to "cancelled: 3 of 20 samples
+// judged").
+type quietCause struct {
+	msg string
+	err error
+}
+
+func (e *quietCause) Error() string { return e.msg }
+func (e *quietCause) Unwrap() error { return e.err }
 
 // suite returns the metrics to compute: those of --metrics (built-in or
 // user-defined), else the default suite the dataset allows (the offline
@@ -492,6 +520,10 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		unanswered = func(id string) string { return static[id] }
 	}
 	var ph *targetPhase
+	if tp != nil {
+		// Whatever ends the run, the answers received are saved.
+		defer func() { o.saveAnswers(env, tp, out.err != nil || ph == nil) }()
+	}
 	for r := 0; r < repeats && out.err == nil; r++ {
 		j, inf, err := judges(r)
 		if err != nil {

@@ -1,7 +1,6 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -36,19 +35,6 @@ func redactReply(r *redact.Redactor, rep *target.Reply) {
 	rep.Response = r.String(rep.Response)
 	r.Strings(rep.Contexts)
 	r.Strings(rep.ContextIDs)
-}
-
-// targetStopped is the error of a target phase stopped after done of total
-// calls: the time budget (exit 3) or a cancellation (130).
-func targetStopped(ctx context.Context, o *runState, done, total int, saved string) error {
-	what := fmt.Sprintf("%d of %d target calls finished, nothing judged", done, total)
-	if saved != "" {
-		what += "; their answers are saved in " + saved + " (judge them with --responses " + saved + ")"
-	}
-	if errors.Is(context.Cause(ctx), errTimeBudget) {
-		return asOperational(fmt.Errorf("time budget --max-duration=%s reached: %s", o.MaxDuration, what))
-	}
-	return fmt.Errorf("%s: %w", what, ctx.Err())
 }
 
 // applyReply puts the target's answer into its sample.

@@ -107,7 +107,11 @@ func exitCode(ctx context.Context, env Env, err error) int {
 		return exitCodeOf(err) // nothing to say: the report is out
 	}
 	if ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err())) {
-		fmt.Fprintf(env.Stderr, "gate: cancelled: %v\n", err)
+		if msg := err.Error(); strings.HasPrefix(msg, "cancelled") {
+			fmt.Fprintf(env.Stderr, "gate: %s\n", msg)
+		} else {
+			fmt.Fprintf(env.Stderr, "gate: cancelled: %s\n", msg)
+		}
 		return ExitCancelled
 	}
 	fmt.Fprintf(env.Stderr, "gate: %v\n", err)

@@ -121,3 +121,32 @@ func TestTargetRunRepeatsJudgeTheSameAnswers(t *testing.T) {
 		t.Fatalf("shard 1/2: %d target calls, %d samples judged; want one call per sample of the shard", n, len(f.Samples))
 	}
 }
+
+// Without a usable temporary directory a target run still runs: the
+// samples, the answers and the repeats' answers stay in memory, and only
+// the recorded texts are given up, with a warning.
+func TestTargetRunWithoutTemporaryDirectory(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("TMPDIR", filepath.Join(dir, "missing"))
+	var calls atomic.Int32
+	srv := jsonService(t, &calls, func(id string) string {
+		return `{"response": "The K2 stores 13.5 kWh.", "retrieved_contexts": ["The K2 stores 13.5 kWh."]}`
+	})
+	out, saved := filepath.Join(dir, "r.json"), filepath.Join(dir, "answers.jsonl")
+	r := gate(t, nil, "run", "--dataset", faultDataset(t, dir, 6), "--judge", "offline", "--metrics", "faithfulness", "--repeats", "2",
+		"--out", out, "--save-responses", saved, "--quiet", "--target", srv.URL)
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	f, err := results.Read(out)
+	if err != nil || len(f.Samples) != 6 {
+		t.Fatalf("results: %v", err)
+	}
+	b, err := os.ReadFile(saved)
+	if err != nil || strings.Count(string(b), "\n") != 6 {
+		t.Fatalf("saved answers: %v\n%s", err, b)
+	}
+	if !strings.Contains(r.stderr, "temporary directory") {
+		t.Errorf("no warning that the texts could not be kept:\n%s", r.stderr)
+	}
+}

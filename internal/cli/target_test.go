@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/raggate/raggate/internal/judge/openaitest"
+
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -329,8 +331,8 @@ func TestRunTargetCancelledSavesWhatFinished(t *testing.T) {
 	args := append([]string{"run", "--dataset", demo, "--judge", "offline", "--out", out, "--save-responses", saved, "--target-concurrency", "2"}, targetArgs(srv.URL)...)
 	var stdout, stderr strings.Builder
 	code := Main(ctx, args, Env{Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr, Getenv: func(string) string { return "" }})
-	if code != ExitCancelled || !strings.Contains(stderr.String(), "target calls finished, nothing judged") {
-		t.Fatalf("exit %d, want 130\n%s", code, stderr.String())
+	if code != ExitCancelled || !strings.Contains(stderr.String(), "answers are saved in "+saved) {
+		t.Fatalf("exit %d, want 130 naming the saved answers\n%s", code, stderr.String())
 	}
 	data, err := os.ReadFile(saved)
 	if err != nil {
@@ -340,8 +342,35 @@ func TestRunTargetCancelledSavesWhatFinished(t *testing.T) {
 	if lines < 5 || lines >= 20 {
 		t.Errorf("%d answers saved after cancelling at the 8th call", lines)
 	}
-	if _, err := os.Stat(out); err == nil {
-		t.Error("a results file was written for a run that judged nothing")
+	// Answers are judged as they arrive: what was judged before the stop
+	// is kept too, marked incomplete.
+	f, err := results.Read(out)
+	if err != nil {
+		t.Fatalf("no results file for the samples judged before the stop: %v", err)
+	}
+	if !strings.HasPrefix(f.Incomplete, "cancelled: ") || len(f.Samples) > lines {
+		t.Errorf("results: incomplete %q, %d samples judged of %d answered", f.Incomplete, len(f.Samples), lines)
+	}
+}
+
+// A stop during the calls without --save-responses, and a judge that
+// fails mid-run, keep the answers received beside the results: re-judging
+// them costs no call to the pipeline.
+func TestRunTargetStoppedKeepsAnswersBesideResults(t *testing.T) {
+	dir := t.TempDir()
+	srv := demoService(t, 0, nil)
+	judgeSrv := openaitest.NewServer(t)
+	judgeSrv.Inject(openaitest.Unauthorized())
+	out := filepath.Join(dir, "run.json")
+	r := gate(t, map[string]string{"OPENAI_API_KEY": "sk-test"}, append([]string{"run", "--dataset", demo, "--metrics", "faithfulness",
+		"--base-url", judgeSrv.URL, "--model", "m", "--no-cache", "--max-retries", "0", "--out", out, "--quiet"}, targetArgs(srv.URL)...)...)
+	saved := filepath.Join(dir, "run.responses.jsonl")
+	if r.code != ExitOperational || !strings.Contains(r.stderr, "answers are saved in "+saved) {
+		t.Fatalf("exit %d, want 3 naming the saved answers\n%s", r.code, r.stderr)
+	}
+	data, err := os.ReadFile(saved)
+	if err != nil || strings.Count(string(data), "\n") == 0 {
+		t.Fatalf("answers not saved beside the results: %v", err)
 	}
 }
 
