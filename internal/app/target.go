@@ -390,6 +390,33 @@ func (o *runState) checkTargetFields(ds *dataset.Dataset) error {
 	if len(problems) > 0 {
 		return usageErr("target request: %s; placeholders name sample fields (%s) or dataset columns", strings.Join(problems, "; "), strings.Join(target.SampleFields, ", "))
 	}
+	return lackingAsked(ds, b.Fields)
+}
+
+// lackingAsked fails when a sample lacks a sample field the target's
+// request sends (a question missing from a row would be sent as ""): it
+// names the first ones with their lines.
+func lackingAsked(ds *dataset.Dataset, placeholders []string) error {
+	for _, name := range placeholders {
+		f := metrics.Field(name)
+		if !slices.Contains(metrics.Fields, f) {
+			continue // the id, or a column
+		}
+		var where []string
+		n := 0
+		for i := range ds.Samples {
+			if ds.Samples[i].Has(f) {
+				continue
+			}
+			if n++; n <= 3 {
+				where = append(where, fmt.Sprintf("%s (sample %s)", ds.Where(i), ds.Samples[i].ID))
+			}
+		}
+		if n > 0 {
+			return usageErr("target request sends {{%s}}, which %d of %d samples lack: %s; add it to every sample, or leave it out of the request",
+				name, n, len(ds.Samples), strings.Join(where, ", "))
+		}
+	}
 	return nil
 }
 

@@ -150,3 +150,19 @@ func TestTargetRunWithoutTemporaryDirectory(t *testing.T) {
 		t.Errorf("no warning that the texts could not be kept:\n%s", r.stderr)
 	}
 }
+
+// A sample without the question the target's request sends is refused
+// before any call, with its line, instead of being sent an empty one.
+func TestTargetRequestFieldMissingFromASample(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "golden.jsonl")
+	if err := os.WriteFile(data, []byte("{\"id\": \"a\", \"user_input\": \"What?\", \"reference\": \"x\"}\n{\"id\": \"b\", \"reference\": \"y\"}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var calls atomic.Int32
+	srv := jsonService(t, &calls, func(string) string { return `{"response": "ok"}` })
+	r := gate(t, nil, "run", "--dataset", data, "--judge", "offline", "--out", filepath.Join(dir, "r.json"), "--target", srv.URL)
+	if r.code != ExitUsage || !strings.Contains(r.stderr, "golden.jsonl:2 (sample b)") || calls.Load() != 0 {
+		t.Fatalf("exit %d after %d calls, want 2 naming golden.jsonl:2 before any call\n%s", r.code, calls.Load(), r.stderr)
+	}
+}
