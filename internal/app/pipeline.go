@@ -80,8 +80,6 @@ func (l *inputsLog) add(s *metrics.Sample) {
 	}
 	if ids := s.RetrievedContextIDs; len(ids) > 0 {
 		l.in.ContextIDs[s.ID] = ids
-	} else {
-		delete(l.in.ContextIDs, s.ID)
 	}
 }
 
@@ -115,8 +113,8 @@ func (r *syncReasons) snapshot() map[string]string {
 
 // capCount counts the samples whose contexts --max-contexts cut.
 type capCount struct {
-	mu              sync.Mutex
-	cut, most, seen int
+	mu        sync.Mutex
+	cut, most int
 }
 
 // apply cuts s's retrieved contexts and their ids to limit (0: none).
@@ -126,7 +124,6 @@ func (c *capCount) apply(limit int, s *metrics.Sample) {
 	}
 	n := max(len(s.RetrievedContexts), len(s.RetrievedContextIDs))
 	c.mu.Lock()
-	c.seen++
 	if n > limit {
 		c.cut++
 		c.most = max(c.most, n)
@@ -209,16 +206,15 @@ type targetPipe struct {
 	unanswered syncReasons
 	rows       *rowSpill
 	fields     map[metrics.Field]bool
-	answered   int
+	handed     []bool // samples handed to a call (read back whole)
 	mu         sync.Mutex
 	start      time.Time
 	outOfStep  map[string]string // id -> why its answer was dropped after judging
 	err        error
 }
 
-// pendingCall is a finished call (without its reply) and its sample's index.
+// pendingCall is a finished call, without its reply, and its record.
 type pendingCall struct {
-	i      int
 	out    target.Outcome
 	record *results.TargetCall
 }
@@ -273,6 +269,7 @@ func (tp *targetPipe) run(ctx context.Context, p *pass) {
 		fmt.Fprintf(env.Log, "calling the target for %d samples (%d at once), judging each answer as it arrives\n", len(p.samples), opts.Concurrency)
 	}
 	tp.start = time.Now()
+	tp.handed = make([]bool, len(p.samples))
 	opts.Admit = func(ctx context.Context, i int) error {
 		if err := p.win.Admit(ctx, i); err != nil {
 			return err
@@ -287,12 +284,12 @@ func (tp *targetPipe) run(ctx context.Context, p *pass) {
 			return err
 		}
 		p.samples[i] = s
+		tp.handed[i] = true
 		return nil
 	}
 	opts.Done = func(i int, out target.Outcome) { tp.done(p, i, out) }
-	outs := target.Run(ctx, b.Target, p.samples, opts)
+	target.Run(ctx, b.Target, p.samples, opts) // each finished call goes through done
 	closeErr := b.Target.Close()
-	_ = outs // each finished call went through done
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
 	tp.outOfStep = outOfStepIDs(closeErr, tp.calls)
@@ -309,9 +306,9 @@ func (tp *targetPipe) done(p *pass, i int, out target.Outcome) {
 	env, o := tp.env, tp.o
 	redactReply(env.Red, &out.Reply)
 	s := &p.samples[i]
-	if s.UserInput == "" && !s.Has(metrics.UserInput) {
-		// Not handed over (the target was taken for down): read it back
-		// for its saved row.
+	if !tp.handed[i] {
+		// Not handed to a call (the target was taken for down): read it
+		// back for its saved row.
 		if full, err := tp.src.get(i); err == nil {
 			*s = full
 		}
@@ -321,14 +318,13 @@ func (tp *targetPipe) done(p *pass, i int, out target.Outcome) {
 		dropAnswer(s)
 	} else {
 		applyReply(s, &out)
-		tp.answered++
 	}
 	tp.cuts.apply(o.Limits.MaxContexts, s)
 	row := savedOf(s, &out)
 	row.Error = env.Red.String(row.Error)
 	tp.rows.add(i, &row)
 	tp.mu.Lock()
-	tp.calls[s.ID] = &pendingCall{i: i, out: target.Outcome{Done: out.Done, Err: out.Err, Attempts: out.Attempts, Latency: out.Latency}, record: targetCall(&out)}
+	tp.calls[s.ID] = &pendingCall{out: target.Outcome{Done: out.Done, Err: out.Err, Attempts: out.Attempts, Latency: out.Latency}, record: targetCall(&out)}
 	for f := range s.Present {
 		tp.fields[f] = true
 	}
