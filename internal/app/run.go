@@ -513,7 +513,7 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 			defer tp.answers.close()
 		}
 	}
-	unanswered := func(id string) string { return "" }
+	var unanswered func(id string) string
 	if tp != nil {
 		unanswered = tp.unanswered.get
 	} else if static := unansweredOf(in.samples); static != nil {
