@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/raggate/raggate/internal/target"
 )
 
 // The valid values of the numeric and enumerated settings, declared once:
@@ -101,8 +103,8 @@ func CheckDuration(key string, d time.Duration) *Problem {
 			want = "at most 1h per HTTP attempt (default 60s)"
 		}
 	case "target-timeout":
-		if d <= 0 || d > maxRequestTimeout {
-			want = "more than 0 and at most 1h (default 60s)"
+		if d < target.MinTimeout || d > maxRequestTimeout {
+			want = fmt.Sprintf("%s to 1h per attempt (default 60s): below %s every call would time out", target.MinTimeout, target.MinTimeout)
 		}
 	}
 	if want == "" {

@@ -380,7 +380,7 @@ func (o *runState) suite(env Env, ds *dataset.Dataset) ([]metrics.Metric, error)
 	if len(names) == 0 {
 		return append(o.judge.defaultSuite(has), user...), nil
 	}
-	ms, err := eval.Resolve(names, user...)
+	ms, err := resolveMetrics(names, user)
 	if err != nil {
 		return nil, asUsage(fmt.Errorf("--metrics: %w", err))
 	}

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/raggate/raggate/internal/dataset"
+	"github.com/raggate/raggate/internal/eval"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/internal/suggest"
 	"github.com/raggate/raggate/internal/target"
@@ -67,44 +67,60 @@ func (o *runState) targetConfig(env Env) (target.Config, error) {
 		}
 	}
 	fileHeaders := c.Headers
-	over := func(dst *string, v string) {
+	// A value a flag gives replaces the file's, and a problem with it is
+	// the flag's, not said at the file's line.
+	over := func(dst *string, v, key string) {
 		if v != "" {
 			*dst = v
+			c.ForgetLine(key)
 		}
 	}
 	// A URL or command given replaces the file's, whichever kind it is.
+	if t.URL != "" || t.Cmd != "" {
+		c.ForgetLine("url")
+		c.ForgetLine("command")
+	}
 	if t.URL != "" {
 		c.URL, c.Command = t.URL, ""
 	}
 	if t.Cmd != "" {
 		c.Command, c.URL = t.Cmd, ""
 	}
-	over(&c.Method, t.Method)
-	over(&c.Response, t.Response)
-	over(&c.Contexts, t.Contexts)
-	over(&c.ContextIDs, t.ContextIDs)
-	over(&c.Usage, t.Usage)
-	over(&c.ID, t.ID)
+	over(&c.Method, t.Method, "method")
+	over(&c.Response, t.Response, "response")
+	over(&c.Contexts, t.Contexts, "contexts")
+	over(&c.ContextIDs, t.ContextIDs, "context_ids")
+	over(&c.Usage, t.Usage, "usage")
+	over(&c.ID, t.ID, "id")
 	if t.Body != "" {
 		c.Body = t.Body
+		c.ForgetLine("body")
 	}
-	c.PerSample = c.PerSample || t.PerSample
+	if t.PerSample && !c.PerSample {
+		c.PerSample = true
+		c.ForgetLine("per_sample")
+	}
 	for _, kv := range t.Headers {
 		k, v, _ := strings.Cut(kv, "=")
 		if c.Headers == nil {
 			c.Headers = map[string]string{}
 		}
-		c.Headers[strings.TrimSpace(k)] = v
+		k = strings.TrimSpace(k)
+		c.Headers[k] = v
+		c.ForgetLine("headers." + k)
 	}
 	if t.Concurrency != nil {
 		c.Concurrency = *t.Concurrency
+		c.ForgetLine("concurrency")
 	}
 	if t.Timeout != nil {
 		c.Timeout = *t.Timeout
+		c.ForgetLine("timeout")
 	}
 	if t.Retries != nil {
 		r := *t.Retries
 		c.Retries = &r
+		c.ForgetLine("retries")
 	}
 	if err := o.checkFileExpansions(env, fileHeaders, c); err != nil {
 		return c, err
@@ -159,9 +175,13 @@ func (o *runState) buildTarget(env Env) error {
 		return asUsage(err)
 	}
 	if o.Target.NoConfigCommand && c.Command != "" && o.Target.Cmd == "" {
+		at := o.Target.Config
+		if line := c.Lines["command"]; line > 0 {
+			at = fmt.Sprintf("%s:%d: the file", at, line)
+		}
 		return usageErr("%s has a command: target, which the action runs only with the input allow-command-target: true: "+
 			"the file comes from the checkout, so a pull request could run any program with the step's environment (README Security); "+
-			"call the pipeline at a URL, or give the command in the target input", o.Target.Config)
+			"call the pipeline at a URL, or give the command in the target input", at)
 	}
 	if err := checkEnvNames(c.Env); err != nil {
 		return err
@@ -178,12 +198,10 @@ func (o *runState) buildTarget(env Env) error {
 	return nil
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
 // checkEnvNames refuses names that cannot be environment variables.
 func checkEnvNames(names []string) error {
 	for _, n := range names {
-		if !envName.MatchString(n) {
+		if !target.EnvName.MatchString(n) {
 			return usageErr("target environment variable %q (--target-env, env:): want a name such as OPENAI_API_KEY", n)
 		}
 	}
@@ -311,6 +329,26 @@ func targetDefinitions() []metrics.Definition {
 		{Name: colTokens, Kind: metrics.KindNumeric, Description: "tokens the target reports using for the answer",
 			Reads: []string{colTokens}, Direction: metrics.LowerIsBetter, Transform: metrics.TransformNone, Reported: true},
 	}
+}
+
+// resolveMetrics is eval.Resolve, saying of a target metric named outside
+// a target run that it is one.
+func resolveMetrics(names []string, user []metrics.Metric) ([]metrics.Metric, error) {
+	ms, err := eval.Resolve(names, user...)
+	if err == nil {
+		return ms, nil
+	}
+	for _, n := range names {
+		n = strings.TrimSpace(n)
+		if n != colLatency && n != colTokens || slices.ContainsFunc(user, func(m metrics.Metric) bool { return m.Name == n }) {
+			continue
+		}
+		if _, ok := metrics.Lookup(n); !ok {
+			return nil, fmt.Errorf("%q is a metric of a target run (the pipeline called with --target, --target-cmd or --target-config): "+
+				"it measures the calls the gate makes; give a target, or leave it out of --metrics", n)
+		}
+	}
+	return nil, err
 }
 
 // userDefinitions are the metrics file's definitions and, with a target,

@@ -82,16 +82,19 @@ func dropAnswer(s *metrics.Sample) {
 // savedResponse is one line of --save-responses: a responses file row
 // (README "Datasets") with the call's figures as columns.
 type savedResponse struct {
-	ID               string   `json:"id"`
-	UserInput        string   `json:"user_input,omitempty"`
-	Response         *string  `json:"response,omitempty"`
-	Contexts         []string `json:"retrieved_contexts,omitempty"`
-	ContextIDs       []string `json:"retrieved_context_ids,omitempty"`
-	LatencyMS        float64  `json:"target_latency_ms"`
-	Tokens           *int     `json:"target_tokens,omitempty"`
-	PromptTokens     *int     `json:"target_prompt_tokens,omitempty"`
-	CompletionTokens *int     `json:"target_completion_tokens,omitempty"`
-	Error            string   `json:"target_error,omitempty"`
+	ID        string  `json:"id"`
+	UserInput string  `json:"user_input,omitempty"`
+	Response  *string `json:"response,omitempty"`
+	// Contexts and ContextIDs are nil when the reply did not mention them
+	// (the dataset's were judged), and [] when the target returned none
+	// (null or []): the row says what was judged.
+	Contexts         *[]string `json:"retrieved_contexts,omitempty"`
+	ContextIDs       *[]string `json:"retrieved_context_ids,omitempty"`
+	LatencyMS        float64   `json:"target_latency_ms"`
+	Tokens           *int      `json:"target_tokens,omitempty"`
+	PromptTokens     *int      `json:"target_prompt_tokens,omitempty"`
+	CompletionTokens *int      `json:"target_completion_tokens,omitempty"`
+	Error            string    `json:"target_error,omitempty"`
 }
 
 func savedOf(s *metrics.Sample, out *target.Outcome) savedResponse {
@@ -103,11 +106,20 @@ func savedOf(s *metrics.Sample, out *target.Outcome) savedResponse {
 		return r
 	}
 	r.Response = &out.Reply.Response
-	r.Contexts, r.ContextIDs = out.Reply.Contexts, out.Reply.ContextIDs
+	r.Contexts, r.ContextIDs = judgedList(out.Reply.Contexts), judgedList(out.Reply.ContextIDs)
 	if u := out.Reply.Usage; u != nil {
 		r.Tokens, r.PromptTokens, r.CompletionTokens = &u.TotalTokens, &u.PromptTokens, &u.CompletionTokens
 	}
 	return r
+}
+
+// judgedList is a list of the reply for a saved row: nil when the reply
+// did not mention it, else the list, [] (not null) when empty.
+func judgedList(l []string) *[]string {
+	if l == nil {
+		return nil
+	}
+	return &l
 }
 
 // unansweredOf returns, for a run without a target, the samples of a

@@ -11,9 +11,10 @@ import (
 	"time"
 
 	"github.com/raggate/raggate/internal/compare"
-	"github.com/raggate/raggate/internal/eval"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/internal/usermetric"
+	"github.com/raggate/raggate/metrics"
 )
 
 // Valid ranges of the numeric options (README "Commands" lists them).
@@ -189,9 +190,14 @@ func CheckShard(s string) *Problem {
 }
 
 // CheckMetrics checks the --metrics names against the built-in metrics
-// (the user-defined ones are known once the metrics file is read).
-func CheckMetrics(names []string) *Problem {
-	if _, err := eval.Resolve(names); err != nil {
+// and, in a target run, the target metrics (the user-defined ones are
+// known once the metrics file is read).
+func CheckMetrics(names []string, targetRun bool) *Problem {
+	var user []metrics.Metric
+	if targetRun {
+		user = usermetric.Metrics(targetDefinitions())
+	}
+	if _, err := resolveMetrics(names, user); err != nil {
 		p := Wrapped("metrics", err)
 		return &p
 	}
@@ -274,7 +280,7 @@ func (o *Settings) datasetProblems() []Problem {
 	// With a metrics file, names may be user-defined: they are resolved
 	// once it is read (still before any judge call).
 	if names := o.metricNames(); len(names) > 0 && o.MetricsFile == "" {
-		add(CheckMetrics(names))
+		add(CheckMetrics(names, o.Target.configured()))
 	}
 	if o.Shard != "" {
 		add(CheckShard(o.Shard))

@@ -371,7 +371,7 @@ func TestFaultTargetUpFrontChecks(t *testing.T) {
 		{"header value with a trailing newline", map[string]string{"RAG_TOKEN": "rag-0123456789\n"},
 			[]string{"--target", srv.URL, "--target-header", "X-Api-Key=${RAG_TOKEN}"}, "header X-Api-Key: the value holds a line break"},
 		{"concurrency: 0", nil, []string{"--target-config", cfg("conc", "  concurrency: 0\n")}, ":3: concurrency: want a whole number 1 to 1000"},
-		{"timeout: 0s", nil, []string{"--target-config", cfg("timeout", "  timeout: 0s\n")}, ":3: timeout 0s: want more than 0"},
+		{"timeout: 0s", nil, []string{"--target-config", cfg("timeout", "  timeout: 0s\n")}, ":3: timeout 0s: want 10ms to 1h"},
 		{"a [*] response path", nil, []string{"--target", srv.URL, "--target-response-path", "data[*].answer"}, `response path "data[*].answer" selects a list`},
 	} {
 		r := gate(t, tc.env, append([]string{"run", "--dataset", demo, "--judge", "offline", "--out", filepath.Join(dir, "r.json"), "--quiet"}, tc.args...)...)

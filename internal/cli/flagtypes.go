@@ -297,6 +297,8 @@ type laterChecked interface {
 // it is read, still before any judge call).
 type metricsFlag struct {
 	p, file *string
+	// target is the run's target: its metrics are named in a target run.
+	target *app.TargetConfig
 }
 
 func (f *metricsFlag) String() string {
@@ -314,7 +316,7 @@ func (f *metricsFlag) checkLater() *app.Problem {
 	}
 	c := app.DataConfig{Metrics: *f.p}
 	if names := c.MetricNames(); len(names) > 0 {
-		return app.CheckMetrics(names)
+		return app.CheckMetrics(names, f.target != nil && f.target.Configured())
 	}
 	return nil
 }

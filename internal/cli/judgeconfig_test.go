@@ -56,7 +56,7 @@ func TestJudgeConfig(t *testing.T) {
 func TestFlagValuesCheckedAsParsed(t *testing.T) {
 	r := gate(t, nil, "run", "--dataset", "no-such.jsonl", "--concurrency", "x", "--max-undefined", "2", "--judge", "gpt", "--target-timeout", "0s", "--max-dataset-size", "3T")
 	want := []string{`--concurrency "x": want an integer, 1 to 1000`, "--max-undefined 2: want a share from 0 to 1",
-		`--judge "gpt": want auto, offline, openai or azure`, "--target-timeout 0s: want more than 0 and at most 1h",
+		`--judge "gpt": want auto, offline, openai or azure`, "--target-timeout 0s: want 10ms to 1h",
 		`--max-dataset-size: want a size in bytes`}
 	if r.code != 2 || strings.Contains(r.stderr, "no-such") || strings.Contains(r.stderr, "Usage:") {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)

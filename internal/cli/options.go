@@ -37,7 +37,7 @@ func (o *Options) bindDataset(fs *flag.FlagSet) {
 	fs.StringVar(&o.Responses, "responses", o.Responses, "optional `file` of pipeline outputs (response, contexts) joined to the dataset by id or user_input")
 	textsVar(fs, &o.Fields, "field", eachValue(app.CheckField), "map a field to the name used in the file, `canonical=name` (repeatable), e.g. --field response=answer")
 	fs.BoolVar(&o.StrictFields, "strict-fields", o.StrictFields, "reject dataset columns that are not fields, instead of keeping them as metadata")
-	fs.Var(&metricsFlag{p: &o.Metrics, file: &o.MetricsFile}, "metrics", "comma-separated `metrics` to compute (default: the default suite the data allows, and every user-defined metric)")
+	fs.Var(&metricsFlag{p: &o.Metrics, file: &o.MetricsFile, target: &o.Target}, "metrics", "comma-separated `metrics` to compute (default: the default suite the data allows, and every user-defined metric)")
 	fs.StringVar(&o.MetricsFile, "metrics-file", o.MetricsFile, "user-defined metrics `file` (YAML; see metrics.example.yaml): critic, rubric and numeric metrics")
 	o.bindLimits(fs)
 }
@@ -102,7 +102,7 @@ func (o *Options) bindTarget(fs *flag.FlagSet) {
 	fs.StringVar(&t.Usage, "target-usage-path", t.Usage, "`path` of the token usage in the reply (default usage, if present)")
 	fs.StringVar(&t.ID, "target-id-path", t.ID, "`path` of the request's id in the reply, which must then be the sample's (default id, checked when present for a command target)")
 	fs.Var(&optInt{p: &t.Concurrency, key: "target-concurrency"}, "target-concurrency", "`calls` in flight to the target (command: processes), 1 to 1000 (default 8)")
-	fs.Var(&durationFlag{opt: &t.Timeout, key: "target-timeout"}, "target-timeout", "`timeout` of one target call, more than 0 and at most 1h (default 60s)")
+	fs.Var(&durationFlag{opt: &t.Timeout, key: "target-timeout"}, "target-timeout", "`timeout` of one target call, 10ms to 1h (default 60s)")
 	fs.Var(&optInt{p: &t.Retries, key: "target-retries"}, "target-retries", "`retries` of a transient target failure (5xx, 429, timeouts, a process that died), 0 to 20 (default 2)")
 	fs.Var((*listFlag)(&t.Env), "target-env", "environment variable `NAME` a command target is given although it holds a secret of the gate (repeatable), e.g. OPENAI_API_KEY")
 	fs.StringVar(&t.SaveResponses, "save-responses", t.SaveResponses, "write the target's answers to this JSON Lines `file`, to re-judge with --responses")

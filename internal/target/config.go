@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"math"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -46,9 +49,25 @@ type Config struct {
 	Timeout     time.Duration `yaml:"timeout"`
 	Retries     *int          `yaml:"retries"`
 
-	// Lines are the lines of the file's keys ("url", "headers.NAME"),
-	// for messages; nil when the config is not from a file.
+	// File is the config file's name and Lines the lines of its keys
+	// ("url", "headers.NAME"), for messages: a problem with a value the
+	// file gave is said at its line. A value a flag replaced has no line
+	// (see ForgetLine). Nil when the config is not from a file.
+	File  string         `yaml:"-"`
 	Lines map[string]int `yaml:"-"`
+}
+
+// ForgetLine drops the line of key, whose value no longer comes from the
+// file (a flag replaced it).
+func (c *Config) ForgetLine(key string) { delete(c.Lines, key) }
+
+// at is where the value of key came from, "file:line: ", or "" when it
+// did not come from the file.
+func (c *Config) at(key string) string {
+	if line := c.Lines[key]; line > 0 && c.File != "" {
+		return fmt.Sprintf("%s:%d: ", c.File, line)
+	}
+	return ""
 }
 
 // Defaults of Config.
@@ -56,6 +75,9 @@ const (
 	DefaultConcurrency = 8
 	DefaultTimeout     = 60 * time.Second
 	DefaultRetries     = 2
+	// MinTimeout is the shortest timeout of a call: below it no pipeline
+	// answers, and every call would fail as timed out.
+	MinTimeout = 10 * time.Millisecond
 )
 
 // LoadConfig reads the target section of a YAML file.
@@ -100,12 +122,21 @@ func ParseConfig(name string, data []byte) (Config, error) {
 	}
 	var target *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if k.Value != "target" {
-			bad(k, "unknown key %q at the top level: a target config has one key, target: (an anchor to reuse is written inside it)", k.Value)
-			continue
+		if k, v := root.Content[i], root.Content[i+1]; k.Value == "target" {
+			target = yamlcheck.Deref(v)
 		}
-		target = yamlcheck.Deref(v)
+	}
+	// Beside target:, a top-level key may only define an anchor that the
+	// target section uses (defaults: &defaults {...}, then <<: *defaults).
+	used := map[*yaml.Node]bool{}
+	if target != nil {
+		aliased(target, used, 0)
+	}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if k.Value != "target" && !(v.Anchor != "" && used[v]) {
+			bad(k, "unknown key %q at the top level: a target config has one key, target: (a top-level key may only hold an anchor the target section uses, such as defaults: &defaults {timeout: 30s} with <<: *defaults in target:)", k.Value)
+		}
 	}
 	if target == nil && len(msgs) == 0 {
 		return Config{}, fmt.Errorf("%s: no target: section; write target: {url: http://localhost:8000/ask, body: {query: \"{{user_input}}\"}}", name)
@@ -114,6 +145,7 @@ func ParseConfig(name string, data []byte) (Config, error) {
 		if target.Kind != yaml.MappingNode {
 			bad(target, "target: want a mapping of settings (url: or command:, headers:, body:, ...), got %s", yamlcheck.Describe(target))
 		} else {
+			target = merged(target, bad)
 			checkTarget(target, bad)
 		}
 	}
@@ -124,17 +156,149 @@ func ParseConfig(name string, data []byte) (Config, error) {
 	if err := target.Decode(&c); err != nil {
 		return Config{}, configError(name, err)
 	}
-	c.Lines = map[string]int{}
+	c.File, c.Lines = name, map[string]int{}
+	checked := func(*yaml.Node, string, ...any) {} // by checkTarget
 	for i := 0; i+1 < len(target.Content); i += 2 {
 		k, v := target.Content[i], yamlcheck.Deref(target.Content[i+1])
 		c.Lines[k.Value] = k.Line
-		if k.Value == "headers" && v.Kind == yaml.MappingNode {
+		switch {
+		case k.Value == "headers" && v.Kind == yaml.MappingNode:
+			v = merged(v, checked)
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				c.Lines["headers."+v.Content[j].Value] = v.Content[j].Line
 			}
+		case k.Value == "body":
+			// The body as JSON values, its mappings merged (checked
+			// by checkTarget).
+			c.Body = bodyValue(v, 0, checked)
 		}
 	}
 	return c, nil
+}
+
+// maxNesting bounds the depth of merges and of a body's values.
+const maxNesting = 64
+
+// merged returns mapping n with its merge keys (<<: *defaults, or a list
+// of aliases) resolved as YAML 1.1 has them: the mapping's own keys
+// first, then those of the merged mappings it lacks (an earlier one in a
+// list wins). The keys keep their nodes, so their lines are where they
+// are written. A merge of anything but mappings is reported with bad.
+func merged(n *yaml.Node, bad func(*yaml.Node, string, ...any)) *yaml.Node {
+	out := *n
+	out.Content = mergedPairs(n, 0, bad)
+	return &out
+}
+
+func mergedPairs(n *yaml.Node, depth int, bad func(*yaml.Node, string, ...any)) []*yaml.Node {
+	if depth > maxNesting {
+		bad(n, "merge keys (<<) nested more than %d deep", maxNesting)
+		return nil
+	}
+	var own, from []*yaml.Node
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!merge" {
+			own = append(own, k, v)
+			continue
+		}
+		d := yamlcheck.Deref(v)
+		var maps []*yaml.Node
+		switch d.Kind {
+		case yaml.MappingNode:
+			maps = []*yaml.Node{d}
+		case yaml.SequenceNode:
+			for _, e := range d.Content {
+				maps = append(maps, yamlcheck.Deref(e))
+			}
+		}
+		ok := len(maps) > 0
+		for _, m := range maps {
+			ok = ok && m.Kind == yaml.MappingNode
+		}
+		if !ok {
+			bad(v, "<<: want an alias of a mapping such as <<: *defaults, or a list of them, got %s", yamlcheck.Describe(d))
+			continue
+		}
+		for _, m := range maps {
+			from = append(from, mergedPairs(m, depth+1, bad)...)
+		}
+	}
+	have := map[string]bool{}
+	for i := 0; i < len(own); i += 2 {
+		have[own[i].Value] = true
+	}
+	for i := 0; i+1 < len(from); i += 2 {
+		if !have[from[i].Value] {
+			have[from[i].Value] = true
+			own = append(own, from[i], from[i+1])
+		}
+	}
+	return own
+}
+
+// aliased records the nodes that aliases under n name.
+func aliased(n *yaml.Node, used map[*yaml.Node]bool, depth int) {
+	if n == nil || depth > maxNesting {
+		return
+	}
+	if n.Kind == yaml.AliasNode {
+		used[n.Alias] = true
+		return
+	}
+	for _, c := range n.Content {
+		aliased(c, used, depth+1)
+	}
+}
+
+// bodyValue is the body: of the file as a JSON value: JSON text (a
+// string) as it is, a mapping or list with its merge keys resolved. What
+// JSON cannot hold (a mapping key that is not text, .inf) is reported
+// with bad at its line.
+func bodyValue(n *yaml.Node, depth int, bad func(*yaml.Node, string, ...any)) any {
+	n = yamlcheck.Deref(n)
+	if depth > maxNesting {
+		bad(n, "body: nested more than %d deep", maxNesting)
+		return nil
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		m := map[string]any{}
+		pairs := mergedPairs(n, 0, bad)
+		for i := 0; i+1 < len(pairs); i += 2 {
+			k := yamlcheck.Deref(pairs[i])
+			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
+				bad(k, "body: the key %s is not text; JSON keys are text: quote it (\"%s\": ...)", yamlcheck.Describe(k), k.Value)
+				continue
+			}
+			m[k.Value] = bodyValue(pairs[i+1], depth+1, bad)
+		}
+		return m
+	case yaml.SequenceNode:
+		l := make([]any, 0, len(n.Content))
+		for _, e := range n.Content {
+			l = append(l, bodyValue(e, depth+1, bad))
+		}
+		return l
+	}
+	var v any
+	switch n.ShortTag() {
+	case "!!null":
+		return nil
+	case "!!bool", "!!int":
+		if n.Decode(&v) == nil {
+			return v
+		}
+	case "!!float":
+		var f float64
+		if n.Decode(&f) == nil && !math.IsInf(f, 0) && !math.IsNaN(f) {
+			return f
+		}
+		bad(n, "body: %s is not a JSON number", n.Value)
+		return nil
+	}
+	// Text, and what YAML reads as a date or binary: as written.
+	return n.Value
 }
 
 // yamlDirective is a %YAML line: go-yaml refuses "%YAML 1.2", whose
@@ -158,6 +322,12 @@ func checkTarget(target *yaml.Node, bad func(*yaml.Node, string, ...any)) {
 				bad(v, "%s: want text, got %s", k.Value, yamlcheck.Describe(v))
 			}
 		case "body":
+			switch {
+			case v.Kind == yaml.ScalarNode && v.ShortTag() != "!!str" && !yamlcheck.IsNull(v):
+				bad(v, "body: want a mapping such as {query: \"{{user_input}}\"}, or JSON text, got %s", yamlcheck.Describe(v))
+			case v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode:
+				bodyValue(v, 0, bad)
+			}
 		case "headers":
 			if yamlcheck.IsNull(v) {
 				continue
@@ -166,6 +336,7 @@ func checkTarget(target *yaml.Node, bad func(*yaml.Node, string, ...any)) {
 				bad(v, "headers: want a mapping of NAME: value, such as {Authorization: \"Bearer ${RAG_TOKEN}\"}, got %s", yamlcheck.Describe(v))
 				continue
 			}
+			v = merged(v, bad)
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				hk, hv := v.Content[j], yamlcheck.Deref(v.Content[j+1])
 				if hk.Kind != yaml.ScalarNode || hv.Kind != yaml.ScalarNode || yamlcheck.IsNull(hv) {
@@ -183,6 +354,12 @@ func checkTarget(target *yaml.Node, bad func(*yaml.Node, string, ...any)) {
 			}
 			if !ok && !yamlcheck.IsNull(v) {
 				bad(v, "env: want a list of variable names such as [OPENAI_API_KEY], got %s", yamlcheck.Describe(v))
+				continue
+			}
+			for _, e := range v.Content {
+				if e = yamlcheck.Deref(e); !EnvName.MatchString(e.Value) {
+					bad(e, "env: %q is not a variable name: want a name such as OPENAI_API_KEY", e.Value)
+				}
 			}
 		case "concurrency":
 			wholeNumber(v, "concurrency", 1, 1000, "calls in flight (leave the key out for the default, 8)", bad)
@@ -193,8 +370,8 @@ func checkTarget(target *yaml.Node, bad func(*yaml.Node, string, ...any)) {
 			switch {
 			case v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || err != nil:
 				bad(v, "timeout: want a duration such as 30s or 2m, got %s", yamlcheck.Describe(v))
-			case d <= 0 || d > time.Hour:
-				bad(v, "timeout %s: want more than 0 and at most 1h (leave the key out for the default, 60s)", v.Value)
+			case d < MinTimeout || d > time.Hour:
+				bad(v, "timeout %s: want %s to 1h (leave the key out for the default, 60s)", v.Value, MinTimeout)
 			}
 		default:
 			bad(k, "unknown key %q in target (keys: %s)", k.Value, configKeys)
@@ -240,6 +417,9 @@ type Built struct {
 	ContextIDsPath bool
 }
 
+// EnvName is the form of an environment variable's name.
+var EnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
 var headerName = regexp.MustCompile("^[!#$%&'*+\\-.^_`|~0-9A-Za-z]+$")
 
 // validHeaderValue reports whether v can be sent as a header value: no
@@ -267,34 +447,40 @@ func EnvRefs(v string) []string {
 
 // Build checks c and makes its target. getenv expands ${VAR} in header
 // values; dir is the working directory of a command target. Every problem
-// is reported at once.
+// is reported at once; one with a value of the config file at its line.
 func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 	var problems []string
-	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	said := false // "target: " before the first problem not in the file
+	// bad reports a problem with the value of key (a key of the file, or "").
+	bad := func(key, format string, args ...any) {
+		at := c.at(key)
+		if at == "" && !said {
+			at, said = "target: ", true
+		}
+		problems = append(problems, at+fmt.Sprintf(format, args...))
+	}
 	b := &Built{Options: Options{Concurrency: c.Concurrency, Timeout: c.Timeout, Retries: DefaultRetries}}
 	b.check(c, bad)
 	body, err := c.body()
 	if err != nil {
-		bad("%v", err)
+		bad("body", "%v", err)
 	}
-	paths, perr := c.paths()
-	if perr != nil {
-		bad("%v", perr)
-	}
+	paths, perr := c.checkPaths(bad)
 	header := http.Header{}
-	for k, v := range c.Headers {
+	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
+		v, key := c.Headers[k], "headers."+k
 		if !headerName.MatchString(k) {
-			bad("header name %q: letters, digits and !#$%%&'*+-.^_`|~ only, such as X-Api-Key", k)
+			bad(key, "header name %q: letters, digits and !#$%%&'*+-.^_`|~ only, such as X-Api-Key", k)
 		}
 		if strings.EqualFold(k, "Host") {
-			bad("header %s: the host comes from the URL; give it there (url:, --target) instead of a Host header", k)
+			bad(key, "header %s: the host comes from the URL; give it there (url:, --target) instead of a Host header", k)
 			continue
 		}
 		v = envRef.ReplaceAllStringFunc(v, func(m string) string {
 			name := envRef.FindStringSubmatch(m)[1]
 			val := getenv(name)
 			if val == "" {
-				bad("header %s: $%s is not set (set it in the step's env, from a secret)", k, name)
+				bad(key, "header %s: $%s is not set (set it in the step's env, from a secret)", k, name)
 			}
 			// What a variable holds is a secret of its own, wherever
 			// in the value it stands.
@@ -303,15 +489,15 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 		})
 		if !validHeaderValue(v) {
 			// The value is not shown: it is usually a secret.
-			bad("header %s: the value holds a line break or another control character (a trailing newline from a secret file?); remove it", k)
+			bad(key, "header %s: the value holds a line break or another control character (a trailing newline from a secret file?); remove it", k)
 		}
 		header.Set(k, v)
 		// The whole value, and its credential parts (Bearer X, cookie
 		// values).
 		b.Secrets = append(b.Secrets, redact.HeaderSecrets(v)...)
 	}
-	if len(problems) > 0 {
-		return nil, fmt.Errorf("target: %s", strings.Join(problems, "; "))
+	if len(problems) > 0 || perr {
+		return nil, errors.New(strings.Join(problems, "; "))
 	}
 	b.Secrets = redact.Secrets(append(b.Secrets, redact.URLCredentials(c.URL)...)...)
 	b.Fields = append(body.Names(), Placeholders(c.URL)...)
@@ -325,42 +511,42 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 }
 
 // check validates the settings and fills the defaults of b.Options.
-func (b *Built) check(c Config, bad func(string, ...any)) {
+func (b *Built) check(c Config, bad func(key, format string, args ...any)) {
 	switch {
 	case c.URL == "" && c.Command == "":
-		bad("give a URL (--target, url:) or a command (--target-cmd, command:)")
+		bad("", "give a URL (--target, url:) or a command (--target-cmd, command:)")
 	case c.URL != "" && c.Command != "":
-		bad("give a URL or a command, not both")
+		bad("command", "give a URL or a command, not both")
 	case c.URL != "":
 		u, err := url.Parse(c.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			bad("URL %q: want http://host[:port]/path or https://...", c.URL)
+			bad("url", "URL %q: want http://host[:port]/path or https://...", c.URL)
 		}
 		if c.PerSample {
-			bad("per_sample (--target-per-sample) applies to a command target")
+			bad("per_sample", "per_sample (--target-per-sample) applies to a command target")
 		}
 	}
 	switch strings.ToUpper(c.Method) {
 	case "", "POST", "PUT", "PATCH", "GET":
 	default:
-		bad("method %q: want POST, PUT, PATCH or GET", c.Method)
+		bad("method", "method %q: want POST, PUT, PATCH or GET", c.Method)
 	}
 	if b.Options.Concurrency == 0 {
 		b.Options.Concurrency = DefaultConcurrency
 	}
 	if b.Options.Concurrency < 1 || b.Options.Concurrency > 1000 {
-		bad("concurrency %d: want 1 to 1000", c.Concurrency)
+		bad("concurrency", "concurrency %d: want 1 to 1000", c.Concurrency)
 	}
 	if b.Options.Timeout == 0 {
 		b.Options.Timeout = DefaultTimeout
 	}
-	if b.Options.Timeout < 0 || b.Options.Timeout > time.Hour {
-		bad("timeout %s: want more than 0 and at most 1h", c.Timeout)
+	if b.Options.Timeout < MinTimeout || b.Options.Timeout > time.Hour {
+		bad("timeout", "timeout %s: want %s to 1h", c.Timeout, MinTimeout)
 	}
 	if c.Retries != nil {
 		b.Options.Retries = *c.Retries
 		if *c.Retries < 0 || *c.Retries > 20 {
-			bad("retries %d: want 0 to 20", *c.Retries)
+			bad("retries", "retries %d: want 0 to 20", *c.Retries)
 		}
 	}
 }
@@ -385,7 +571,18 @@ func (c Config) body() (*Template, error) {
 // paths returns the reply paths: the defaults, with the given ones
 // replacing them (and made strict).
 func (c Config) paths() (Paths, error) {
-	ps := DefaultPaths()
+	var msgs []string
+	ps, failed := c.checkPaths(func(_, format string, args ...any) { msgs = append(msgs, fmt.Sprintf(format, args...)) })
+	if failed {
+		return Paths{}, errors.New(strings.Join(msgs, "; "))
+	}
+	return ps, nil
+}
+
+// checkPaths is paths reporting each bad path with bad; failed says
+// whether there was one.
+func (c Config) checkPaths(bad func(key, format string, args ...any)) (ps Paths, failed bool) {
+	ps = DefaultPaths()
 	ps.Strict = map[string]bool{}
 	for _, f := range []struct {
 		name, text string
@@ -396,13 +593,17 @@ func (c Config) paths() (Paths, error) {
 		}
 		p, err := ParsePath(f.text)
 		if err != nil {
-			return Paths{}, fmt.Errorf("%s: %v", f.name, err)
+			bad(f.name, "%s: %v", f.name, err)
+			failed = true
+			continue
 		}
 		if p.Multi() && (f.name == "response" || f.name == "usage" || f.name == "id") {
-			return Paths{}, fmt.Errorf("%s path %q selects a list ([*]); the %s is one value: pick one with an index such as [0]", f.name, f.text, f.name)
+			bad(f.name, "%s path %q selects a list ([*]); the %s is one value: pick one with an index such as [0]", f.name, f.text, f.name)
+			failed = true
+			continue
 		}
 		*f.dst = p
 		ps.Strict[f.name] = true
 	}
-	return ps, nil
+	return ps, failed
 }

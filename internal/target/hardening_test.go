@@ -20,7 +20,7 @@ import (
 func TestParseConfigRefusesZeroSettings(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
 		{"target:\n  url: http://x\n  concurrency: 0\n", "t.yaml:3: concurrency: want a whole number 1 to 1000"},
-		{"target:\n  url: http://x\n  retries: 1\n  timeout: 0s\n", "t.yaml:4: timeout 0s: want more than 0"},
+		{"target:\n  url: http://x\n  retries: 1\n  timeout: 0s\n", "t.yaml:4: timeout 0s: want 10ms to 1h"},
 	} {
 		if _, err := ParseConfig("t.yaml", []byte(tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("ParseConfig(%q) = %v, want %q", tc.yaml, err, tc.want)

@@ -20,7 +20,7 @@ func TestReviewConfigErrorsInUserTerms(t *testing.T) {
 		{"env text", "target:\n  command: x\n  env: {A: 1}\n", "t.yaml:3: env: want a list of variable names"},
 		{"empty", "", "t.yaml: is empty: want a target: section"},
 		{"comments only", "# nothing\n", "t.yaml: is empty: want a target: section"},
-		{"top-level anchor", "x: &h {A: b}\ntarget:\n  url: http://x\n  headers: *h\n", `t.yaml:1: unknown key "x" at the top level`},
+		{"top-level anchor unused", "x: &h {A: b}\ntarget:\n  url: http://x\n", `t.yaml:1: unknown key "x" at the top level`},
 		{"not a mapping", "- url: http://x\n", "t.yaml:1: want a mapping with one key, target:"},
 		{"target not a mapping", "target: http://x\n", "t.yaml:1: target: want a mapping"},
 	} {
