@@ -136,6 +136,12 @@ func (jn *responseJoiner) join(rec record) {
 			s.Set(f, row.String(f))
 		}
 	}
+	if row.Has(metrics.RetrievedContexts) && !row.Has(metrics.RetrievedContextIDs) {
+		// The golden file's ids named the contexts it held, not the ones
+		// the pipeline retrieved: id metrics must not score them.
+		s.RetrievedContextIDs = nil
+		delete(s.Present, metrics.RetrievedContextIDs)
+	}
 	conv.mergeMeta(&s, row.Metadata)
 	jn.samples[idx] = s
 }

@@ -94,3 +94,31 @@ func TestSpoolRoundTrip(t *testing.T) {
 		t.Fatal("Get after Close: no error")
 	}
 }
+
+// A responses row with the pipeline's contexts but no ids drops the
+// golden file's ids: they named other contexts.
+func TestResponsesContextsWithoutIDsDropGoldenIDs(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join(dir, "golden.jsonl")
+	resp := filepath.Join(dir, "responses.jsonl")
+	if err := os.WriteFile(golden, []byte(`{"id": "a", "user_input": "q", "retrieved_contexts": ["g"], "retrieved_context_ids": ["g1"]}
+{"id": "b", "user_input": "r", "retrieved_contexts": ["g"], "retrieved_context_ids": ["g1"]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(resp, []byte(`{"id": "a", "response": "x", "retrieved_contexts": ["p"]}
+{"id": "b", "response": "y"}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(golden, Options{ResponsesPath: resp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := d.Samples[0]; a.Has(metrics.RetrievedContextIDs) || a.RetrievedContextIDs != nil {
+		t.Errorf("sample a keeps the golden ids %v with the pipeline's contexts %v", a.RetrievedContextIDs, a.RetrievedContexts)
+	}
+	if b := d.Samples[1]; !b.Has(metrics.RetrievedContextIDs) || b.RetrievedContexts[0] != "g" {
+		t.Errorf("sample b, answered without contexts, lost its golden contexts or ids: %+v", b)
+	}
+}
