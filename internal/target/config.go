@@ -49,6 +49,10 @@ type Config struct {
 	// Lines are the lines of the file's keys ("url", "headers.NAME"),
 	// for messages; nil when the config is not from a file.
 	Lines map[string]int `yaml:"-"`
+	// HeaderFrom says where each header was given, for messages
+	// ("--target-header", "t.yaml:4"); a header without one is named
+	// alone.
+	HeaderFrom map[string]string `yaml:"-"`
 }
 
 // Defaults of Config.
@@ -283,18 +287,27 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 	}
 	header := http.Header{}
 	for k, v := range c.Headers {
+		// Named where it was given: "--target-header X-A", "t.yaml:4:
+		// header X-A".
+		at, name := "header", "header "+k
+		switch from := c.HeaderFrom[k]; {
+		case strings.HasPrefix(from, "--"):
+			at, name = from, from+" "+k
+		case from != "":
+			at, name = from+": header", from+": header "+k
+		}
 		if !headerName.MatchString(k) {
-			bad("header name %q: letters, digits and !#$%%&'*+-.^_`|~ only, such as X-Api-Key", k)
+			bad("%s name %q: letters, digits and !#$%%&'*+-.^_`|~ only, such as X-Api-Key", at, k)
 		}
 		if strings.EqualFold(k, "Host") {
-			bad("header %s: the host comes from the URL; give it there (url:, --target) instead of a Host header", k)
+			bad("%s: the host comes from the URL; give it there (url:, --target) instead of a Host header", name)
 			continue
 		}
 		v = envRef.ReplaceAllStringFunc(v, func(m string) string {
-			name := envRef.FindStringSubmatch(m)[1]
-			val := getenv(name)
+			ref := envRef.FindStringSubmatch(m)[1]
+			val := getenv(ref)
 			if val == "" {
-				bad("header %s: $%s is not set (set it in the step's env, from a secret)", k, name)
+				bad("%s: $%s is not set (set it in the step's env, from a secret)", name, ref)
 			}
 			// What a variable holds is a secret of its own, wherever
 			// in the value it stands.
@@ -303,7 +316,7 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 		})
 		if !validHeaderValue(v) {
 			// The value is not shown: it is usually a secret.
-			bad("header %s: the value holds a line break or another control character (a trailing newline from a secret file?); remove it", k)
+			bad("%s: the value holds a line break or another control character (a trailing newline from a secret file?); remove it", name)
 		}
 		header.Set(k, v)
 		// The whole value, and its credential parts (Bearer X, cookie
