@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -229,5 +230,39 @@ func TestJudgeRecordsSampleTemperature(t *testing.T) {
 	}
 	if f := readResults(t, out); f.Judge.SampleTemperature != 0 || f.Judge.Fingerprint != demoBaseline(t).Judge.Fingerprint {
 		t.Errorf("offline: sample_temperature %v, fingerprint %s (want none, and the demo baseline's %s)", f.Judge.SampleTemperature, f.Judge.Fingerprint, demoBaseline(t).Judge.Fingerprint)
+	}
+}
+
+// TestCalibrateNumericMetricNoTolerance: a numeric metric (latency in ms)
+// is read from the data, not judged, and scored on its own scale: calibrate
+// suggests no 0.01 tolerance for it, and says why and what to do instead.
+func TestCalibrateNumericMetricNoTolerance(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		lines = append(lines, strings.TrimSuffix(l, "}")+`, "latency_ms": `+strconv.Itoa(100+37*i)+"}")
+	}
+	ds := filepath.Join(dir, "d.jsonl")
+	mf := filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(ds, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mf, []byte("version: 1\nmetrics:\n  latency_ms:\n    kind: numeric\n    description: latency\n    reads: [latency_ms]\n    direction: lower\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := gate(t, nil, "calibrate", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics-file", mf,
+		"--metrics", "latency_ms,faithfulness", "--out", filepath.Join(dir, "c.json"))
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if strings.Contains(r.stdout, "latency_ms: {tolerance") || !strings.Contains(r.stdout, "faithfulness: {tolerance: 0.010}") {
+		t.Errorf("want a tolerance for faithfulness only\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "latency_ms is numeric") || !strings.Contains(r.stdout, "on its own scale") {
+		t.Errorf("want a note on latency_ms\n%s", r.stdout)
 	}
 }
