@@ -697,6 +697,15 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if err := a.userMetrics(ctx); err != nil {
 		return err
 	}
+	// The thresholds the checks will hold the baseline to, read before
+	// the run: a file scoring nothing they gate is not stored.
+	g := app.BaselineGate{Flag: "the thresholds input"}
+	if g.Thresholds, err = a.thresholds(ctx); err != nil {
+		return err
+	}
+	if a.o.Thresholds != "" {
+		g.From = "thresholds " + a.o.Thresholds
+	}
 	res, err := app.Run(ctx, a.env, a.o.RunConfig)
 	if err != nil {
 		return err
@@ -707,7 +716,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 		f.Git = &results.Git{}
 	}
 	f.Git.SHA, f.Git.Ref = key.SHA, "refs/heads/"+key.Branch
-	if _, err := app.PutResults(ctx, store, key, f, a.o.Out, "mode: baseline"); err != nil {
+	if _, err := app.PutResults(ctx, store, key, f, g, a.o.Out, "mode: baseline"); err != nil {
 		return err
 	}
 	msg := fmt.Sprintf("stored the baseline of %s (%d samples)", app.At(key.Branch, key.SHA), len(f.Samples))

@@ -3,8 +3,11 @@ package app
 import (
 	"context"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/raggate/raggate/internal/baseline"
+	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
@@ -25,25 +28,50 @@ func GetBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key) 
 
 // PutBaseline is the baseline put use case: it stores the results file
 // path as the baseline of key (its commit, when key has none, from the
-// file) in the store c names. cmd names the command in errors. It
-// returns the key stored.
-func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, path, cmd string) (baseline.Key, error) {
-	store, err := OpenStore(env, c)
-	if err != nil {
-		return key, err
-	}
+// file) in the store c names, if it can stand for a branch under the
+// thresholds file thresholds ("" = the built-in ones; see Storable). cmd
+// names the command in errors. It returns the key stored.
+func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, path, thresholds, cmd string) (baseline.Key, error) {
 	f, err := results.Read(env.abs(path))
 	if err != nil {
 		return key, asUsage(InputErr("--results", err))
 	}
-	return PutResults(ctx, store, key, f, path, cmd)
+	g := BaselineGate{Flag: "--thresholds"}
+	if g.Thresholds, err = LoadThresholds(env, thresholds, filesMetrics(f)...); err != nil {
+		return key, err
+	}
+	if thresholds != "" {
+		g.From = "thresholds " + thresholds
+	}
+	// Refused before the store is opened: no call for a file that cannot
+	// be stored.
+	if err := Storable(cmd, f, path, g); err != nil {
+		return key, err
+	}
+	store, err := OpenStore(env, c)
+	if err != nil {
+		return key, err
+	}
+	return PutResults(ctx, store, key, f, g, path, cmd)
+}
+
+// BaselineGate is what a baseline is held to besides its own run: the
+// thresholds of the checks that will compare with it.
+type BaselineGate struct {
+	Thresholds compare.Thresholds
+	// From names the thresholds in messages ("thresholds t.yaml"); ""
+	// for the built-in ones.
+	From string
+	// Flag is how the user gives thresholds: "--thresholds", "the
+	// thresholds input".
+	Flag string
 }
 
 // PutResults is PutBaseline with the store opened and the results in
 // hand (the action stores the run it just made): f, read from path, is
 // stored as the baseline of key if it can stand for a branch (Storable).
-func PutResults(ctx context.Context, store baseline.Store, key baseline.Key, f *results.File, path, cmd string) (baseline.Key, error) {
-	if err := Storable(cmd, f, path); err != nil {
+func PutResults(ctx context.Context, store baseline.Store, key baseline.Key, f *results.File, g BaselineGate, path, cmd string) (baseline.Key, error) {
+	if err := Storable(cmd, f, path, g); err != nil {
 		return key, err
 	}
 	if key.SHA == "" && f.Git != nil {
@@ -70,10 +98,11 @@ func History(ctx context.Context, env Env, c StoreConfig, key baseline.Key, last
 }
 
 // Storable refuses results that cannot stand for a branch (a usage
-// error): an incomplete run, one shard, no scored sample or value, or
-// more samples unscored than the run's own limits allow. cmd names the
-// command.
-func Storable(cmd string, f *results.File, path string) error {
+// error): an incomplete run, one shard, no scored sample or value, a
+// value of none of the metrics g gates (every later check would compare
+// nothing that can fail), or more samples unscored than the run's own
+// limits allow. cmd names the command.
+func Storable(cmd string, f *results.File, path string, g BaselineGate) error {
 	const fix = "re-run `gate run` to completion and store that file"
 	switch {
 	case f.Incomplete != "":
@@ -84,13 +113,54 @@ func Storable(cmd string, f *results.File, path string) error {
 		return usageErr("%s: %s holds only shard %s; merge the shards with `gate merge` and store the merged file", cmd, path, f.Shard)
 	}
 	if n, top := f.Scored(); n == 0 {
-		return usageErr("%s: %s has no scored value: every score of its %d samples is undefined (most often: %s); "+
-			"a baseline with nothing to compare would let every change pass: fix what failed (target, judge or dataset) and store a run that scored", cmd, path, len(f.Samples), top)
+		why := ""
+		if top != "" {
+			why = " (most often: " + top + ")"
+		}
+		return usageErr("%s: %s has no scored value: every score of its %d samples is undefined%s; "+
+			"a baseline with nothing to compare would let every change pass: fix what failed (target, judge or dataset) and store a run that scored", cmd, path, len(f.Samples), why)
+	}
+	if msg := nothingGated(f, g); msg != "" {
+		return usageErr("%s: %s %s", cmd, path, msg)
 	}
 	if msg := beyondLimits(f); msg != "" {
 		return usageErr("%s: %s: %s; a baseline is held to its run's own limits: fix what failed and store a run within them", cmd, path, msg)
 	}
 	return nil
+}
+
+// nothingGated says how f scores none of the metrics g gates, "" when it
+// scores one (or g gates nothing: then no baseline could fail the gate).
+func nothingGated(f *results.File, g BaselineGate) string {
+	gated := g.Thresholds.GatedNames()
+	if len(gated) == 0 {
+		return ""
+	}
+	scored := map[string]bool{}
+	for i := range f.Samples {
+		for m, v := range f.Samples[i].Scores {
+			if !v.IsNaN() {
+				scored[compare.CanonicalMetric(m)] = true
+			}
+		}
+	}
+	for _, m := range gated {
+		if scored[m] {
+			return ""
+		}
+	}
+	names := make([]string, 0, len(scored))
+	for m := range scored {
+		names = append(names, m)
+	}
+	sort.Strings(names)
+	from := g.From
+	if from == "" {
+		from = "the built-in thresholds"
+	}
+	return fmt.Sprintf("scores none of the metrics the gate checks (%s; %s): it scores only %s; "+
+		"a baseline without them would let every change pass: store a run that scores them (gate run --metrics), "+
+		"or give the thresholds that gate its metrics with %s", strings.Join(gated, ", "), from, strings.Join(names, ", "), g.Flag)
 }
 
 // beyondLimits says how f left more samples unscored than its run allowed

@@ -40,6 +40,9 @@ type Calibration struct {
 	Noise []compare.Calibration
 	// Deterministic is set when the judge has no noise to measure.
 	Deterministic bool
+	// OwnScale names the metrics left out of Noise: numeric ones, read
+	// from the data on their own scale (compare.OwnScale).
+	OwnScale []string
 	// Estimate is set instead after a dry run.
 	Estimate *Estimate
 }
@@ -56,5 +59,6 @@ func Calibrate(ctx context.Context, env Env, cfg RunConfig, alpha float64) (*Cal
 		return &Calibration{Estimate: res.Estimate}, nil
 	}
 	f := res.File
-	return &Calibration{File: f, Noise: compare.Calibrate(f, alpha), Deterministic: backendOf(f.Judge.Provider).deterministic()}, nil
+	return &Calibration{File: f, Noise: compare.Calibrate(f, alpha), Deterministic: backendOf(f.Judge.Provider).deterministic(),
+		OwnScale: compare.OwnScale(f)}, nil
 }

@@ -66,7 +66,18 @@ func (o *runState) targetConfig(env Env) (target.Config, error) {
 			return c, InputErr("--target-config", err)
 		}
 	}
+	// The file's headers, each named by its line; a --target-header
+	// replaces the file's header of the same name, whatever its case.
 	fileHeaders := c.Headers
+	c.Headers = map[string]string{}
+	c.HeaderFrom = map[string]string{}
+	for k, v := range fileHeaders {
+		c.Headers[k] = v
+		c.HeaderFrom[k] = t.Config
+		if line := c.Lines["headers."+k]; line > 0 {
+			c.HeaderFrom[k] = fmt.Sprintf("%s:%d", t.Config, line)
+		}
+	}
 	// A value a flag gives replaces the file's, and a problem with it is
 	// the flag's, not said at the file's line.
 	over := func(dst *string, v, key string) {
@@ -102,11 +113,15 @@ func (o *runState) targetConfig(env Env) (target.Config, error) {
 	}
 	for _, kv := range t.Headers {
 		k, v, _ := strings.Cut(kv, "=")
-		if c.Headers == nil {
-			c.Headers = map[string]string{}
-		}
 		k = strings.TrimSpace(k)
+		for fk := range c.Headers {
+			if strings.EqualFold(fk, k) {
+				delete(c.Headers, fk)
+				delete(c.HeaderFrom, fk)
+			}
+		}
 		c.Headers[k] = v
+		c.HeaderFrom[k] = "--target-header"
 		c.ForgetLine("headers." + k)
 	}
 	if t.Concurrency != nil {
@@ -141,16 +156,13 @@ func (o *runState) checkFileExpansions(env Env, fileHeaders map[string]string, c
 	t := &o.Target
 	var msgs []string
 	for _, k := range slices.Sorted(maps.Keys(fileHeaders)) {
-		if c.Headers[k] != fileHeaders[k] {
+		at, ok := c.HeaderFrom[k]
+		if !ok || at == "--target-header" {
 			continue // replaced by --target-header
 		}
 		for _, name := range target.EnvRefs(fileHeaders[k]) {
 			if slices.Contains(t.Env, name) || !o.gateOwnSecret(env, name, env.getenv(name)) {
 				continue
-			}
-			at := t.Config
-			if line := c.Lines["headers."+k]; line > 0 {
-				at = fmt.Sprintf("%s:%d", t.Config, line)
 			}
 			msgs = append(msgs, fmt.Sprintf("%s: header %s expands ${%s}, a secret of the gate itself (the judge key, the GitHub token, the runner's ACTIONS_* and INPUT_* variables): "+
 				"the file may come from the pull request under review, so it cannot send it to a target on its own (its env: does not grant it); "+

@@ -13,7 +13,7 @@ import (
 
 // baselineFlags are the flags of `gate baseline get|put`.
 type baselineFlags struct {
-	store, path, ref, repo, branch, sha, name, storeBranch, results, out string
+	store, path, ref, repo, branch, sha, name, storeBranch, results, thresholds, out string
 }
 
 func (b *baselineFlags) bind(fs *flag.FlagSet, put bool) {
@@ -28,6 +28,7 @@ func (b *baselineFlags) bind(fs *flag.FlagSet, put bool) {
 	fs.StringVar(&b.storeBranch, "store-branch", baseline.DefaultBranch, "branch store: the `branch` holding baselines")
 	if put {
 		fs.StringVar(&b.results, "results", "", "results `file` to store (required)")
+		fs.StringVar(&b.thresholds, "thresholds", "", "thresholds `file` of the checks that will use the baseline: it must score a metric they gate; default: built-in defaults")
 	} else {
 		fs.StringVar(&b.out, "out", "", "write the baseline to this `file` (default stdout)")
 	}
@@ -62,7 +63,7 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 	}
 	key := baseline.Key{Branch: b.branch, SHA: b.sha, Name: b.name}
 	if put {
-		key, err := app.PutBaseline(ctx, env.app(), sc, key, b.results, "baseline put")
+		key, err := app.PutBaseline(ctx, env.app(), sc, key, b.results, b.thresholds, "baseline put")
 		if err != nil {
 			return err
 		}

@@ -63,6 +63,11 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	for _, c := range cs {
 		fmt.Fprintf(w, "  %s: {tolerance: %s}\n", c.Metric, report.FormatScore(results.Score(c.Tolerance)))
 	}
+	for _, m := range c.OwnScale {
+		fmt.Fprintf(w, "\n%s is numeric: read from the data, not judged, so there is no judge noise to measure, and it is scored on its own scale "+
+			"(its unit, or the natural log of it with transform: log), where a tolerance like the ones above means nothing. "+
+			"Set its tolerance from the change you would act on: with transform: log, tolerance: 0.1 is about 10%% worse; without, a value in its unit.\n", m)
+	}
 	if c.Deterministic {
 		fmt.Fprint(w, "\nThe offline judge is deterministic: it has no judge noise to measure. Calibrate with the LLM judge you gate with.\n")
 	}

@@ -33,7 +33,10 @@ type Calibration struct {
 }
 
 // Calibrate measures judge noise per metric from a results file whose
-// samples carry runs (gate run --repeats k, k >= 2).
+// samples carry runs (gate run --repeats k, k >= 2). The metrics scored
+// on their own unbounded scale (OwnScale) are left out: they are read
+// from the data, not judged, and a tolerance in score units means
+// nothing on their scale.
 func Calibrate(f *results.File, alpha float64) []Calibration {
 	if alpha <= 0 || alpha >= 1 {
 		alpha = 0.05
@@ -42,6 +45,9 @@ func Calibrate(f *results.File, alpha float64) []Calibration {
 	sort.SliceStable(names, func(a, b int) bool { return metrics.Order(names[a]) < metrics.Order(names[b]) })
 	out := make([]Calibration, 0, len(names))
 	for _, name := range names {
+		if ownScale(f, name) {
+			continue
+		}
 		var sumVar float64
 		n := 0
 		for _, s := range f.Samples {
@@ -70,6 +76,28 @@ func Calibrate(f *results.File, alpha float64) []Calibration {
 		out = append(out, c)
 	}
 	return out
+}
+
+// OwnScale lists the metrics of f scored on their own unbounded scale
+// (numeric metrics: milliseconds, tokens, or their log), which Calibrate
+// leaves out.
+func OwnScale(f *results.File) []string {
+	var out []string
+	for _, name := range f.Config.Metrics {
+		if ownScale(f, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+func ownScale(f *results.File, name string) bool {
+	m, ok := f.Metric(name)
+	if !ok {
+		return false
+	}
+	lo, hi := m.ScoreRange()
+	return math.IsInf(lo, 0) || math.IsInf(hi, 0)
 }
 
 func sampleVariance(xs []float64) float64 {

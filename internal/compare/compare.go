@@ -337,8 +337,9 @@ func (cmp *comparison) judgeFailed(mr *MetricResult) (Finding, bool) {
 		2*mr.HeadUndefined <= hn || 2*mr.BaseUndefined > bn {
 		return Finding{}, false
 	}
+	_, reason := cmp.hs.unscored(mr.Metric)
 	return Finding{Kind: KindJudgeFailed, Metric: mr.Metric, N: mr.HeadUndefined, Of: hn,
-		BaseN: mr.BaseUndefined, BaseOf: bn}, true
+		BaseN: mr.BaseUndefined, BaseOf: bn, Reason: reason}, true
 }
 
 // flush gives a metric's reasons their level, sets its status, and

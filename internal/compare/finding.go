@@ -43,7 +43,8 @@ type Finding struct {
 	BaseOf int `json:"base_of,omitempty"`
 	// Regained counts the scores regained the other way (KindLostScores).
 	Regained int `json:"regained,omitempty"`
-	// Reason is the most frequent head reason (KindLostScores), why a run
+	// Reason is the most frequent head reason (KindLostScores,
+	// KindJudgeFailed), why a run
 	// is incomplete (KindIncomplete) or the shard it holds (KindShardOnly).
 	Reason string `json:"reason,omitempty"`
 	// Suggestion is the nearest metadata key (KindSegmentKeyMissing); Known

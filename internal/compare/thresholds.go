@@ -156,6 +156,30 @@ func (t Thresholds) Gated(metric string) bool {
 	return false
 }
 
+// GatedNames lists the metrics the thresholds name as gated (see Gated),
+// canonical, each once: those of Gate (CoreMetrics when Gate is nil) in
+// order, then those with a rule, sorted, without those in ReportOnly.
+func (t Thresholds) GatedNames() []string {
+	gate := t.Gate
+	if gate == nil {
+		gate = CoreMetrics
+	}
+	var ruled []string
+	for k := range t.Metrics {
+		ruled = append(ruled, k)
+	}
+	sort.Strings(ruled)
+	var out []string
+	seen := map[string]bool{}
+	for _, m := range append(append([]string(nil), gate...), ruled...) {
+		if name := CanonicalMetric(m); !seen[name] && t.Gated(name) {
+			seen[name] = true
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // MetricRule is the resolved rule of one metric: its own settings where the
 // thresholds file has them, else the defaults.
 type MetricRule struct {

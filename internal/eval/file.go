@@ -126,7 +126,8 @@ func newHeader(p Provenance, metricNames []string) *results.File {
 		Dataset:   p.Dataset,
 		Judge: results.Judge{
 			Provider: p.Judge.Provider, Model: p.Judge.Model, EmbeddingModel: p.Judge.EmbeddingModel,
-			Temperature: p.Judge.Temperature, Prompts: p.Judge.Prompts, UserMetrics: p.Judge.UserMetrics,
+			Temperature: p.Judge.Temperature, SampleTemperature: p.Judge.SampleTemperature,
+			Prompts: p.Judge.Prompts, UserMetrics: p.Judge.UserMetrics,
 			Fingerprint: Fingerprint(p.Judge),
 		},
 		UserMetrics: p.UserMetrics,

@@ -101,7 +101,12 @@ type Info struct {
 	Model          string  `json:"model,omitempty"`
 	EmbeddingModel string  `json:"embedding_model,omitempty"`
 	Temperature    float64 `json:"temperature"`
-	Prompts        string  `json:"prompts"`
+	// SampleTemperature is the temperature of the requests for several
+	// answers (SampleTemperature; 0 for a judge that samples nothing).
+	// It is recorded but not hashed on its own: PromptsHash covers it,
+	// and the fingerprints of runs recorded before it stay the same.
+	SampleTemperature float64 `json:"-"`
+	Prompts           string  `json:"prompts"`
 	// UserMetrics is UserMetricsHash of the run's user-defined metrics
 	// ("" without any).
 	UserMetrics string `json:"user_metrics,omitempty"`

@@ -200,8 +200,18 @@ func metricSentence(f compare.Finding) (string, bool) {
 	case compare.KindNotInHead:
 		return f.Metric + " was scored on base but not on head", true
 	case compare.KindJudgeFailed:
-		return fmt.Sprintf("%s is undefined for %d of %d head samples (base: %d of %d): the judge failed on most samples, see the results' undefined reasons",
-			f.Metric, f.N, f.Of, f.BaseN, f.BaseOf), true
+		where := "most head samples"
+		switch {
+		case f.Of == 1:
+			where = "the only head sample"
+		case f.N == f.Of:
+			where = "every head sample"
+		}
+		if f.Reason != "" {
+			where += " (" + f.Reason + ")"
+		}
+		return fmt.Sprintf("%s is undefined for %d of %d head samples (base: %d of %d): the judge failed on %s, see the results' undefined reasons",
+			f.Metric, f.N, f.Of, f.BaseN, f.BaseOf, where), true
 	case compare.KindNotComparable:
 		return notComparable(f), true
 	case compare.KindFewPairs, compare.KindWeakPower, compare.KindThresholdsUnused, compare.KindSegmentFewPairs, compare.KindContextIDsChanged:

@@ -709,7 +709,13 @@ func writeJudgeDataset(b *strings.Builder, r *compare.Report) {
 			return text(strings.TrimSpace(s.Judge.Provider + " " + s.Judge.Model))
 		}},
 		{"embedding model", func(s *compare.Side) string { return text(s.Judge.EmbeddingModel) }},
-		{"temperature", func(s *compare.Side) string { return strconv.FormatFloat(s.Judge.Temperature, 'f', -1, 64) }},
+		{"temperature", func(s *compare.Side) string {
+			t := strconv.FormatFloat(s.Judge.Temperature, 'f', -1, 64)
+			if s.Judge.SampleTemperature != 0 {
+				t += " (sampled steps " + strconv.FormatFloat(s.Judge.SampleTemperature, 'f', -1, 64) + ")"
+			}
+			return t
+		}},
 		{"prompts", func(s *compare.Side) string { return code(s.Judge.Prompts, 12) }},
 		{"judge fingerprint", func(s *compare.Side) string { return code(s.Judge.Fingerprint, 12) }},
 		{"dataset", func(s *compare.Side) string { return text(s.Dataset.Path) }},

@@ -95,14 +95,22 @@ type Dataset struct {
 	Responses string `json:"responses,omitempty"`
 }
 
-// Judge describes the judge. Fingerprint is a hash of every other field:
-// two results with different fingerprints were judged differently.
+// Judge describes the judge. Fingerprint is a hash of every other field
+// (SampleTemperature through Prompts): two results with different
+// fingerprints were judged differently.
 type Judge struct {
 	Provider       string  `json:"provider"`
 	Model          string  `json:"model,omitempty"`
 	EmbeddingModel string  `json:"embedding_model,omitempty"`
 	Temperature    float64 `json:"temperature"`
-	Prompts        string  `json:"prompts"`
+	// SampleTemperature is the temperature of the steps that sample
+	// several answers (answer relevancy's questions, a critic's votes);
+	// Temperature is that of every other step. Omitted for a judge that
+	// samples nothing (offline) and in files written before it (added
+	// within v1); the prompts hash covers it, so the fingerprint is that
+	// of earlier runs.
+	SampleTemperature float64 `json:"sample_temperature,omitempty"`
+	Prompts           string  `json:"prompts"`
 	// UserMetrics is the hash of the user-defined metrics' definitions
 	// and prompts, part of the fingerprint; omitted when there are none.
 	UserMetrics string `json:"user_metrics,omitempty"`

@@ -18,7 +18,11 @@ func (f *File) TooManyUndefined(limit float64) string {
 	for _, m := range f.Config.Metrics {
 		n, top := f.judgeUndefined(m)
 		if float64(n) > limit*float64(len(f.Samples)) {
-			bad = append(bad, fmt.Sprintf("%s undefined for %d of %d samples (most often: %s)", m, n, len(f.Samples), top))
+			msg := fmt.Sprintf("%s undefined for %d of %d samples", m, n, len(f.Samples))
+			if top != "" {
+				msg += " (most often: " + top + ")"
+			}
+			bad = append(bad, msg)
 		}
 	}
 	if len(bad) == 0 {

@@ -55,6 +55,10 @@ type Config struct {
 	// (see ForgetLine). Nil when the config is not from a file.
 	File  string         `yaml:"-"`
 	Lines map[string]int `yaml:"-"`
+	// HeaderFrom says where each header was given, for messages
+	// ("--target-header", "t.yaml:4"); a header without one is named
+	// alone.
+	HeaderFrom map[string]string `yaml:"-"`
 }
 
 // ForgetLine drops the line of key, whose value no longer comes from the
@@ -469,18 +473,24 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 	header := http.Header{}
 	for _, k := range slices.Sorted(maps.Keys(c.Headers)) {
 		v, key := c.Headers[k], "headers."+k
+		// Named where it was given: a file's header at its line (bad),
+		// a flag's by the flag ("--target-header X-A").
+		what := "header"
+		if from := c.HeaderFrom[k]; strings.HasPrefix(from, "--") {
+			what = from
+		}
 		if !headerName.MatchString(k) {
-			bad(key, "header name %q: letters, digits and !#$%%&'*+-.^_`|~ only, such as X-Api-Key", k)
+			bad(key, "%s name %q: letters, digits and !#$%%&'*+-.^_`|~ only, such as X-Api-Key", what, k)
 		}
 		if strings.EqualFold(k, "Host") {
-			bad(key, "header %s: the host comes from the URL; give it there (url:, --target) instead of a Host header", k)
+			bad(key, "%s %s: the host comes from the URL; give it there (url:, --target) instead of a Host header", what, k)
 			continue
 		}
 		v = envRef.ReplaceAllStringFunc(v, func(m string) string {
-			name := envRef.FindStringSubmatch(m)[1]
-			val := getenv(name)
+			ref := envRef.FindStringSubmatch(m)[1]
+			val := getenv(ref)
 			if val == "" {
-				bad(key, "header %s: $%s is not set (set it in the step's env, from a secret)", k, name)
+				bad(key, "%s %s: $%s is not set (set it in the step's env, from a secret)", what, k, ref)
 			}
 			// What a variable holds is a secret of its own, wherever
 			// in the value it stands.
@@ -489,7 +499,7 @@ func Build(c Config, getenv func(string) string, dir string) (*Built, error) {
 		})
 		if !validHeaderValue(v) {
 			// The value is not shown: it is usually a secret.
-			bad(key, "header %s: the value holds a line break or another control character (a trailing newline from a secret file?); remove it", k)
+			bad(key, "%s %s: the value holds a line break or another control character (a trailing newline from a secret file?); remove it", what, k)
 		}
 		header.Set(k, v)
 		// The whole value, and its credential parts (Bearer X, cookie

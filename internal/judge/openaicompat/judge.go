@@ -466,11 +466,12 @@ func (j *Judge) openCache(cfg Config) error {
 // Info describes the judge for the results file.
 func (j *Judge) Info() judge.Info {
 	return judge.Info{
-		Provider:       j.provider,
-		Model:          j.infoModel,
-		EmbeddingModel: j.infoEmb,
-		Temperature:    0,
-		Prompts:        judge.PromptsHash(),
+		Provider:          j.provider,
+		Model:             j.infoModel,
+		EmbeddingModel:    j.infoEmb,
+		Temperature:       0,
+		SampleTemperature: judge.SampleTemperature,
+		Prompts:           judge.PromptsHash(),
 	}
 }
 

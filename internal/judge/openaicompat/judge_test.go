@@ -836,7 +836,7 @@ func TestAzure(t *testing.T) {
 
 func TestInfo(t *testing.T) {
 	e := newEnv(t, nil)
-	want := judge.Info{Provider: "openai", Model: "gpt-4o-mini", EmbeddingModel: "text-embedding-3-small", Temperature: 0, Prompts: judge.PromptsHash()}
+	want := judge.Info{Provider: "openai", Model: "gpt-4o-mini", EmbeddingModel: "text-embedding-3-small", Temperature: 0, SampleTemperature: judge.SampleTemperature, Prompts: judge.PromptsHash()}
 	if got := e.j.Info(); got != want {
 		t.Errorf("Info() = %+v, want %+v", got, want)
 	}
