@@ -677,9 +677,11 @@ func failing(noun, verdict string, items []results.Evidence) string {
 	}
 	reason := fmt.Sprintf("%d of %s %s", len(bad), count(len(items), noun), verdict)
 	for i, e := range bad[:min(len(bad), reasonExamples)] {
-		ex := `"` + results.Clip(e.Text, reasonQuote) + `"`
+		// A reason is one line: a statement's tabs and line breaks are
+		// spaces in it.
+		ex := `"` + results.Clip(oneLine(e.Text), reasonQuote) + `"`
 		if e.Reason != "" {
-			ex += " (" + results.Clip(e.Reason, reasonWhy) + ")"
+			ex += " (" + results.Clip(oneLine(e.Reason), reasonWhy) + ")"
 		}
 		sep := ": "
 		if i > 0 {
@@ -691,6 +693,15 @@ func failing(noun, verdict string, items []results.Evidence) string {
 		reason += sep + ex
 	}
 	return results.ClipReason(reason)
+}
+
+// oneLine returns s with every run of white space (tabs, line breaks) as
+// one space.
+func oneLine(s string) string {
+	if !strings.ContainsAny(s, "\t\n\r\v\f") && !strings.Contains(s, "  ") {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
 }
 
 // count words n things: "1 statement", "4 statements".

@@ -135,6 +135,16 @@ func ParseConfig(name string, data []byte) (Config, error) {
 	used := map[*yaml.Node]bool{}
 	if target != nil {
 		aliased(target, used, 0)
+		// An anchor used through another (target: {<<: *mid}, mid: &mid
+		// {<<: *base}) is used too.
+		for walked := map[*yaml.Node]bool{}; len(walked) < len(used); {
+			for n := range used {
+				if !walked[n] {
+					walked[n] = true
+					aliased(n, used, 0)
+				}
+			}
+		}
 	}
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -174,7 +184,7 @@ func ParseConfig(name string, data []byte) (Config, error) {
 		case k.Value == "body":
 			// The body as JSON values, its mappings merged (checked
 			// by checkTarget).
-			c.Body = bodyValue(v, 0, checked)
+			c.Body = bodyValue(v, checked)
 		}
 	}
 	return c, nil
@@ -190,13 +200,32 @@ const maxNesting = 64
 // are written. A merge of anything but mappings is reported with bad.
 func merged(n *yaml.Node, bad func(*yaml.Node, string, ...any)) *yaml.Node {
 	out := *n
-	out.Content = mergedPairs(n, 0, bad)
+	left := maxExpanded
+	out.Content = mergedPairs(n, 0, &left, bad)
 	return &out
 }
 
-func mergedPairs(n *yaml.Node, depth int, bad func(*yaml.Node, string, ...any)) []*yaml.Node {
+// maxExpanded bounds the nodes a merge or a body expands to: aliases of
+// aliases grow exponentially (a "billion laughs" file of a few hundred
+// bytes), and a target config has no use for thousands of values.
+const maxExpanded = 10000
+
+// spend takes one node from the budget left, reporting with bad, once,
+// when it runs out.
+func spend(n *yaml.Node, left *int, what string, bad func(*yaml.Node, string, ...any)) bool {
+	*left--
+	if *left == -1 {
+		bad(n, "%s expands to more than %d values (aliases of aliases?): write it out, or alias each value once", what, maxExpanded)
+	}
+	return *left >= 0
+}
+
+func mergedPairs(n *yaml.Node, depth int, left *int, bad func(*yaml.Node, string, ...any)) []*yaml.Node {
 	if depth > maxNesting {
 		bad(n, "merge keys (<<) nested more than %d deep", maxNesting)
+		return nil
+	}
+	if !spend(n, left, "a merge (<<)", bad) {
 		return nil
 	}
 	var own, from []*yaml.Node
@@ -225,7 +254,7 @@ func mergedPairs(n *yaml.Node, depth int, bad func(*yaml.Node, string, ...any)) 
 			continue
 		}
 		for _, m := range maps {
-			from = append(from, mergedPairs(m, depth+1, bad)...)
+			from = append(from, mergedPairs(m, depth+1, left, bad)...)
 		}
 	}
 	have := map[string]bool{}
@@ -259,29 +288,37 @@ func aliased(n *yaml.Node, used map[*yaml.Node]bool, depth int) {
 // string) as it is, a mapping or list with its merge keys resolved. What
 // JSON cannot hold (a mapping key that is not text, .inf) is reported
 // with bad at its line.
-func bodyValue(n *yaml.Node, depth int, bad func(*yaml.Node, string, ...any)) any {
+func bodyValue(n *yaml.Node, bad func(*yaml.Node, string, ...any)) any {
+	left := maxExpanded
+	return bodyValueOf(n, 0, &left, bad)
+}
+
+func bodyValueOf(n *yaml.Node, depth int, left *int, bad func(*yaml.Node, string, ...any)) any {
 	n = yamlcheck.Deref(n)
 	if depth > maxNesting {
 		bad(n, "body: nested more than %d deep", maxNesting)
 		return nil
 	}
+	if !spend(n, left, "body", bad) {
+		return nil
+	}
 	switch n.Kind {
 	case yaml.MappingNode:
 		m := map[string]any{}
-		pairs := mergedPairs(n, 0, bad)
+		pairs := mergedPairs(n, 0, left, bad)
 		for i := 0; i+1 < len(pairs); i += 2 {
 			k := yamlcheck.Deref(pairs[i])
 			if k.Kind != yaml.ScalarNode || k.ShortTag() != "!!str" {
 				bad(k, "body: the key %s is not text; JSON keys are text: quote it (\"%s\": ...)", yamlcheck.Describe(k), k.Value)
 				continue
 			}
-			m[k.Value] = bodyValue(pairs[i+1], depth+1, bad)
+			m[k.Value] = bodyValueOf(pairs[i+1], depth+1, left, bad)
 		}
 		return m
 	case yaml.SequenceNode:
 		l := make([]any, 0, len(n.Content))
 		for _, e := range n.Content {
-			l = append(l, bodyValue(e, depth+1, bad))
+			l = append(l, bodyValueOf(e, depth+1, left, bad))
 		}
 		return l
 	}
@@ -330,7 +367,7 @@ func checkTarget(target *yaml.Node, bad func(*yaml.Node, string, ...any)) {
 			case v.Kind == yaml.ScalarNode && v.ShortTag() != "!!str" && !yamlcheck.IsNull(v):
 				bad(v, "body: want a mapping such as {query: \"{{user_input}}\"}, or JSON text, got %s", yamlcheck.Describe(v))
 			case v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode:
-				bodyValue(v, 0, bad)
+				bodyValue(v, bad)
 			}
 		case "headers":
 			if yamlcheck.IsNull(v) {
@@ -341,11 +378,20 @@ func checkTarget(target *yaml.Node, bad func(*yaml.Node, string, ...any)) {
 				continue
 			}
 			v = merged(v, bad)
+			names := map[string]*yaml.Node{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				hk, hv := v.Content[j], yamlcheck.Deref(v.Content[j+1])
 				if hk.Kind != yaml.ScalarNode || hv.Kind != yaml.ScalarNode || yamlcheck.IsNull(hv) {
 					bad(hk, "headers: want a mapping of NAME: value (text), such as {Authorization: \"Bearer ${RAG_TOKEN}\"}")
+					continue
 				}
+				// Header names are case-insensitive: X-Team and x-team are
+				// one header, and only one of the values would be sent.
+				if prev, dup := names[strings.ToLower(hk.Value)]; dup {
+					bad(hk, "headers: %s is the header %s of line %d (names are case-insensitive); keep one", hk.Value, prev.Value, prev.Line)
+					continue
+				}
+				names[strings.ToLower(hk.Value)] = hk
 			}
 		case "per_sample":
 			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" {
@@ -537,7 +583,13 @@ func (b *Built) check(c Config, bad func(key, format string, args ...any)) {
 		}
 	}
 	switch strings.ToUpper(c.Method) {
-	case "", "POST", "PUT", "PATCH", "GET":
+	case "", "POST", "PUT", "PATCH":
+	case "GET":
+		if c.Body != nil {
+			// A GET sends no body: the questions would not reach the
+			// pipeline.
+			bad("body", "method GET sends no body: put the placeholders in the URL (?q={{user_input}}) and leave out body: (--target-body), or use POST")
+		}
 	default:
 		bad("method", "method %q: want POST, PUT, PATCH or GET", c.Method)
 	}
