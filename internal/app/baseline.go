@@ -141,12 +141,12 @@ func nothingGated(f *results.File, g BaselineGate) string {
 		for m, v := range f.Samples[i].Scores {
 			if !v.IsNaN() {
 				scored[compare.CanonicalMetric(m)] = true
+				// A user-defined metric is gated too (as a comparison
+				// gates it), unless report_only lists it.
+				if cm, known := f.Metric(m); g.Thresholds.GatedMetric(compare.CanonicalMetric(m), cm, known) {
+					return ""
+				}
 			}
-		}
-	}
-	for _, m := range gated {
-		if scored[m] {
-			return ""
 		}
 	}
 	names := make([]string, 0, len(scored))

@@ -48,6 +48,9 @@ func (cmp *comparison) notComparable(mr *MetricResult) (incomparable, bool) {
 	headData, headReason := hs.unscored(m)
 	baseData, baseReason := bs.unscored(m)
 	f := Finding{Kind: KindNotComparable, Level: metricLevel(false, mr.Rule.Level), Metric: m}
+	// A file may hold reasons of any length (one written before reasons
+	// were bounded, or by hand): the report says the bounded sentence.
+	headReason, baseReason = results.ClipReason(headReason), results.ClipReason(baseReason)
 	var why string
 	switch {
 	case mr.BaseN == 0 && mr.HeadN == 0:

@@ -2,7 +2,6 @@ package compare
 
 import (
 	"math"
-	"slices"
 	"sort"
 
 	"github.com/raggate/raggate/internal/results"
@@ -219,18 +218,15 @@ func (cmp *comparison) testMetrics() {
 // describeMetric is metric m's result before the paired test: its rule and
 // each side's all-sample view.
 func (cmp *comparison) describeMetric(m string) MetricResult {
-	dir, user := metrics.HigherIsBetter, false
-	if cm, ok := cmp.head.Metric(m); ok {
-		dir, user = cm.Direction, cm.User != nil && !cm.User.Reported
-	} else if cmp.base != nil {
-		if cm, ok := cmp.base.Metric(m); ok {
-			dir, user = cm.Direction, cm.User != nil && !cm.User.Reported
-		}
+	cm, known := cmp.head.Metric(m)
+	if !known && cmp.base != nil {
+		cm, known = cmp.base.Metric(m)
 	}
-	// A user-defined metric was defined to be gated on: it is in the gated
-	// family unless report_only lists it. A metric the run added by itself
-	// (Definition.Reported) is gated only as the thresholds say.
-	gated := cmp.th.Gated(m) || user && !slices.Contains(cmp.th.ReportOnly, m)
+	dir := metrics.HigherIsBetter
+	if known {
+		dir = cm.Direction
+	}
+	gated := cmp.th.GatedMetric(m, cm, known)
 	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !gated)
 	if cmp.hs.present[m] {
 		xs := cmp.hs.defined(m)

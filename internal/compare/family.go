@@ -13,7 +13,7 @@ import (
 // others (Tarone's argument; the count n is ancillary under the null).
 func testLost(mr *MetricResult, hs, bs *side, pairs []pair) {
 	lost, regained, counted, reason := transitions(hs, bs, pairs, mr.Metric)
-	mr.Lost, mr.Regained, mr.LostReason = lost, regained, reason
+	mr.Lost, mr.Regained, mr.LostReason = lost, regained, results.ClipReason(reason)
 	if counted > 0 {
 		mr.LostShare = results.Score(float64(lost-regained) / float64(counted))
 	}

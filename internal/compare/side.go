@@ -49,7 +49,7 @@ func newSide(f *results.File) *side {
 		if len(smp.Reasons) > 0 {
 			s.reasons[i] = map[string]string{}
 			for k, v := range smp.Reasons {
-				s.reasons[i][CanonicalMetric(k)] = v
+				s.reasons[i][CanonicalMetric(k)] = results.ClipReason(v)
 			}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -154,6 +155,18 @@ func (t Thresholds) Gated(metric string) bool {
 		}
 	}
 	return false
+}
+
+// GatedMetric reports whether metric m, which cm describes (known false:
+// no description), is in the gated family: the thresholds gate it
+// (Gated), or it is a user-defined metric, defined to be gated on (not one
+// a run added by itself, Definition.Reported), that report_only does not
+// list.
+func (t Thresholds) GatedMetric(m string, cm metrics.Metric, known bool) bool {
+	if t.Gated(m) {
+		return true
+	}
+	return known && cm.User != nil && !cm.User.Reported && !slices.Contains(t.ReportOnly, m)
 }
 
 // GatedNames lists the metrics the thresholds name as gated (see Gated),

@@ -679,9 +679,9 @@ func failing(noun, verdict string, items []results.Evidence) string {
 	for i, e := range bad[:min(len(bad), reasonExamples)] {
 		// A reason is one line: a statement's tabs and line breaks are
 		// spaces in it.
-		ex := `"` + results.Clip(oneLine(e.Text), reasonQuote) + `"`
+		ex := `"` + results.Clip(results.OneLine(e.Text), reasonQuote) + `"`
 		if e.Reason != "" {
-			ex += " (" + results.Clip(oneLine(e.Reason), reasonWhy) + ")"
+			ex += " (" + results.Clip(results.OneLine(e.Reason), reasonWhy) + ")"
 		}
 		sep := ": "
 		if i > 0 {
@@ -693,15 +693,6 @@ func failing(noun, verdict string, items []results.Evidence) string {
 		reason += sep + ex
 	}
 	return results.ClipReason(reason)
-}
-
-// oneLine returns s with every run of white space (tabs, line breaks) as
-// one space.
-func oneLine(s string) string {
-	if !strings.ContainsAny(s, "\t\n\r\v\f") && !strings.Contains(s, "  ") {
-		return s
-	}
-	return strings.Join(strings.Fields(s), " ")
 }
 
 // count words n things: "1 statement", "4 statements".

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -55,8 +56,19 @@ const (
 // or two; the judge's every verdict is the evidence.
 const MaxReason = 240
 
-// ClipReason cuts reason to MaxReason characters, marking a cut with "…".
-func ClipReason(reason string) string { return Clip(reason, MaxReason) }
+// ClipReason returns reason as one line (each run of white space, tabs
+// and line breaks included, one space) cut to MaxReason characters, a cut
+// marked with "…".
+func ClipReason(reason string) string { return Clip(OneLine(reason), MaxReason) }
+
+// OneLine returns s with each run of white space (tabs and line breaks
+// included) as one space, trimmed.
+func OneLine(s string) string {
+	if !strings.ContainsAny(s, "\t\n\r\v\f") && !strings.Contains(s, "  ") && strings.TrimSpace(s) == s {
+		return s
+	}
+	return strings.Join(strings.Fields(s), " ")
+}
 
 // Texts are a sample's texts as a results file records them: the response
 // and retrieved contexts it was judged on and the judge's evidence.
