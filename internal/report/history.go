@@ -209,7 +209,11 @@ func HistoryMarkdown(w io.Writer, h *History) error {
 		if p.JudgeChanged {
 			judge += " ⚠️ changed"
 		}
-		fmt.Fprintf(&b, "| `%s` | %s | %s |", results.ShortHash(escapeSnippet(p.SHA, 64)), fmtDate(p.Date), judge)
+		commit := "—"
+		if p.SHA != "" {
+			commit = "`" + results.ShortHash(escapeSnippet(p.SHA, 64)) + "`"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |", commit, fmtDate(p.Date), judge)
 		for _, m := range h.Metrics {
 			b.WriteString(" " + FormatScore(p.Means[m]) + " |")
 		}
@@ -217,7 +221,8 @@ func HistoryMarkdown(w io.Writer, h *History) error {
 	}
 	b.WriteString("| trend | | |")
 	for _, m := range h.Metrics {
-		b.WriteString(" " + h.sparkWithJudge(m) + " |")
+		// The judge-change mark is a pipe: escaped, or it would split the cell.
+		b.WriteString(" " + strings.ReplaceAll(h.sparkWithJudge(m), "|", `\|`) + " |")
 	}
 	b.WriteString("\n")
 	if h.judgeChanges() > 0 {

@@ -495,7 +495,7 @@ context_recall   ▁▃|▅▆█      n/a    1.000    0.600    1.000
 | '444444444444' | 2026-11-30 15:00Z | '0ther0judge0' ⚠️ changed | 0.900 | 0.800 |
 | '555555555555' | 2026-11-30 16:00Z | '0ther0judge0' | 0.750 | 0.900 |
 | '666666666666' | 2026-11-30 17:00Z | '0ther0judge0' | 0.850 | 1.000 |
-| trend | | | ▆▁▃|█▅▇ |  ▁▃|▅▆█ |
+| trend | | | ▆▁▃\|█▅▇ |  ▁▃\|▅▆█ |
 
 <sub>⚠️ changed: the judge fingerprint differs from the commit above (| in a trend): values across it are not comparable.</sub>
 `, "'", "`"); b.String() != want {
