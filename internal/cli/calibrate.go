@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
 
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/tw"
@@ -47,6 +48,17 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	}
 	f, cs := c.File, c.Noise
 	w := env.Stdout
+	if len(cs) == 0 {
+		// Only numeric metrics (or none): no judge noise to measure.
+		verb := " are"
+		if len(c.OwnScale) == 1 {
+			verb = " is"
+		}
+		fmt.Fprintf(w, "Nothing to calibrate: %s numeric (read from the data, not judged), so there is no judge noise to measure. "+
+			"Set a numeric metric's tolerance from the change you would act on: with transform: log, tolerance: 0.1 is about 10%% worse; without, a value in its unit.\n",
+			strings.Join(c.OwnScale, ", ")+verb)
+		return nil
+	}
 	fmt.Fprintf(w, "Judge noise over %d samples, %d runs each (judge %s %s):\n\n", len(f.Samples), f.Config.Repeats, f.Judge.Provider, f.Judge.Model)
 	t := tablewriter.NewTable(w, tablewriter.WithHeaderAutoFormat(tw.Off))
 	t.Header("metric", "samples", "noise per sample (sd)", "A/A noise of the mean (sd)", "MDE from judge noise", "suggested tolerance")
@@ -65,7 +77,7 @@ func calibrateCmd(ctx context.Context, env Env, args []string) error {
 	}
 	for _, m := range c.OwnScale {
 		fmt.Fprintf(w, "\n%s is numeric: read from the data, not judged, so there is no judge noise to measure, and it is scored on its own scale "+
-			"(its unit, or the natural log of it with transform: log), where a tolerance like the ones above means nothing. "+
+			"(its unit, or the natural log of it with transform: log), where a judge metric's tolerance means nothing. "+
 			"Set its tolerance from the change you would act on: with transform: log, tolerance: 0.1 is about 10%% worse; without, a value in its unit.\n", m)
 	}
 	if c.Deterministic {

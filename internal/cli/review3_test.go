@@ -70,3 +70,28 @@ func TestReportsBoundReasonsFromFiles(t *testing.T) {
 		}
 	}
 }
+
+// Calibrating numeric metrics only says there is nothing to calibrate,
+// instead of an empty table and an empty thresholds snippet.
+func TestCalibrateOnlyNumericMetrics(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(demo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		lines = append(lines, strings.TrimSuffix(l, "}")+`, "latency_ms": `+strconv.Itoa(100+37*i)+"}")
+	}
+	ds, mf := filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(ds, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mf, []byte("version: 1\nmetrics:\n  latency_ms:\n    kind: numeric\n    description: latency\n    reads: [latency_ms]\n    direction: lower\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := gate(t, nil, "calibrate", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics-file", mf, "--metrics", "latency_ms", "--out", filepath.Join(dir, "c.json"))
+	if r.code != 0 || !strings.Contains(r.stdout, "Nothing to calibrate: latency_ms is numeric") || strings.Contains(r.stdout, "metrics:\n") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
