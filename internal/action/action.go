@@ -717,6 +717,9 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	}
 	f.Git.SHA, f.Git.Ref = key.SHA, "refs/heads/"+key.Branch
 	if _, err := app.PutResults(ctx, store, key, f, g, a.o.Out, "mode: baseline"); err != nil {
+		// The run's results are written: a later step (an upload) finds
+		// them even when the store refused them.
+		a.out.set(map[string]string{"results-path": a.outPath(a.o.Out)})
 		return err
 	}
 	msg := fmt.Sprintf("stored the baseline of %s (%d samples)", app.At(key.Branch, key.SHA), len(f.Samples))

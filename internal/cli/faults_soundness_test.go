@@ -289,6 +289,10 @@ func TestActionRefusesAnEmptyBaseline(t *testing.T) {
 	if outputs["verdict"] == "stored" || outputs["passed"] == "true" {
 		t.Errorf("outputs %v: an empty baseline must not be stored", outputs)
 	}
+	// The results file was written: a later step (an upload) finds it.
+	if outputs["results-path"] != "raggate-results.json" {
+		t.Errorf("results-path = %q, want the results file the run wrote", outputs["results-path"])
+	}
 	if paths := gh.Paths(faultRepo, "raggate-baselines"); len(paths) > 0 {
 		t.Errorf("stored on the baseline branch: %v", paths)
 	}
