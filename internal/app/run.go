@@ -118,8 +118,13 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	f := resultsFile(env, o, prov, inputs, jr)
 	f.Config.MaxUndefined, f.Config.MaxTargetFailures = &o.MaxUndefined, &o.Target.MaxFailures
 	attachTargetCalls(f, ph)
+	total := len(in.samples)
+	// From here the run needs its results file only: the samples, their
+	// spool and the runs' scores are let go of before it is written.
+	o.closeSpool()
+	in.samples, jr.runs, jr.inputs = nil, nil, eval.Inputs{}
 	if runErr != nil {
-		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, len(in.samples))
+		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, total)
 	}
 	redactResults(env.Red, f)
 	if err := saveResults(env, o, f); err != nil {
