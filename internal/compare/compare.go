@@ -544,9 +544,7 @@ func (cmp *comparison) sampleDelta(p pair, w worst) SampleDelta {
 			continue
 		}
 		sm := SampleMetric{Metric: m, Base: results.Score(b), Head: results.Score(h), Delta: results.Score(h - b)}
-		if rs := hs.reasons[p.h]; rs != nil {
-			sm.Reason = rs[m]
-		}
+		sm.Reason = hs.reason(p.h, m)
 		sd.Metrics = append(sd.Metrics, sm)
 	}
 	return sd

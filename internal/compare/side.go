@@ -13,7 +13,6 @@ type side struct {
 	present map[string]bool      // metrics this side scored
 	scores  map[string][]float64 // metric -> score per sample (NaN undefined)
 	noise   map[string]float64   // metric -> judge noise
-	reasons []map[string]string  // per sample, canonical metric -> reason
 	// undef is, per sample, canonical metric -> the results key of an
 	// undefined score (for its kind and reason).
 	undef []map[string]string
@@ -24,12 +23,12 @@ type pair struct{ h, b int }
 
 // newSide indexes f: its samples by id (the first of a duplicated id), the
 // metrics it scored, each metric's column of scores (the mean of the runs
-// where runs were recorded), its judge noise, reasons and undefined keys.
+// where runs were recorded), its judge noise and undefined keys.
 func newSide(f *results.File) *side {
 	n := len(f.Samples)
 	s := &side{f: f, byID: map[string]int{}, present: map[string]bool{},
 		scores: map[string][]float64{}, noise: map[string]float64{},
-		reasons: make([]map[string]string, n), undef: make([]map[string]string, n)}
+		undef: make([]map[string]string, n)}
 	// A metric the file names but no sample records still gets its
 	// column (every score undefined): the paired test reads it.
 	for _, m := range f.Config.Metrics {
@@ -46,17 +45,27 @@ func newSide(f *results.File) *side {
 		s.addScores(i, smp)
 		s.addRuns(i, smp, &noise)
 		s.undef[i] = undefinedKeys(smp, s.scores, i)
-		if len(smp.Reasons) > 0 {
-			s.reasons[i] = map[string]string{}
-			for k, v := range smp.Reasons {
-				s.reasons[i][CanonicalMetric(k)] = results.ClipReason(v)
-			}
-		}
 	}
 	for m, sum := range noise.sum {
 		s.noise[m] = sum / float64(noise.n[m])
 	}
 	return s
+}
+
+// reason returns sample i's reason for metric m (canonical), cut to a
+// sentence; "" when it has none. Looked up when a report needs it (the
+// few samples it lists), not copied for every sample.
+func (s *side) reason(i int, m string) string {
+	rs := s.f.Samples[i].Reasons
+	if v, ok := rs[m]; ok {
+		return results.ClipReason(v)
+	}
+	for k, v := range rs {
+		if CanonicalMetric(k) == m {
+			return results.ClipReason(v)
+		}
+	}
+	return ""
 }
 
 // column returns metric m's scores, one per sample, creating the column
