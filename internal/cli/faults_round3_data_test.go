@@ -9,7 +9,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -238,22 +237,7 @@ func TestJudgeRecordsSampleTemperature(t *testing.T) {
 // suggests no 0.01 tolerance for it, and says why and what to do instead.
 func TestCalibrateNumericMetricNoTolerance(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(demo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		lines = append(lines, strings.TrimSuffix(l, "}")+`, "latency_ms": `+strconv.Itoa(100+37*i)+"}")
-	}
-	ds := filepath.Join(dir, "d.jsonl")
-	mf := filepath.Join(dir, "m.yaml")
-	if err := os.WriteFile(ds, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mf, []byte("version: 1\nmetrics:\n  latency_ms:\n    kind: numeric\n    description: latency\n    reads: [latency_ms]\n    direction: lower\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ds, mf := latencyDataset(t, dir)
 	r := gate(t, nil, "calibrate", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics-file", mf,
 		"--metrics", "latency_ms,faithfulness", "--out", filepath.Join(dir, "c.json"))
 	if r.code != 0 {

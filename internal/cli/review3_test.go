@@ -13,21 +13,8 @@ import (
 // baseline put must not refuse it as scoring nothing gated.
 func TestBaselinePutAcceptsAGatedUserMetric(t *testing.T) {
 	dir := t.TempDir()
-	data, err := os.ReadFile(demo)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		lines = append(lines, strings.TrimSuffix(l, "}")+`, "latency_ms": `+strconv.Itoa(100+37*i)+"}")
-	}
-	ds, mf, out := filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "m.yaml"), filepath.Join(dir, "r.json")
-	if err := os.WriteFile(ds, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(mf, []byte("version: 1\nmetrics:\n  latency_ms:\n    kind: numeric\n    description: latency\n    reads: [latency_ms]\n    direction: lower\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	ds, mf := latencyDataset(t, dir)
+	out := filepath.Join(dir, "r.json")
 	if r := gate(t, nil, "run", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics-file", mf, "--metrics", "latency_ms,string_similarity", "--out", out); r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
@@ -75,6 +62,17 @@ func TestReportsBoundReasonsFromFiles(t *testing.T) {
 // instead of an empty table and an empty thresholds snippet.
 func TestCalibrateOnlyNumericMetrics(t *testing.T) {
 	dir := t.TempDir()
+	ds, mf := latencyDataset(t, dir)
+	r := gate(t, nil, "calibrate", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics-file", mf, "--metrics", "latency_ms", "--out", filepath.Join(dir, "c.json"))
+	if r.code != 0 || !strings.Contains(r.stdout, "Nothing to calibrate: latency_ms is numeric") || strings.Contains(r.stdout, "metrics:\n") {
+		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// latencyDataset writes the demo dataset with a latency_ms column and a
+// metrics file defining latency_ms, a numeric metric (lower is better).
+func latencyDataset(t *testing.T, dir string) (dataset, metricsFile string) {
+	t.Helper()
 	data, err := os.ReadFile(demo)
 	if err != nil {
 		t.Fatal(err)
@@ -83,15 +81,12 @@ func TestCalibrateOnlyNumericMetrics(t *testing.T) {
 	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		lines = append(lines, strings.TrimSuffix(l, "}")+`, "latency_ms": `+strconv.Itoa(100+37*i)+"}")
 	}
-	ds, mf := filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "m.yaml")
-	if err := os.WriteFile(ds, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+	dataset, metricsFile = filepath.Join(dir, "d.jsonl"), filepath.Join(dir, "m.yaml")
+	if err := os.WriteFile(dataset, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(mf, []byte("version: 1\nmetrics:\n  latency_ms:\n    kind: numeric\n    description: latency\n    reads: [latency_ms]\n    direction: lower\n"), 0o644); err != nil {
+	if err := os.WriteFile(metricsFile, []byte("version: 1\nmetrics:\n  latency_ms:\n    kind: numeric\n    description: latency\n    reads: [latency_ms]\n    direction: lower\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := gate(t, nil, "calibrate", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics-file", mf, "--metrics", "latency_ms", "--out", filepath.Join(dir, "c.json"))
-	if r.code != 0 || !strings.Contains(r.stdout, "Nothing to calibrate: latency_ms is numeric") || strings.Contains(r.stdout, "metrics:\n") {
-		t.Fatalf("exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
+	return dataset, metricsFile
 }
