@@ -138,6 +138,31 @@ func checkFile(f *File) error {
 		if err := checkScores(f, &f.Samples[i]); err != nil {
 			return fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
+		if err := checkEvidence(&f.Samples[i]); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	}
+	return nil
+}
+
+// checkEvidence checks the evidence a read kept: verdicts are 0 or 1, and
+// a list's marker ({"more": N}) is its last item, N at least 1, with
+// nothing else.
+func checkEvidence(s *Sample) error {
+	for _, m := range sortedKeys(s.Evidence) {
+		items := s.Evidence[m]
+		for j, e := range items {
+			switch {
+			case e.More < 0:
+				return fmt.Errorf("sample %q: evidence of %s, item %d: more %d; a marker says how many items were left out, at least 1", s.ID, m, j+1, e.More)
+			case e.More > 0 && (e.Text != "" || e.Reason != "" || e.From != "" || e.Verdict != 0):
+				return fmt.Errorf("sample %q: evidence of %s, item %d: a marker ({\"more\": %d}) holds nothing else; an item with text has no more", s.ID, m, j+1, e.More)
+			case e.More > 0 && j != len(items)-1:
+				return fmt.Errorf("sample %q: evidence of %s, item %d: the marker ({\"more\": %d}) ends the list", s.ID, m, j+1, e.More)
+			case e.More == 0 && e.Verdict != 0 && e.Verdict != 1:
+				return fmt.Errorf("sample %q: evidence of %s, item %d: verdict %d; a verdict is 1 (supported, useful) or 0", s.ID, m, j+1, e.Verdict)
+			}
+		}
 	}
 	return nil
 }
