@@ -216,3 +216,16 @@ func TestRenderShowsEvidenceLeftOut(t *testing.T) {
 		t.Errorf("%d failing rows with the markers, %d without: a marker shows as a verdict", n, w)
 	}
 }
+
+// A reason's right-to-left override is dropped in the HTML report, as in
+// the markdown: the cell reads as its bytes do.
+func TestReasonBidiOverrideDropped(t *testing.T) {
+	base, head := files(3, true)
+	s := &head.Samples[0]
+	s.Scores["faithfulness"] = 0.5
+	s.Reasons = map[string]string{"faithfulness": "bad \u202ereversed\u202c text"}
+	page := render(t, base, head, Options{})
+	if strings.Contains(page, "\u202e") || !strings.Contains(page, "bad reversed text") {
+		t.Errorf("the reason keeps its right-to-left override, or is missing")
+	}
+}

@@ -153,9 +153,9 @@ func scoreOf(m metricInfo, base, head *results.Sample) scoreView {
 	}
 	switch {
 	case head.Undefined[m.name] != "":
-		sv.Reason = "undefined: " + results.ClipReason(head.Undefined[m.name])
+		sv.Reason = "undefined: " + report.Flatten(results.ClipReason(head.Undefined[m.name]))
 	case head.Reasons[m.name] != "":
-		sv.Reason = results.ClipReason(head.Reasons[m.name])
+		sv.Reason = report.Flatten(results.ClipReason(head.Reasons[m.name]))
 	}
 	return sv
 }

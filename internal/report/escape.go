@@ -60,6 +60,11 @@ func escapeSnippet(s string, n int) string { return escapeFlat(snippet(s, n)) }
 // bidirectional formatting characters.
 func flatten(s string) string { return flattenN(s, -1) }
 
+// Flatten is flatten for the other renderers (the HTML report): untrusted
+// text as one line, without control or bidirectional formatting
+// characters that could make it read otherwise than its bytes.
+func Flatten(s string) string { return flatten(s) }
+
 // flattenN is flatten that stops after limit runes (limit < 0: no limit).
 func flattenN(s string, limit int) string {
 	var b strings.Builder
