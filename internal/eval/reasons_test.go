@@ -13,7 +13,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/raggate/raggate/internal/judge"
-	"github.com/raggate/raggate/internal/judge/judgetest"
 	"github.com/raggate/raggate/internal/judge/offline"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
@@ -114,18 +113,7 @@ func TestReasonCountsAndShowsTheFirstFailing(t *testing.T) {
 	for i := range verdicts {
 		verdicts[i] = i % 2 // odd statements (1st, 3rd, ...) fail
 	}
-	f := judgetest.New(t)
-	f.OnStatements("long", stmts...).OnVerify("ctx", stmts[:MaxStatements], verdicts...)
-	var s metrics.Sample
-	s.ID = "x"
-	s.Set(metrics.UserInput, "q")
-	s.SetList(metrics.RetrievedContexts, []string{"ctx"})
-	s.Set(metrics.Response, "long")
-	res, err := Run(context.Background(), judge.Memo(f), []metrics.Sample{s}, Options{Metrics: mustResolve(t, "faithfulness")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := res.Samples[0].Reasons[metrics.FaithfulnessName]
+	r := judgeLongResponse(t, stmts, verdicts).Reasons[metrics.FaithfulnessName]
 	if n := utf8.RuneCountInString(r); n > results.MaxReason {
 		t.Errorf("reason of %d characters: %q", n, r)
 	}

@@ -23,18 +23,7 @@ func TestStatementsAreCapped(t *testing.T) {
 	for i := range verdicts {
 		verdicts[i] = 1
 	}
-	f := judgetest.New(t)
-	f.OnStatements("long", stmts...).OnVerify("ctx", stmts[:MaxStatements], verdicts...)
-	var s metrics.Sample
-	s.ID = "x"
-	s.Set(metrics.UserInput, "q")
-	s.SetList(metrics.RetrievedContexts, []string{"ctx"})
-	s.Set(metrics.Response, "long")
-	res, err := Run(context.Background(), judge.Memo(f), []metrics.Sample{s}, Options{Metrics: mustResolve(t, "faithfulness")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := res.Samples[0]
+	got := judgeLongResponse(t, stmts, verdicts)
 	if v := got.Scores[metrics.FaithfulnessName]; v != 1 {
 		t.Errorf("faithfulness = %v, want 1 (the first %d statements, all supported)", v, MaxStatements)
 	}
@@ -82,4 +71,23 @@ func TestStringMetricsCompareBoundedTexts(t *testing.T) {
 	if r := res.Samples[0].Reasons[metrics.StringSimilarityName]; r != "" {
 		t.Errorf("short texts: reason %q, want none", r)
 	}
+}
+
+// judgeLongResponse judges faithfulness of a response the judge splits
+// into stmts, the first MaxStatements of them verified with verdicts
+// against one context, and returns the sample's result.
+func judgeLongResponse(t *testing.T, stmts []string, verdicts []int) SampleResult {
+	t.Helper()
+	f := judgetest.New(t)
+	f.OnStatements("long", stmts...).OnVerify("ctx", stmts[:MaxStatements], verdicts...)
+	var s metrics.Sample
+	s.ID = "x"
+	s.Set(metrics.UserInput, "q")
+	s.SetList(metrics.RetrievedContexts, []string{"ctx"})
+	s.Set(metrics.Response, "long")
+	res, err := Run(context.Background(), judge.Memo(f), []metrics.Sample{s}, Options{Metrics: mustResolve(t, "faithfulness")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Samples[0]
 }
