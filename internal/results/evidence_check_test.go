@@ -27,3 +27,13 @@ func TestEvidenceChecked(t *testing.T) {
 		t.Errorf("a list ending with its marker: %v", err)
 	}
 }
+
+// A judge temperature outside [0, 2] was not written by a run: refused.
+func TestJudgeTemperatureChecked(t *testing.T) {
+	for _, v := range []string{"-5", "1e300"} {
+		data := []byte(`{"schema": "raggate.results/v1", "judge": {"provider": "openai", "fingerprint": "f", "temperature": 0, "sample_temperature": ` + v + `}, "config": {"metrics": ["faithfulness"]}, "samples": [{"id": "a", "scores": {"faithfulness": 0.5}}]}`)
+		if _, err := Parse(data); err == nil || !strings.Contains(err.Error(), "sample_temperature") {
+			t.Errorf("sample_temperature %s: err = %v", v, err)
+		}
+	}
+}

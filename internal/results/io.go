@@ -126,6 +126,16 @@ func checkSchema(schema *string) error {
 // in range, and makes equal reasons share their bytes.
 func checkFile(f *File) error {
 	shareReasons(f.Samples)
+	for _, t := range []struct {
+		name string
+		v    float64
+	}{{"temperature", f.Judge.Temperature}, {"sample_temperature", f.Judge.SampleTemperature}} {
+		// A judge's temperature is 0 to 2 (OpenAI's range): anything else
+		// was not written by a run.
+		if math.IsNaN(t.v) || t.v < 0 || t.v > 2 {
+			return fmt.Errorf("%w: judge.%s %v is outside [0, 2] (was the file edited by hand, or written by another tool?)", ErrInvalid, t.name, t.v)
+		}
+	}
 	seen := make(map[string]bool, len(f.Samples))
 	for i, s := range f.Samples {
 		if s.ID == "" {
