@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/raggate/raggate/internal/dataset"
 	"github.com/raggate/raggate/metrics"
@@ -30,26 +31,44 @@ func DefaultLimits() Limits {
 // context ids) of each sample; it returns a warning when it cut any ("":
 // none).
 func capContexts(limit int, samples []metrics.Sample) string {
-	if limit <= 0 {
-		return ""
-	}
-	cut, most := 0, 0
+	var c capCount
 	for i := range samples {
-		s := &samples[i]
-		n := max(len(s.RetrievedContexts), len(s.RetrievedContextIDs))
-		if n <= limit {
-			continue
-		}
-		cut++
-		most = max(most, n)
-		if len(s.RetrievedContexts) > limit {
-			s.RetrievedContexts = s.RetrievedContexts[:limit:limit]
-		}
-		if len(s.RetrievedContextIDs) > limit {
-			s.RetrievedContextIDs = s.RetrievedContextIDs[:limit:limit]
-		}
+		c.apply(limit, &samples[i])
 	}
-	return capNote(cut, len(samples), limit, most)
+	return c.note(limit, len(samples))
+}
+
+// capCount counts the samples whose contexts --max-contexts cut.
+type capCount struct {
+	mu        sync.Mutex
+	cut, most int
+}
+
+// apply cuts s's retrieved contexts and their ids to limit (0: none).
+func (c *capCount) apply(limit int, s *metrics.Sample) {
+	if limit <= 0 {
+		return
+	}
+	n := max(len(s.RetrievedContexts), len(s.RetrievedContextIDs))
+	c.mu.Lock()
+	if n > limit {
+		c.cut++
+		c.most = max(c.most, n)
+	}
+	c.mu.Unlock()
+	if len(s.RetrievedContexts) > limit {
+		s.RetrievedContexts = s.RetrievedContexts[:limit:limit]
+	}
+	if len(s.RetrievedContextIDs) > limit {
+		s.RetrievedContextIDs = s.RetrievedContextIDs[:limit:limit]
+	}
+}
+
+// note is the warning of the cut (see capContexts), "" when none.
+func (c *capCount) note(limit, total int) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return capNote(c.cut, total, limit, c.most)
 }
 
 // capNote is the warning of --max-contexts limit cutting the contexts of

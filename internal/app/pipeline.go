@@ -111,39 +111,6 @@ func (r *syncReasons) snapshot() map[string]string {
 	return maps.Clone(r.m)
 }
 
-// capCount counts the samples whose contexts --max-contexts cut.
-type capCount struct {
-	mu        sync.Mutex
-	cut, most int
-}
-
-// apply cuts s's retrieved contexts and their ids to limit (0: none).
-func (c *capCount) apply(limit int, s *metrics.Sample) {
-	if limit <= 0 {
-		return
-	}
-	n := max(len(s.RetrievedContexts), len(s.RetrievedContextIDs))
-	c.mu.Lock()
-	if n > limit {
-		c.cut++
-		c.most = max(c.most, n)
-	}
-	c.mu.Unlock()
-	if len(s.RetrievedContexts) > limit {
-		s.RetrievedContexts = s.RetrievedContexts[:limit:limit]
-	}
-	if len(s.RetrievedContextIDs) > limit {
-		s.RetrievedContextIDs = s.RetrievedContextIDs[:limit:limit]
-	}
-}
-
-// note is the warning of the cut (see capContexts), "" when none.
-func (c *capCount) note(limit, total int) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return capNote(c.cut, total, limit, c.most)
-}
-
 // pass is one judging pass over the run's samples: the slice eval.Run
 // reads, filled through the window as the samples arrive.
 type pass struct {
@@ -245,14 +212,10 @@ func (m *memKeeper) get(i int) (metrics.Sample, error) {
 }
 func (m *memKeeper) close() {}
 
-// spoolKeeper keeps them on disk.
-type spoolKeeper struct {
-	sp  *dataset.Spool
-	ids []metrics.Sample
-}
+// spoolKeeper keeps them on disk, in a spool of their own.
+type spoolKeeper struct{ spoolStore }
 
-func (k spoolKeeper) put(i int, s metrics.Sample) error { _, err := k.sp.Put(s); return err }
-func (k spoolKeeper) get(i int) (metrics.Sample, error) { return k.sp.Get(k.ids[i].ID) }
+func (k spoolKeeper) put(_ int, s metrics.Sample) error { _, err := k.sp.Put(s); return err }
 func (k spoolKeeper) close()                            { _ = k.sp.Close() }
 
 // run calls the target for every sample of p, putting each answer into
@@ -483,7 +446,7 @@ func (o *runState) newTargetPipe(env Env, in *runInputs, src sampleStore, log *i
 		tp.answers = &memKeeper{s: make([]metrics.Sample, len(in.samples))}
 		if in.ds.Spool() != nil {
 			if sp, err := dataset.NewSpool(""); err == nil {
-				tp.answers = spoolKeeper{sp: sp, ids: in.samples}
+				tp.answers = spoolKeeper{spoolStore{sp: sp, light: in.samples}}
 			}
 		}
 	}
