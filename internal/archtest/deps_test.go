@@ -23,6 +23,8 @@ var pure = []string{
 	"github.com/raggate/raggate/internal/inputfile",
 	"github.com/raggate/raggate/internal/textdist",
 	"github.com/raggate/raggate/internal/suggest",
+	"github.com/raggate/raggate/internal/anytime",
+	"github.com/raggate/raggate/internal/importer",
 }
 
 var forbidden = []string{
