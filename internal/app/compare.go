@@ -85,6 +85,10 @@ type CheckConfig struct {
 	// Sources read the thresholds, the store and the baseline a front
 	// end's own way (the action reads them at a change's base commit).
 	Sources CheckSources
+	// Sequential, when set, judges in batches and stops once every gated
+	// metric is decided (gate check --sequential, or sequential: in the
+	// thresholds file). Without a baseline every sample is judged.
+	Sequential *SequentialConfig
 }
 
 // CheckSources are a front end's readers of the inputs of a check; each
@@ -123,6 +127,16 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 		get = func(ctx context.Context, store baseline.Store, key baseline.Key) (*results.File, string, error) {
 			return getBaseline(ctx, env, store, key)
 		}
+	}
+	seq := c.Sequential
+	if seq == nil && th.Sequential != nil {
+		seq = &SequentialConfig{Batch: th.Sequential.Batch}
+	}
+	if seq != nil {
+		if err := checkSequential(c.Run); err != nil {
+			return nil, err
+		}
+		return checkSequentially(ctx, env, c, th, store, get, *seq)
 	}
 	// Read the baseline, then let go of it while judging and read it
 	// again for the comparison.

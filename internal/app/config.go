@@ -82,6 +82,9 @@ type RunConfig struct {
 	// CheckDataset, when set, checks the loaded dataset before any judge
 	// call (gate agree: the label columns).
 	CheckDataset func(*dataset.Dataset) error
+
+	// sequential is set by a sequential check (see sequential.go).
+	sequential *seqPlan
 }
 
 // DefaultRunConfig is the configuration of a run before any flag or
@@ -165,6 +168,8 @@ type Settings struct {
 	// the thresholds' segments.
 	SegmentBy []string
 	Alpha     float64 // calibrate: significance level of the minimum detectable effect
+	// Sequential makes a check sequential (nil: as the thresholds say).
+	Sequential *SequentialConfig
 }
 
 // DefaultSettings are the settings before any flag or input: callers

@@ -116,6 +116,9 @@ func (r *syncReasons) snapshot() map[string]string {
 type pass struct {
 	samples []metrics.Sample
 	win     *eval.Window
+	// order is the order the samples are read in (nil: dataset order; a
+	// sequential check sets its own).
+	order []int
 }
 
 func newPass(ids []metrics.Sample, ahead int) *pass {
@@ -137,7 +140,14 @@ func (p *pass) release(i int) {
 // inputs when log is set. The last pass lets the store forget each
 // sample it has read.
 func readAll(ctx context.Context, p *pass, src sampleStore, limit int, cuts *capCount, log *inputsLog, last bool) {
-	for i := range p.samples {
+	order := p.order
+	if order == nil {
+		order = make([]int, len(p.samples))
+		for i := range order {
+			order[i] = i
+		}
+	}
+	for _, i := range order {
 		if err := p.win.Admit(ctx, i); err != nil {
 			return
 		}

@@ -117,6 +117,9 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	prov.UserMetrics = definitionsOf(in.ms)
 	f := resultsFile(env, o, prov, inputs, jr)
 	f.Config.MaxUndefined, f.Config.MaxTargetFailures = &o.MaxUndefined, &o.Target.MaxFailures
+	if jr.seq != nil {
+		jr.seq.record(f, in.samples, inputs, o.sequential.th.Defaults.Alpha)
+	}
 	attachTargetCalls(f, ph)
 	total := len(in.samples)
 	// From here the run needs its results file only: the samples, their
@@ -488,6 +491,7 @@ type repeated struct {
 	err       error // the error that stopped the last run
 	start     time.Time
 	inputs    eval.Inputs // of the samples judged
+	seq       *seqRun     // a sequential check's order and decider (nil: none)
 }
 
 // store returns where the run's samples are read back from.
@@ -557,6 +561,18 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		}
 		p := newPass(in.samples, ahead)
 		opts.Feed, opts.Release = p.win, p.release
+		if o.sequential != nil {
+			// One pass, no target (validated): the samples go in the
+			// sequential order, and the decider ends the feed.
+			q, err := o.newSeqRun(in, log)
+			if err != nil {
+				return nil, nil, err
+			}
+			q.end = p.win.End
+			p.order = q.order
+			opts.Judged = func(i int, r *eval.SampleResult) { q.judged(in.samples, i, r) }
+			out.seq = q
+		}
 		if r == repeats-1 && o.texts != nil {
 			opts.Texts = o.texts.Put
 		}

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"flag"
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/raggate/raggate/internal/app"
@@ -70,12 +72,15 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	fs.StringVar(&o.Baseline, "baseline", "", "baseline results `file` (missing file: no baseline yet, floors only)")
 	textVar(fs, &o.BaselineRef, "baseline-ref", app.CheckBaselineRef, "read the baseline from git, `REF:PATH`, e.g. origin/main:eval/results.json")
 	fs.StringVar(&o.Report, "report", "", "also write the report to this `file` (.md markdown, .json JSON, .html HTML page, else text)")
+	var seq sequentialFlags
+	seq.bind(fs)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
 	}
 	if err := o.validate(env, "check"); err != nil {
 		return err
 	}
+	o.Sequential = seq.config()
 	if err := o.loadUserMetrics(env); err != nil {
 		return err
 	}
@@ -83,7 +88,8 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	c, err := app.Check(ctx, env.app(), app.CheckConfig{Run: o.RunConfig, Thresholds: o.Thresholds, SegmentBy: o.SegmentBy, History: o.History, Store: store})
+	c, err := app.Check(ctx, env.app(), app.CheckConfig{Run: o.RunConfig, Thresholds: o.Thresholds, SegmentBy: o.SegmentBy, History: o.History, Store: store,
+		Sequential: o.Sequential})
 	if err != nil {
 		return err
 	}
@@ -135,4 +141,36 @@ func verdictErr(rep *compare.Report) error {
 		return nil
 	}
 	return errFailed
+}
+
+// sequentialFlags are check's --sequential flags.
+type sequentialFlags struct {
+	on    bool
+	batch int
+	seed  *uint64
+}
+
+var seqBatch = app.IntRange{Lo: 1, Hi: 1_000_000, What: "samples"}
+
+func (f *sequentialFlags) bind(fs *flag.FlagSet) {
+	fs.BoolVar(&f.on, "sequential", false, "judge the samples in batches and stop once every gated metric is decided, with anytime-valid statistics (see docs/statistics.md); also sequential: in the thresholds file")
+	intVar(fs, &f.batch, "sequential-batch", &seqBatch, "with --sequential, judge this many `samples` between two looks (default 5% of the samples, 20 to 500)")
+	fs.Func("sequential-seed", "with --sequential, the `seed` (an unsigned integer) of the order of the samples whose inputs changed (default: drawn from the dataset's hash)", func(v string) error {
+		n, err := strconv.ParseUint(strings.TrimSpace(v), 10, 64)
+		if err != nil {
+			return fmt.Errorf("want an unsigned integer, got %q", v)
+		}
+		f.seed = &n
+		return nil
+	})
+}
+
+// config is the sequential configuration the flags ask for (nil: none;
+// the thresholds file may still ask for one). --sequential-batch and
+// --sequential-seed alone imply --sequential.
+func (f *sequentialFlags) config() *app.SequentialConfig {
+	if !f.on && f.batch == 0 && f.seed == nil {
+		return nil
+	}
+	return &app.SequentialConfig{Batch: f.batch, Seed: f.seed}
 }

@@ -49,6 +49,7 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 	cmp.testMetrics()
 	segs := cmp.st.compareSegments(th.Segments, cmp.hs, cmp.bs, cmp.pairs, cmp.r.Metrics)
 	cmp.adjust(segs)
+	cmp.replaySequential(segs)
 	cmp.applyRules()
 	cmp.segmentFindings(segs)
 	cmp.situations(segs)
@@ -230,7 +231,7 @@ func (cmp *comparison) describeMetric(m string) MetricResult {
 	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !gated)
 	if cmp.hs.present[m] {
 		xs := cmp.hs.defined(m)
-		mr.HeadN, mr.HeadUndefined = len(xs), len(cmp.head.Samples)-len(xs)
+		mr.HeadN, mr.HeadUndefined = len(xs), len(cmp.head.Samples)-cmp.hs.notJudged-len(xs)
 		mr.HeadMean, mr.HeadDist = results.Score(mean(xs)), dist(xs)
 		mr.HeadJudgeNoise = cmp.hs.noiseOf(m)
 	}
@@ -309,6 +310,21 @@ func (cmp *comparison) checkFloor(mr *MetricResult) (Finding, bool) {
 		return Finding{}, false
 	}
 	hm := mr.HeadMean.Value()
+	if sq := mr.Sequential; sq != nil && sq.Floor != SeqUndecided && cmp.hs.present[mr.Metric] && mr.HeadN > 0 {
+		// A sequential check judged a sample of the head: its floors
+		// are decided by the confidence sequence of the head's mean.
+		switch {
+		case sq.Floor == SeqPassed:
+			mr.Floor = FloorOK
+		case mr.Rule.Min != nil && (mr.Rule.Max == nil || hm < *mr.Rule.Min):
+			mr.Floor = FloorBelowMin
+			return Finding{Kind: KindBelowFloor, Metric: mr.Metric, Value: hm, Bound: *mr.Rule.Min}, true
+		default:
+			mr.Floor = FloorAboveMax
+			return Finding{Kind: KindAboveCeiling, Metric: mr.Metric, Value: hm, Bound: *mr.Rule.Max}, true
+		}
+		return Finding{}, false
+	}
 	switch {
 	case !cmp.hs.present[mr.Metric] || mr.HeadN == 0:
 		cmp.findings = append(cmp.findings, Finding{Kind: KindFloorNotChecked, Level: LevelWarn, Metric: mr.Metric})

@@ -16,6 +16,9 @@ type side struct {
 	// undef is, per sample, canonical metric -> the results key of an
 	// undefined score (for its kind and reason).
 	undef []map[string]string
+	// notJudged counts the samples a sequential check left unjudged: they
+	// are neither defined nor undefined.
+	notJudged int
 }
 
 // pair is a paired sample: its index in head and in base.
@@ -45,6 +48,9 @@ func newSide(f *results.File) *side {
 		s.addScores(i, smp)
 		s.addRuns(i, smp, &noise)
 		s.undef[i] = undefinedKeys(smp, s.scores, i)
+		if smp.Seq == 0 && f.Config.Sequential != nil {
+			s.notJudged++
+		}
 	}
 	for m, sum := range noise.sum {
 		s.noise[m] = sum / float64(noise.n[m])
@@ -174,7 +180,8 @@ func undefinedKeys(smp results.Sample, scores map[string][]float64, i int) map[s
 
 // kindOf returns the kind of metric m's undefined score on sample i ("" when
 // defined). A sample without any entry for the metric was not scored for
-// it: like missing data, that says nothing about the change.
+// it, and a sample a sequential check left unjudged was not either: like
+// missing data, that says nothing about the change.
 func (s *side) kindOf(i int, m string) results.UndefinedKind {
 	if col, ok := s.scores[m]; ok && !math.IsNaN(col[i]) {
 		return ""
@@ -183,5 +190,11 @@ func (s *side) kindOf(i int, m string) results.UndefinedKind {
 	if !ok {
 		return results.KindData
 	}
-	return s.f.Samples[i].KindOf(k)
+	kind := s.f.Samples[i].KindOf(k)
+	if kind == results.KindNotJudged {
+		// A sequential check decided before judging the sample: like
+		// missing data, that says nothing about the change.
+		return results.KindData
+	}
+	return kind
 }

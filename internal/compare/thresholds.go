@@ -100,6 +100,16 @@ type Thresholds struct {
 	// split the paired samples into segments, each compared on its own
 	// (README "Segments"). The CLI adds --segment-by keys: see WithSegments.
 	Segments []string `json:"segments,omitempty"`
+	// Sequential, when set, makes a check sequential (gate check
+	// --sequential): `sequential: true`, or `sequential: {batch: 50}`.
+	Sequential *SequentialRule `json:"sequential,omitempty"`
+}
+
+// SequentialRule is the thresholds file's sequential: key.
+type SequentialRule struct {
+	// Batch is the number of samples judged between two looks (0: the
+	// default, see DefaultBatch).
+	Batch int `json:"batch,omitempty"`
 }
 
 // WithSegments returns t with keys added to its segment keys (the union,
@@ -350,7 +360,7 @@ func LoadThresholdsFor(path string, user []metrics.Metric) (Thresholds, error) {
 }
 
 var (
-	topKeys      = []string{"version", "defaults", "metrics", "gate", "report_only", "segments"}
+	topKeys      = []string{"version", "defaults", "metrics", "gate", "report_only", "segments", "sequential"}
 	defaultsKeys = []string{"tolerance", "alpha", "correction", "min_samples", "on_missing_baseline", "on_judge_change", "segment_level"}
 	metricKeys   = []string{"min", "max", "tolerance", "alpha", "level"}
 )
@@ -401,6 +411,8 @@ func ParseThresholdsFor(name string, data []byte, user []metrics.Metric) (Thresh
 			th.ReportOnly, reportNodes = p.metricList(v, key)
 		case "segments":
 			th.Segments = p.segmentList(v)
+		case "sequential":
+			th.Sequential = p.sequential(v)
 		}
 	})
 	p.checkFamily(reportNodes, gateNodes, metricNodes)
@@ -659,4 +671,29 @@ func (p *thParser) checkAlpha(v *yaml.Node, field string, x float64) bool {
 		return false
 	}
 	return true
+}
+
+// sequential parses sequential:, true, false or a mapping {batch: N}.
+func (p *thParser) sequential(n *yaml.Node) *SequentialRule {
+	if n.Kind == yaml.ScalarNode {
+		v, ok := p.Enum(n, "sequential", "true", "false")
+		if !ok || v == "false" {
+			return nil
+		}
+		return &SequentialRule{}
+	}
+	if !p.IsMapping(n, "sequential", "{batch: 50}") {
+		return nil
+	}
+	r := &SequentialRule{}
+	p.Mapping(n, "in sequential", []string{"batch"}, func(key string, k, v *yaml.Node) {
+		if x, ok := p.Integer(v, "sequential.batch"); ok {
+			if x < 1 {
+				p.Add(v, "sequential.batch: %s must be at least 1", v.Value)
+			} else {
+				r.Batch = x
+			}
+		}
+	})
+	return r
 }

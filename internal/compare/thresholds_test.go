@@ -86,7 +86,7 @@ func TestParseThresholdsErrors(t *testing.T) {
 		{
 			name: "not a mapping",
 			yaml: "- a\n- b\n",
-			want: []string{`t.yaml:1:1: expected a mapping with keys version, defaults, metrics, gate, report_only, segments, got a list`},
+			want: []string{`t.yaml:1:1: expected a mapping with keys version, defaults, metrics, gate, report_only, segments, sequential, got a list`},
 		},
 		{
 			name: "invalid YAML",

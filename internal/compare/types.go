@@ -135,6 +135,10 @@ type Report struct {
 
 	// Settings are the resolved defaults the comparison used.
 	Settings Settings `json:"settings"`
+	// Sequential is set when the head is a sequential check's results
+	// (gate check --sequential): how many samples it judged and when it
+	// decided.
+	Sequential *SeqSummary `json:"sequential,omitempty"`
 }
 
 // Side describes one results file of the comparison.
@@ -202,7 +206,10 @@ type MetricResult struct {
 	Verdict Verdict `json:"verdict"`
 	// Change is what the paired comparison found.
 	Change Verdict `json:"change"`
-	Floor  Floor   `json:"floor"`
+	// Sequential is the sequential decision of a gated metric of a
+	// sequential check (nil otherwise): it sets Change and LostScores.
+	Sequential *SeqMetric `json:"sequential,omitempty"`
+	Floor      Floor      `json:"floor"`
 	// Status is what the metric does to the gate, after its level.
 	Status Status `json:"status"`
 	// Reasons are this metric's failure or warning sentences, worded by

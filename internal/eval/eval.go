@@ -55,9 +55,18 @@ type Options struct {
 	Unanswered func(id string) string
 	// Feed, when set, gives the samples as they become available, and
 	// Run judges them in that order (see Feed); nil: every sample is there
-	// from the start, judged in order.
+	// from the start, judged in order. A Feed ends the run early and
+	// cleanly by returning ErrEnough from Next: the samples taken are
+	// judged, the others are skipped, and Run returns no error.
 	Feed Feed
+	// Judged, when set, is called with each sample Run has judged and its
+	// scores, in the order they finish, never concurrently (see Progress).
+	Judged func(i int, r *SampleResult)
 }
+
+// ErrEnough, returned (or wrapped) by a Feed's Next, ends a run without
+// an error: a sequential check has judged enough samples to decide.
+var ErrEnough = errors.New("enough samples judged to decide")
 
 // SampleResult holds one sample's scores.
 type SampleResult struct {
@@ -120,7 +129,7 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 	for pos := range samples {
 		i, err := feed.Next(ctx)
 		if err != nil {
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !errors.Is(err, ErrEnough) {
 				cancel(err)
 			}
 			break
@@ -160,6 +169,9 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			defer mu.Unlock()
 			out[i] = r
 			done++
+			if opts.Judged != nil {
+				opts.Judged(i, r)
+			}
 			if opts.Progress != nil {
 				opts.Progress(done, len(samples))
 			}

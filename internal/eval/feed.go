@@ -34,6 +34,7 @@ type Window struct {
 	arrivals []int // filled, in order
 	taken    int   // arrivals returned by Next
 	err      error
+	ended    bool // End was called
 }
 
 // NewWindow returns a window over n samples, at most size admitted and
@@ -108,17 +109,30 @@ func (w *Window) Release(i int) {
 	w.signal()
 }
 
+// End ends the feed cleanly: from now on Next returns ErrEnough, even
+// for samples filled and not yet taken (a sequential check has decided:
+// judging them would spend calls for nothing).
+func (w *Window) End() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.ended = true
+	w.signal()
+}
+
 // errEnded is Next's error once every sample was taken.
 var errEnded = errors.New("every sample of the window was taken")
 
 // Next waits for the next sample to arrive and returns its index.
 func (w *Window) Next(ctx context.Context) (int, error) {
 	if err := w.wait(ctx, func() bool {
-		return w.taken < len(w.arrivals) || w.err != nil || w.taken == len(w.admitted)
+		return w.ended || w.taken < len(w.arrivals) || w.err != nil || w.taken == len(w.admitted)
 	}); err != nil {
 		return 0, err
 	}
 	defer w.mu.Unlock()
+	if w.ended {
+		return 0, ErrEnough
+	}
 	if w.taken < len(w.arrivals) {
 		w.taken++
 		return w.arrivals[w.taken-1], nil

@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -70,7 +71,7 @@ func build(rep *compare.Report, base, head *results.File, opts Options) *page {
 	p := &page{
 		Title: opts.Gate, Verdict: string(rep.Verdict), Passed: rep.Passed, Source: opts.BaselineSource,
 		Failures: rep.Failures, Warnings: rep.Warnings, Notes: rep.Notes, Rows: rows(rep),
-		Counts: rep.Counts, HasBase: base != nil,
+		Counts: rep.Counts, HasBase: base != nil, Sequential: report.SequentialLine(rep),
 		CSS: template.CSS(pageCSS), JS: template.JS(pageJS), ScriptHash: scriptHash,
 	}
 	p.HeadDesc = describe(head)

@@ -15,15 +15,17 @@ import (
 
 // page is what the template renders.
 type page struct {
-	Title      string
-	Verdict    string
-	Passed     bool
-	Source     string
-	BaseDesc   string
-	HeadDesc   string
-	Failures   []string
-	Warnings   []string
-	Notes      []string
+	Title    string
+	Verdict  string
+	Passed   bool
+	Source   string
+	BaseDesc string
+	HeadDesc string
+	Failures []string
+	Warnings []string
+	Notes    []string
+	// Sequential is the sentence about a sequential check ("" for none).
+	Sequential string
 	Rows       []row
 	Histograms []histogram
 	Metrics    []string

@@ -85,6 +85,9 @@ func ConsoleWith(w io.Writer, r *compare.Report, opts Options) error {
 	} else {
 		fmt.Fprintf(&buf, "\nSamples: %s on head.\n", FormatInt(c.Head))
 	}
+	if line := SequentialLine(r); line != "" {
+		fmt.Fprintf(&buf, "%s\n", line)
+	}
 	_, err := w.Write(buf.Bytes())
 	return err
 }

@@ -425,6 +425,9 @@ func writeCounts(b *strings.Builder, r *compare.Report) {
 		b.WriteString(" (new and removed samples are listed, not compared)")
 	}
 	b.WriteString(".\n\n")
+	if line := SequentialLine(r); line != "" {
+		fmt.Fprintf(b, "**%s**\n\n", line)
+	}
 }
 
 func details(b *strings.Builder, open bool, summary string) {
@@ -663,6 +666,11 @@ func writeUsage(b *strings.Builder, r *compare.Report) {
 	b.WriteString(header)
 	for _, l := range lines {
 		b.WriteString(l)
+	}
+	if q := r.Sequential; q != nil && q.Judged > 0 && q.Judged < q.Total {
+		full := float64(r.Head.Usage.ChatCalls) * float64(q.Total) / float64(q.Judged)
+		fmt.Fprintf(b, "\n<sub>Sequential check: %s chat calls made for %s of %s samples; judging every sample would have taken about %s.</sub>\n",
+			FormatInt(r.Head.Usage.ChatCalls), FormatInt(q.Judged), FormatInt(q.Total), FormatInt(int(full+0.5)))
 	}
 	b.WriteString("\n<sub>Cached calls were answered from the judge cache.</sub>\n\n")
 	endDetails(b)

@@ -128,6 +128,30 @@ type Config struct {
 	// in files written before, which are held to the defaults.
 	MaxUndefined      *float64 `json:"max_undefined,omitempty"`
 	MaxTargetFailures *float64 `json:"max_target_failures,omitempty"`
+	// Sequential is set on the results of a sequential check (gate check
+	// --sequential), which judges the samples in batches and stops once
+	// every gated metric is decided. Added within v1.
+	Sequential *Sequential `json:"sequential,omitempty"`
+}
+
+// Sequential records how a sequential check ordered and batched its
+// samples, so that a comparison can replay its looks: the samples it
+// judged carry their position (Sample.Seq), the others are undefined with
+// kind not_judged.
+type Sequential struct {
+	// Seed drew the random order of the samples whose inputs changed
+	// since the base (those unchanged come first).
+	Seed uint64 `json:"seed"`
+	// Batch is the number of samples judged between two looks.
+	Batch int `json:"batch"`
+	// Alpha is the error rate the decisions were taken at.
+	Alpha float64 `json:"alpha"`
+	// Judged and Total count the samples judged and those of the run.
+	Judged int `json:"judged"`
+	Total  int `json:"total"`
+	// DecidedAfter is the number of samples judged when every gated
+	// metric was decided (0: not before the end).
+	DecidedAfter int `json:"decided_after,omitempty"`
 }
 
 // Usage counts judge work, in total and per metric.
@@ -195,6 +219,9 @@ type Sample struct {
 	// corpus was re-indexed (see compare). Added within v1: omitted when
 	// the sample has none; kept on reads, unlike the texts.
 	ContextIDs []string `json:"retrieved_context_ids,omitempty"`
+	// Seq is the sample's position (from 1) in the order a sequential
+	// check judged its samples; 0 otherwise. Added within v1.
+	Seq int `json:"seq,omitempty"`
 }
 
 // UndefinedKind says why a score is undefined.
@@ -215,6 +242,11 @@ const (
 	// call failed, so there was nothing to judge. Counted by
 	// --max-target-failures, not --max-undefined.
 	KindTarget UndefinedKind = "target"
+	// KindNotJudged: a sequential check (gate check --sequential) decided
+	// before it reached the sample, so it was never judged. Never a lost
+	// score, a judge failure or a failure of the pipeline: a comparison
+	// counts it on neither side. Added within v1.
+	KindNotJudged UndefinedKind = "not_judged"
 )
 
 // KindOf returns the kind of the undefined score of metric m ("" when the
@@ -224,7 +256,7 @@ const (
 // response") is metric, anything else is judge.
 func (s *Sample) KindOf(m string) UndefinedKind {
 	reason, ok := s.Undefined[m]
-	if k := s.UndefinedKind[m]; k == KindData || k == KindJudge || k == KindMetric || k == KindTarget {
+	if k := s.UndefinedKind[m]; k == KindData || k == KindJudge || k == KindMetric || k == KindTarget || k == KindNotJudged {
 		return k
 	}
 	if !ok {

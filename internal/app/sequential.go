@@ -1,0 +1,228 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/raggate/raggate/internal/baseline"
+	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/eval"
+	"github.com/raggate/raggate/internal/report"
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
+)
+
+// SequentialConfig makes a check sequential (gate check --sequential): it
+// judges the head's samples in batches, those whose inputs are unchanged
+// since the base first and the others in a seeded random order, and stops
+// once every gated metric is decided (see docs/statistics.md).
+type SequentialConfig struct {
+	// Batch is the number of samples judged between two looks (0: the
+	// default, see compare.DefaultBatch).
+	Batch int
+	// Seed draws the random order (nil: derived from the dataset's hash,
+	// so that a rerun judges the same samples and hits the judge cache).
+	Seed *uint64
+}
+
+// seqPlan is what a sequential check hands its run: the base it decides
+// against and the thresholds it decides with.
+type seqPlan struct {
+	cfg  SequentialConfig
+	base *results.File
+	th   compare.Thresholds
+}
+
+// seqRun is the sequential state of a run: the order the samples are fed
+// in, and the decider fed with each judged sample in that order.
+type seqRun struct {
+	plan  *seqPlan
+	order []int // sample indices, in the order they are judged
+	pos   []int // sample index -> position in order
+	seed  uint64
+	batch int
+	// unchanged is the number of samples whose inputs are the base's:
+	// the first positions of order.
+	unchanged int
+
+	mu      sync.Mutex
+	dec     *compare.Sequential
+	waiting map[int]*results.Sample // judged, by position, not yet fed
+	next    int                     // positions fed to the decider
+	decided int                     // samples fed when it decided (0: not yet)
+	end     func()                  // stops the feed
+}
+
+// seqSeed is the seed of a sequential order: the configured one, else a
+// hash of the dataset's content.
+func seqSeed(cfg SequentialConfig, datasetSHA string) uint64 {
+	if cfg.Seed != nil {
+		return *cfg.Seed
+	}
+	h := fnv.New64a()
+	fmt.Fprint(h, "raggate sequential order ", datasetSHA)
+	return h.Sum64()
+}
+
+// newSeqRun orders the samples of in: those whose inputs hash as on the
+// base first (their judge answers are cached: they cost nothing), in
+// dataset order, then the others in a random order drawn from the seed.
+// It records every sample's inputs in log on the way.
+func (o *runState) newSeqRun(in *runInputs, log *inputsLog) (*seqRun, error) {
+	plan := o.sequential
+	baseHash := make(map[string]string, len(plan.base.Samples))
+	for i := range plan.base.Samples {
+		baseHash[plan.base.Samples[i].ID] = plan.base.Samples[i].InputHash
+	}
+	src := in.store()
+	var unchanged, changed []int
+	all := make([]compare.SeqSample, len(in.samples))
+	for i := range in.samples {
+		s, err := src.get(i)
+		if err != nil {
+			return nil, asOperational(fmt.Errorf("read the samples back: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
+		}
+		(&capCount{}).apply(o.Limits.MaxContexts, &s)
+		log.add(&s)
+		same := false
+		if h, ok := baseHash[s.ID]; ok && h != "" && h == eval.InputHash(&s) {
+			unchanged, same = append(unchanged, i), true
+		} else {
+			changed = append(changed, i)
+		}
+		all[i] = compare.SeqSample{ID: s.ID, Metadata: s.Metadata, Unchanged: same}
+	}
+	q := &seqRun{plan: plan, seed: seqSeed(plan.cfg, in.ds.SHA256)}
+	rng := rand.New(rand.NewPCG(q.seed, q.seed^0x9e3779b97f4a7c15))
+	rng.Shuffle(len(changed), func(a, b int) { changed[a], changed[b] = changed[b], changed[a] })
+	q.order = append(unchanged, changed...)
+	q.pos = make([]int, len(in.samples))
+	for p, i := range q.order {
+		q.pos[i] = p
+	}
+	q.batch = plan.cfg.Batch
+	if q.batch <= 0 {
+		q.batch = compare.DefaultBatch(len(q.order))
+	}
+	q.dec = compare.NewSequential(plan.base, plan.th, q.batch, all)
+	q.unchanged = len(unchanged)
+	q.waiting = map[int]*results.Sample{}
+	return q, nil
+}
+
+// judged feeds the decider the judged samples in their order (a sample
+// that finishes early waits for those before it), looking after each
+// batch; once every gated metric is decided it ends the feed.
+func (q *seqRun) judged(light []metrics.Sample, i int, r *eval.SampleResult) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	s := &results.Sample{ID: r.ID, Scores: make(map[string]results.Score, len(r.Scores)), UndefinedKind: r.UndefinedKind}
+	for m, v := range r.Scores {
+		s.Scores[m] = results.Score(v)
+	}
+	s.Metadata = light[i].Metadata
+	q.waiting[q.pos[i]] = s
+	for {
+		next, ok := q.waiting[q.next]
+		if !ok {
+			return
+		}
+		delete(q.waiting, q.next)
+		q.next++
+		if q.decided > 0 {
+			continue
+		}
+		q.dec.Add(next, q.next <= q.unchanged)
+		if q.next%q.batch == 0 && q.dec.Look().Decided {
+			q.decided = q.next
+			q.end()
+		}
+	}
+}
+
+// record marks f as the results of a sequential check: the position of
+// each judged sample, every other sample of the run undefined with kind
+// not_judged, and how the run was ordered and batched.
+func (q *seqRun) record(f *results.File, light []metrics.Sample, inputs eval.Inputs, alpha float64) {
+	judged := make(map[string]int, len(f.Samples))
+	for k := range f.Samples {
+		judged[f.Samples[k].ID] = k
+	}
+	out := make([]results.Sample, 0, len(light))
+	why := fmt.Sprintf("not judged: the sequential check decided after %d of %d samples", q.decided, len(light))
+	for i := range light {
+		if k, ok := judged[light[i].ID]; ok {
+			s := f.Samples[k]
+			s.Seq = q.pos[i] + 1
+			out = append(out, s)
+			continue
+		}
+		id := light[i].ID
+		s := results.Sample{ID: id, Scores: map[string]results.Score{}, Undefined: map[string]string{},
+			UndefinedKind: map[string]results.UndefinedKind{}, InputHash: inputs.Hash[id], Metadata: inputs.Metadata[id],
+			ContextIDs: inputs.ContextIDs[id]}
+		for _, m := range f.Config.Metrics {
+			s.Scores[m] = results.NaN()
+			s.Undefined[m] = why
+			s.UndefinedKind[m] = results.KindNotJudged
+		}
+		out = append(out, s)
+	}
+	f.Samples = out
+	// The summary stays that of the judged samples (NewFile's).
+	f.Config.Sequential = &results.Sequential{Seed: q.seed, Batch: q.batch, Alpha: alpha, Judged: len(judged), Total: len(light), DecidedAfter: q.decided}
+}
+
+// checkSequential refuses what a sequential check cannot do: repeats (each
+// look would need every repeat of a batch) and a target (its answers are
+// not known before the calls, so the order could not put the unchanged
+// samples first).
+func checkSequential(r RunConfig) error {
+	if r.Repeats > 1 {
+		return usageErr("--sequential judges each sample once: drop --repeats %d, or check without --sequential", r.Repeats)
+	}
+	if r.Target.configured() {
+		return usageErr("--sequential cannot call a target yet: judge the answers the target saved (--save-responses, then --responses), or check without --sequential")
+	}
+	if r.DryRun {
+		return usageErr("--sequential and --dry-run: a dry run estimates the whole run; drop one")
+	}
+	return nil
+}
+
+// checkSequentially is Check in sequential mode: the baseline stays in
+// memory while judging (the decider pairs with it after every batch).
+func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.Thresholds, store baseline.Store,
+	get func(context.Context, baseline.Store, baseline.Key) (*results.File, string, error), seq SequentialConfig) (*Comparison, error) {
+	base, src, err := get(ctx, store, c.Key)
+	if err != nil {
+		return nil, err
+	}
+	trend, err := ReadTrend(ctx, env, c.History)
+	if err != nil {
+		return nil, err
+	}
+	if base == nil {
+		env.logf("note: a sequential check without a baseline judges every sample")
+	} else {
+		c.Run.sequential = &seqPlan{cfg: seq, base: base, th: th}
+	}
+	res, err := Run(ctx, env, c.Run)
+	if err != nil {
+		return nil, err
+	}
+	defer res.Close()
+	head := res.File
+	if q := head.Config.Sequential; q != nil && !c.Run.Quiet {
+		env.logf("%s", report.SequentialNote(q))
+	}
+	out := &Comparison{Report: CompareRedacted(env, base, head, th), Base: base, Head: head, Trend: trend, Source: src}
+	out.HTML = HTMLSides{Base: base, Head: head, HeadPath: env.abs(c.Run.Out)}
+	if base != nil {
+		out.HTML.Reread = RereadFrom(store, c.Key)
+	}
+	return out, nil
+}
