@@ -196,6 +196,11 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env app.Env) (app.S
 	o.Thresholds = in.Get("thresholds")
 	o.MetricsFile = in.Get("metrics-file")
 	o.SegmentBy = in.List("segment-by")
+	if seq, err := in.Bool("sequential", false); err != nil {
+		bad(err)
+	} else if seq {
+		o.Sequential = &app.SequentialConfig{}
+	}
 	judgeInputs(in, &o)
 	bad(targetInputs(in, &o))
 	var err error
@@ -521,7 +526,7 @@ func (a *actionRun) check(ctx context.Context) error {
 	}
 	var store baseline.Store
 	key := a.baselineKey()
-	cmp, err := app.Check(ctx, a.env, app.CheckConfig{Run: a.o.RunConfig, SegmentBy: a.o.SegmentBy, Key: key,
+	cmp, err := app.Check(ctx, a.env, app.CheckConfig{Run: a.o.RunConfig, SegmentBy: a.o.SegmentBy, Key: key, Sequential: a.o.Sequential,
 		Sources: app.CheckSources{
 			Thresholds: a.thresholds,
 			Store: func() (baseline.Store, error) {

@@ -111,6 +111,9 @@ func Storable(cmd string, f *results.File, path string, g BaselineGate) error {
 		return usageErr("%s: %s has no scored samples; %s", cmd, path, fix)
 	case f.Shard != "":
 		return usageErr("%s: %s holds only shard %s; merge the shards with `gate merge` and store the merged file", cmd, path, f.Shard)
+	case f.Config.Sequential != nil && f.Config.Sequential.Judged < f.Config.Sequential.Total:
+		q := f.Config.Sequential
+		return usageErr("%s: %s is a sequential check that judged %d of its %d samples; a baseline must be complete: %s", cmd, path, q.Judged, q.Total, fix)
 	}
 	if n, top := f.Scored(); n == 0 {
 		why := ""

@@ -1,0 +1,233 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+// seqDataset writes n samples built from the public amnesty_qa rows (each
+// with a fresh id and a topic), with each response passed through edit.
+func seqDataset(t *testing.T, path string, n int, edit func(i int, response string) string) {
+	t.Helper()
+	f, err := os.Open(repo + "/testdata/datasets/amnesty_qa/amnesty_qa_eval.english_v3.fef186d.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var rows []map[string]any
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var row map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &row); err != nil {
+			t.Fatal(err)
+		}
+		rows = append(rows, row)
+	}
+	var b strings.Builder
+	for i := range n {
+		row := map[string]any{}
+		for k, v := range rows[i%len(rows)] {
+			row[k] = v
+		}
+		row["id"] = fmt.Sprintf("s-%04d", i)
+		row["response"] = edit(i, row["response"].(string))
+		line, _ := json.Marshal(row)
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// seqFixture is a base run of n samples and two heads that change every
+// answer: one that changes nothing that matters (a trailing space), one
+// that breaks a third of the answers.
+func seqFixture(t *testing.T, n int) (dir, base string) {
+	t.Helper()
+	dir = t.TempDir()
+	seqDataset(t, filepath.Join(dir, "base.jsonl"), n, func(_ int, r string) string { return r })
+	seqDataset(t, filepath.Join(dir, "same.jsonl"), n, func(_ int, r string) string { return r + " " })
+	rng := rand.New(rand.NewPCG(1, 2))
+	seqDataset(t, filepath.Join(dir, "broken.jsonl"), n, func(_ int, r string) string {
+		if rng.IntN(3) == 0 {
+			return "I do not know."
+		}
+		return r + " "
+	})
+	base = filepath.Join(dir, "base.json")
+	if r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--dataset", filepath.Join(dir, "base.jsonl"), "--out", base); r.code != 0 {
+		t.Fatalf("base run: exit %d\n%s", r.code, r.stderr)
+	}
+	return dir, base
+}
+
+func readSeqResults(t *testing.T, path string) *results.File {
+	t.Helper()
+	f, err := results.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// A head that breaks answers fails early: the check judges a fraction of
+// the samples, marks the others not judged, says what it saved, and a
+// later comparison of the same files reaches the same verdict.
+func TestSequentialBrokenHeadFailsEarly(t *testing.T) {
+	dir, base := seqFixture(t, 600)
+	head := filepath.Join(dir, "head.json")
+	r := gate(t, nil, "check", "--sequential", "--sequential-batch", "40", "--judge", "offline",
+		"--dataset", filepath.Join(dir, "broken.jsonl"), "--baseline", base, "--out", head)
+	if r.code != 1 {
+		t.Fatalf("broken head: exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "Sequential check: decided after") || !strings.Contains(r.stdout, "of judge calls saved") {
+		t.Errorf("the report does not say when the check decided:\n%s", r.stdout)
+	}
+	f := readSeqResults(t, head)
+	q := f.Config.Sequential
+	if q == nil || q.Batch != 40 || q.Total != 600 || q.DecidedAfter == 0 || q.DecidedAfter%40 != 0 || q.Judged >= 600 {
+		t.Fatalf("sequential record %+v: want batch 40, 600 samples, decided after a whole batch, before the end", q)
+	}
+	judged, notJudged := 0, 0
+	seqs := map[int]bool{}
+	for _, s := range f.Samples {
+		if s.Seq > 0 {
+			judged++
+			if seqs[s.Seq] {
+				t.Fatalf("position %d given twice", s.Seq)
+			}
+			seqs[s.Seq] = true
+			continue
+		}
+		notJudged++
+		for m, v := range s.Scores {
+			if !v.IsNaN() || s.KindOf(m) != results.KindNotJudged || !strings.Contains(s.Undefined[m], "not judged") {
+				t.Fatalf("sample %s left unjudged: %s = %v (%s, %q), want undefined, kind not_judged", s.ID, m, v, s.KindOf(m), s.Undefined[m])
+			}
+		}
+	}
+	if judged != q.Judged || judged+notJudged != 600 {
+		t.Fatalf("%d judged + %d not judged, record says %d judged of %d", judged, notJudged, q.Judged, q.Total)
+	}
+	// The judged samples are a random draw: not the first ones of the file.
+	if first := f.Samples[judged-1]; first.Seq > 0 && judged < 600 {
+		lastIDs := 0
+		for _, s := range f.Samples[:judged] {
+			if s.Seq > 0 {
+				lastIDs++
+			}
+		}
+		if lastIDs == judged {
+			t.Errorf("the judged samples are the first %d of the dataset: the order is not random", judged)
+		}
+	}
+	cmp := gate(t, nil, "compare", "--base", base, "--head", head, "--format", "json")
+	if cmp.code != 1 {
+		t.Fatalf("compare of the same files: exit %d, want 1\n%s", cmp.code, cmp.stderr)
+	}
+	var rep struct {
+		Sequential struct {
+			DecidedAfter int `json:"decided_after"`
+			Judged       int `json:"judged"`
+		} `json:"sequential"`
+		Metrics []struct {
+			Metric     string `json:"metric"`
+			Change     string `json:"change"`
+			Sequential *struct {
+				Decision string `json:"decision"`
+			} `json:"sequential"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(cmp.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sequential.DecidedAfter != q.DecidedAfter {
+		t.Errorf("compare replays a decision after %d samples, the check decided after %d", rep.Sequential.DecidedAfter, q.DecidedAfter)
+	}
+	failed := false
+	for _, m := range rep.Metrics {
+		if m.Sequential != nil && m.Sequential.Decision == "failed" && m.Change == "regression" {
+			failed = true
+		}
+	}
+	if !failed {
+		t.Errorf("no gated metric failed sequentially in the replay: %s", cmp.stdout)
+	}
+	// A partial run cannot stand for a branch.
+	put := gate(t, nil, "baseline", "put", "--store", "file", "--path", filepath.Join(dir, "stored.json"), "--results", head)
+	if put.code != 2 || !strings.Contains(put.stderr, "sequential check that judged") {
+		t.Errorf("baseline put of a sequential check: exit %d, want 2 naming it\n%s%s", put.code, put.stdout, put.stderr)
+	}
+}
+
+// A head that changes every answer and nothing that matters passes: the
+// samples left unjudged count neither as undefined nor as lost scores.
+func TestSequentialUnchangedQualityPasses(t *testing.T) {
+	dir, base := seqFixture(t, 600)
+	head := filepath.Join(dir, "head.json")
+	r := gate(t, nil, "check", "--sequential", "--sequential-batch", "40", "--judge", "offline",
+		"--dataset", filepath.Join(dir, "same.jsonl"), "--baseline", base, "--out", head)
+	if r.code != 0 {
+		t.Fatalf("same quality: exit %d, want 0\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "Sequential check:") {
+		t.Errorf("no sequential line in the report:\n%s", r.stdout)
+	}
+	// Unchanged inputs come first and are judged in full: a rerun on the
+	// base's own data decides only once all of them are judged.
+	again := filepath.Join(dir, "again.json")
+	r = gate(t, nil, "check", "--quiet", "--sequential", "--judge", "offline",
+		"--dataset", filepath.Join(dir, "base.jsonl"), "--baseline", base, "--out", again)
+	if r.code != 0 {
+		t.Fatalf("unchanged head: exit %d\n%s", r.code, r.stderr)
+	}
+	if q := readSeqResults(t, again).Config.Sequential; q == nil || q.Judged != 600 {
+		t.Errorf("unchanged head: %+v, want every sample judged (their answers are cached; the mean over them is exact)", q)
+	}
+}
+
+// What a sequential check cannot do is refused before any call; the
+// thresholds file's sequential: key turns it on, and a wrong value is
+// named with its line.
+func TestSequentialSettings(t *testing.T) {
+	dir, base := seqFixture(t, 60)
+	data := filepath.Join(dir, "same.jsonl")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--repeats", "2"}, "--sequential judges each sample once"},
+		{[]string{"--target", "http://127.0.0.1:1/answer"}, "--sequential cannot call a target"},
+		{[]string{"--sequential-seed", "x"}, "unsigned integer"},
+	} {
+		args := append([]string{"check", "--sequential", "--judge", "offline", "--dataset", data, "--baseline", base, "--out", filepath.Join(dir, "h.json")}, tc.args...)
+		r := gate(t, nil, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%v: exit %d, want 2 with %q\n%s", tc.args, r.code, tc.want, r.stderr)
+		}
+	}
+	th := filepath.Join(dir, "t.yaml")
+	os.WriteFile(th, []byte("version: 1\nsequential: {batch: 20}\n"), 0o644)
+	head := filepath.Join(dir, "head.json")
+	if r := gate(t, nil, "check", "--quiet", "--judge", "offline", "--dataset", data, "--baseline", base, "--thresholds", th, "--out", head); r.code != 0 {
+		t.Fatalf("sequential: in the thresholds: exit %d\n%s", r.code, r.stderr)
+	}
+	if q := readSeqResults(t, head).Config.Sequential; q == nil || q.Batch != 20 {
+		t.Errorf("sequential: {batch: 20} in the thresholds file: results record %+v", q)
+	}
+	os.WriteFile(th, []byte("version: 1\nsequential: maybe\n"), 0o644)
+	if r := gate(t, nil, "check", "--quiet", "--judge", "offline", "--dataset", data, "--baseline", base, "--thresholds", th, "--out", head); r.code != 2 || !strings.Contains(r.stderr, "t.yaml:2:") {
+		t.Errorf("sequential: maybe: exit %d, want 2 with t.yaml:2\n%s", r.code, r.stderr)
+	}
+}
