@@ -132,13 +132,18 @@ func declare(path string, src source, recs []record) (map[string]column, []strin
 		order = append(order, c.name)
 		return nil
 	}
+	declared := map[string]column{}
 	for _, c := range src.columns {
-		if err := add(c); err != nil {
-			return nil, nil, err
-		}
+		declared[c.raw] = c
 	}
 	for i := range recs {
 		for _, s := range recs[i].scores {
+			if c, ok := declared[s.metric]; ok {
+				if err := add(c); err != nil {
+					return nil, nil, err
+				}
+				continue
+			}
 			name, known := metricName(s.metric)
 			if name == "" {
 				return nil, nil, &Error{File: path, Line: recs[i].line, Msg: fmt.Sprintf("metric %q has no letter or digit to name it by; rename it", s.metric)}

@@ -14,10 +14,11 @@ import (
 // (str(list): single quotes, or double quotes around an item holding a
 // single quote, backslash escapes \n, \', \xa0, \u200e), or a NumPy array
 // repr (items separated by white space, no commas, as a list column read
-// from Arrow prints). ok is false when the cell is not a list.
+// from Arrow prints). ok is false when the cell does not start with [;
+// a cell that does but is no such list is an error.
 func parseList(cell string) (items []string, ok bool, err error) {
 	s := strings.TrimSpace(cell)
-	if len(s) < 2 || s[0] != '[' || s[len(s)-1] != ']' {
+	if s == "" || s[0] != '[' {
 		return nil, false, nil
 	}
 	var js []string
