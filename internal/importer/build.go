@@ -64,7 +64,7 @@ type source struct {
 }
 
 // build makes the results file of the records read from path.
-func build(path string, data []byte, src source, recs []record, opt Options) (*results.File, error) {
+func build(path string, src source, recs []record, opt Options) (*results.File, error) {
 	if len(recs) == 0 {
 		return nil, &Error{File: path, Msg: fmt.Sprintf("no scored rows: the file reads as %s output but holds no %s", src.format, rowNoun(src.format))}
 	}

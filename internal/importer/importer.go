@@ -122,7 +122,7 @@ func Parse(name string, data []byte, opt Options) (*results.File, Format, error)
 	if err != nil {
 		return nil, f, err
 	}
-	out, err := build(name, data, src, recs, opt)
+	out, err := build(name, src, recs, opt)
 	return out, f, err
 }
 
@@ -136,11 +136,10 @@ func formatList() string {
 
 // noShape words a file of no known shape: what each format expects.
 func noShape(data []byte) string {
-	what := "the file"
 	if isResultsFile(data) {
 		return "this is a raggate results file already; give it to gate compare or gate check as it is"
 	}
-	return what + " matches none of the formats gate import reads; each expects:\n" +
+	return "the file matches none of the formats gate import reads; each expects:\n" +
 		"  ragas: a CSV, JSON or JSON Lines export of result.to_pandas() with a user_input (or question) column, or an id column, and one column per metric\n" +
 		"  promptfoo: the JSON of promptfoo eval -o, with results.results[] (or a top-level results[]) of testIdx, promptIdx, vars, success, score\n" +
 		"  deepeval: a DeepEval test run JSON with testCases[] (or testRunData.testCases[]) of input, actualOutput and metricsData[]\n" +

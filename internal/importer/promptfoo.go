@@ -307,7 +307,7 @@ func rawText(raw json.RawMessage) string {
 
 func pfRecord(r *pfResult, line, i int, ids []string, hasLatency, hasCost bool) record {
 	rec := record{line: line, where: fmt.Sprintf("results[%d]", i), id: ids[i],
-		idWhy: "ids are the test's description (or its question var, or a hash of its vars) with the prompt and provider when the file has several; promptfoo --repeat writes a test more than once, and raggate pairs one score per sample"}
+		idWhy: "ids are the test's description (or its question var, or a hash of its vars) with the prompt and provider when the file has several; promptfoo's repeat option writes a test more than once, and raggate pairs one score per sample"}
 	s := &rec.sample
 	s.Present = map[metrics.Field]bool{}
 	vars := r.vars()
