@@ -5,9 +5,13 @@
 package importer
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/internal/results"
 )
 
@@ -30,8 +34,24 @@ var Formats = []Format{Ragas, Promptfoo, DeepEval, Table}
 type Options struct {
 	// Format forces a format; Auto sniffs it.
 	Format Format
-	// MaxSize bounds the file's size in bytes (0: the package default).
+	// MaxSize bounds the file's size in bytes (0: the package default,
+	// the limit of results files).
 	MaxSize int64
+	// Version is raggate's version, recorded as the results file's tool.
+	Version string
+	// Model is the evaluation model, recorded in the judge identity when
+	// the file does not name one (Ragas and table files never do).
+	Model string
+	// Now gives the time recorded as the file's created_at (nil: the
+	// clock).
+	Now func() time.Time
+}
+
+func (o Options) now() time.Time {
+	if o.Now != nil {
+		return o.Now()
+	}
+	return time.Now()
 }
 
 // ErrInput is matched (errors.Is) by every error that is the file's
@@ -60,12 +80,69 @@ func (e *Error) Is(target error) bool { return target == ErrInput }
 // tool (and version, and evaluation model, when the file says) scored it.
 // The format comes from opt.Format, or is sniffed when Auto.
 func Read(path string, opt Options) (*results.File, Format, error) {
-	return nil, "", &Error{File: path, Msg: "reading other evaluators' scores is not implemented yet"}
+	limit := opt.MaxSize
+	if limit <= 0 {
+		limit = inputfile.ResultsLimit()
+	}
+	data, err := inputfile.ReadFile(path, limit)
+	if err != nil {
+		var ie *inputfile.Error
+		if errors.As(err, &ie) {
+			return nil, "", &Error{File: path, Msg: strings.TrimPrefix(ie.Error(), path+": ")}
+		}
+		return nil, "", &Error{File: path, Msg: fmt.Sprintf("cannot read the scores file: %v", err)}
+	}
+	return Parse(path, data, opt)
 }
 
-// Sniff reports the format of data, the start of a file (ok false: no
-// known shape). A raggate results file is not a format of this package:
-// callers check for it first.
-func Sniff(data []byte) (f Format, ok bool) {
-	return Auto, false
+// Parse is Read of data already read; name is the file's name in
+// messages.
+func Parse(name string, data []byte, opt Options) (*results.File, Format, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	f := opt.Format
+	if f == Auto {
+		var ok bool
+		if f, ok = Sniff(data); !ok {
+			return nil, "", &Error{File: name, Msg: noShape(data)}
+		}
+	}
+	var src source
+	var recs []record
+	var err error
+	switch f {
+	case Ragas, Table:
+		src, recs, err = readTabular(name, data, f)
+	case Promptfoo:
+		src, recs, err = readPromptfoo(name, data)
+	case DeepEval:
+		src, recs, err = readDeepEval(name, data)
+	default:
+		return nil, "", &Error{File: name, Msg: fmt.Sprintf("unknown format %q; the formats are %s", f, formatList())}
+	}
+	if err != nil {
+		return nil, f, err
+	}
+	out, err := build(name, src, recs, opt)
+	return out, f, err
+}
+
+func formatList() string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = string(f)
+	}
+	return strings.Join(names, ", ")
+}
+
+// noShape words a file of no known shape: what each format expects.
+func noShape(data []byte) string {
+	if isResultsFile(data) {
+		return "this is a raggate results file already; give it to gate compare or gate check as it is"
+	}
+	return "the file matches none of the formats gate import reads; each expects:\n" +
+		"  ragas: a CSV, JSON or JSON Lines export of result.to_pandas() with a user_input (or question) column, or an id column, and one column per metric\n" +
+		"  promptfoo: the JSON of promptfoo eval -o, with results.results[] (or a top-level results[]) of testIdx, promptIdx, vars, success, score\n" +
+		"  deepeval: a DeepEval test run JSON with testCases[] (or testRunData.testCases[]) of input, actualOutput and metricsData[]\n" +
+		"  table: a CSV or JSON Lines file with an id (or sample_id) column and one column of numbers per metric\n" +
+		"force one with --format if the file is one of them"
 }

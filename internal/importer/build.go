@@ -1,0 +1,327 @@
+package importer
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/raggate/raggate/internal/dataset"
+	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
+)
+
+// record is one scored row of a tool's file, in raggate's terms.
+type record struct {
+	line  int    // where the row starts (1-based), for messages
+	where string // "row 3", "results[2]": what the user looks for at line
+
+	id    string // the tool's id, or the key raggate derived
+	idWhy string // how id was made, for the duplicate message
+
+	sample metrics.Sample // texts, present fields and metadata
+
+	scores []score
+	// target is the reason the pipeline call failed (promptfoo's provider
+	// errors): every score of the row is undefined, kind target.
+	target string
+}
+
+// score is one metric's value on a record.
+type score struct {
+	metric string  // the tool's name, as written
+	v      float64 // NaN: undefined
+	reason string  // why undefined (when v is NaN), or the tool's explanation
+	kind   results.UndefinedKind
+}
+
+// column is what the builder knows of a metric of the file.
+type column struct {
+	raw       string // the tool's name
+	name      string // raggate's
+	known     bool   // a catalogue metric
+	direction metrics.Direction
+	reported  bool // raggate adds it (latency, cost): gated only when the thresholds say
+	what      string
+}
+
+// source is what a reader learned of the file besides its rows.
+type source struct {
+	format  Format
+	version string   // the tool's version, when the file says
+	models  []string // evaluation models the file names
+	name    string   // a name for the data (the file's when empty)
+	// columns declares metrics with their direction (promptfoo's latency
+	// and cost); other metrics are declared by their first score.
+	columns []column
+}
+
+// build makes the results file of the records read from path.
+func build(path string, src source, recs []record, opt Options) (*results.File, error) {
+	if len(recs) == 0 {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("no scored rows: the file reads as %s output but holds no %s", src.format, rowNoun(src.format))}
+	}
+	cols, order, err := declare(path, src, recs)
+	if err != nil {
+		return nil, err
+	}
+	f := &results.File{
+		Schema:    results.Schema,
+		Tool:      results.Tool{Name: "raggate", Version: opt.Version},
+		CreatedAt: opt.now().UTC().Truncate(time.Second),
+		Config:    results.Config{Metrics: order, Repeats: 1},
+	}
+	seen := map[string]*record{}
+	for i := range recs {
+		r := &recs[i]
+		if prev, dup := seen[r.id]; dup {
+			return nil, &Error{File: path, Line: r.line, Msg: fmt.Sprintf("%s has the same sample id %q as %s (line %d); %s. Give each sample a unique id column (id or sample_id), or remove the duplicate",
+				r.where, r.id, prev.where, prev.line, r.idWhy)}
+		}
+		seen[r.id] = r
+		s, err := sampleOf(path, r, cols)
+		if err != nil {
+			return nil, err
+		}
+		f.Samples = append(f.Samples, s)
+	}
+	for _, name := range order {
+		c := cols[name]
+		if c.known {
+			continue
+		}
+		f.UserMetrics = append(f.UserMetrics, userDefinition(c, f.Samples))
+	}
+	f.Summary = results.Summarize(order, f.Samples)
+	f.Dataset = datasetOf(path, src, recs)
+	f.Judge = judgeOf(src, opt)
+	return f, nil
+}
+
+func rowNoun(f Format) string {
+	switch f {
+	case Promptfoo:
+		return "results"
+	case DeepEval:
+		return "test cases"
+	}
+	return "rows"
+}
+
+// declare names every metric of the file, in the catalogue's order and
+// then the file's, and checks that two of the tool's names do not become
+// one of raggate's.
+func declare(path string, src source, recs []record) (map[string]column, []string, error) {
+	cols := map[string]column{}
+	var order []string
+	add := func(c column) error {
+		if prev, ok := cols[c.name]; ok {
+			if prev.raw != c.raw {
+				return &Error{File: path, Msg: fmt.Sprintf("metrics %q and %q are both %s to raggate; keep one of them", prev.raw, c.raw, c.name)}
+			}
+			return nil
+		}
+		cols[c.name] = c
+		order = append(order, c.name)
+		return nil
+	}
+	declared := map[string]column{}
+	for _, c := range src.columns {
+		declared[c.raw] = c
+	}
+	for i := range recs {
+		for _, s := range recs[i].scores {
+			if c, ok := declared[s.metric]; ok {
+				if err := add(c); err != nil {
+					return nil, nil, err
+				}
+				continue
+			}
+			name, known := metricName(s.metric)
+			if name == "" {
+				return nil, nil, &Error{File: path, Line: recs[i].line, Msg: fmt.Sprintf("metric %q has no letter or digit to name it by; rename it", s.metric)}
+			}
+			c := column{raw: s.metric, name: name, known: known}
+			if !known {
+				c.direction = metrics.HigherIsBetter
+				if lowerIsBetter[name] {
+					c.direction = metrics.LowerIsBetter
+				}
+				c.what = fmt.Sprintf("%s's %q, read by gate import", src.format, s.metric)
+			}
+			if err := add(c); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		ka, kb := cols[order[a]].known, cols[order[b]].known
+		if ka != kb {
+			return ka
+		}
+		if ka {
+			return metrics.Order(order[a]) < metrics.Order(order[b])
+		}
+		return false
+	})
+	return cols, order, nil
+}
+
+// sampleOf makes the results sample of a record, checking each score
+// against its metric's range.
+func sampleOf(path string, r *record, cols map[string]column) (results.Sample, error) {
+	s := results.Sample{ID: r.id, Question: r.sample.UserInput, Scores: map[string]results.Score{}}
+	in := r.sample
+	in.ID = r.id
+	s.InputHash = inputHash(&in)
+	if len(r.sample.Metadata) > 0 {
+		s.Metadata = r.sample.Metadata
+	}
+	s.Response = r.sample.Response
+	s.Contexts = r.sample.RetrievedContexts
+	s.ContextIDs = r.sample.RetrievedContextIDs
+	for _, sc := range r.scores {
+		name, _ := metricName(sc.metric)
+		c := cols[name]
+		v := sc.v
+		if r.target != "" {
+			v = math.NaN()
+			sc.reason, sc.kind = r.target, results.KindTarget
+		}
+		if math.IsNaN(v) {
+			s.Scores[name] = results.NaN()
+			setUndefined(&s, name, sc.reason, sc.kind)
+			continue
+		}
+		if math.IsInf(v, 0) || math.Abs(v) > metrics.MaxNumeric {
+			return s, &Error{File: path, Line: r.line, Msg: fmt.Sprintf("%s: %s is %v; a score is a finite number of at most %g in size (leave the cell empty for no score)", r.where, sc.metric, v, metrics.MaxNumeric)}
+		}
+		if c.known {
+			m, _ := metrics.Lookup(name)
+			lo, hi := m.ScoreRange()
+			if v < lo-1e-9 || v > hi+1e-9 {
+				return s, &Error{File: path, Line: r.line, Msg: fmt.Sprintf("%s: %s is %v, outside [%v, %v], the range of raggate's %s; is the column another metric of the same name? Rename it to import it as a user metric",
+					r.where, sc.metric, v, lo, hi, name)}
+			}
+		}
+		s.Scores[name] = results.Score(v)
+		if sc.reason != "" {
+			if s.Reasons == nil {
+				s.Reasons = map[string]string{}
+			}
+			s.Reasons[name] = results.ClipReason(sc.reason)
+		}
+	}
+	for name := range cols {
+		if _, ok := s.Scores[name]; !ok {
+			reason, kind := "the file has no score for this sample", results.KindJudge
+			if r.target != "" {
+				reason, kind = r.target, results.KindTarget
+			}
+			s.Scores[name] = results.NaN()
+			setUndefined(&s, name, reason, kind)
+		}
+	}
+	return s, nil
+}
+
+func setUndefined(s *results.Sample, metric, reason string, kind results.UndefinedKind) {
+	if reason == "" {
+		reason = "the file has no score"
+	}
+	if kind == "" {
+		kind = results.KindJudge
+	}
+	if s.Undefined == nil {
+		s.Undefined = map[string]string{}
+		s.UndefinedKind = map[string]results.UndefinedKind{}
+	}
+	s.Undefined[metric] = results.ClipReason(reason)
+	s.UndefinedKind[metric] = kind
+}
+
+// userDefinition declares a metric outside the catalogue as a numeric
+// user metric: any finite number, in the direction the tool gives it.
+func userDefinition(c column, samples []results.Sample) metrics.Definition {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for i := range samples {
+		if v, ok := samples[i].Scores[c.name]; ok && !v.IsNaN() {
+			lo, hi = min(lo, v.Value()), max(hi, v.Value())
+		}
+	}
+	desc := c.what
+	if lo <= hi {
+		desc += fmt.Sprintf(" (scores from %s to %s in this file)", fmtNum(lo), fmtNum(hi))
+	}
+	return metrics.Definition{
+		Name: c.name, Kind: metrics.KindNumeric, Description: desc,
+		Reads: []string{c.raw}, Direction: c.direction, Reported: c.reported,
+	}
+}
+
+func fmtNum(v float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.4f", v), "0"), ".")
+}
+
+// judgeOf records the tool as the judge: its name as the provider, the
+// evaluation model as the model, and the tool and its version as the
+// prompts, so that scores of another tool, model or version show as a
+// judge change.
+func judgeOf(src source, opt Options) results.Judge {
+	models := slices.Clone(src.models)
+	if len(models) == 0 && opt.Model != "" {
+		models = []string{opt.Model}
+	}
+	slices.Sort(models)
+	models = slices.Compact(models)
+	info := judge.Info{Provider: string(src.format), Model: strings.Join(models, ", "), Prompts: string(src.format)}
+	if src.version != "" {
+		info.Prompts += " " + src.version
+	}
+	return results.Judge{Provider: info.Provider, Model: info.Model, Prompts: info.Prompts, Fingerprint: fingerprint(info)}
+}
+
+// fingerprint hashes a judge's identity as a run's results file does.
+func fingerprint(info judge.Info) string {
+	b, _ := json.Marshal(info)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// inputHash identifies a sample's inputs as a run's results file does.
+func inputHash(s *metrics.Sample) string {
+	b, _ := json.Marshal(s)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
+}
+
+// datasetOf names the data: the name the file gives, else the file's
+// name; its hash is that of the golden part of the samples (ids,
+// questions, references, reference contexts), not of the file's bytes,
+// which change with every score: two imports of the same golden data
+// show the same dataset.
+func datasetOf(path string, src source, recs []record) results.Dataset {
+	h := sha256.New()
+	for i := range recs {
+		s := &recs[i].sample
+		b, _ := json.Marshal([]any{recs[i].id, s.UserInput, s.Reference, s.ReferenceContexts, s.ReferenceContextIDs})
+		h.Write(b)
+		h.Write([]byte{'\n'})
+	}
+	name := src.name
+	if name == "" {
+		name = filepath.Base(path)
+	}
+	return results.Dataset{Path: name, SHA256: hex.EncodeToString(h.Sum(nil)), Samples: len(recs)}
+}
+
+// deriveID is the id of a sample without one: as golden datasets derive
+// it from user_input.
+func deriveID(userInput string) string { return dataset.DeriveID(userInput) }
