@@ -11,6 +11,13 @@ import (
 	"github.com/raggate/raggate/internal/results"
 )
 
+// stubRead and stubSniff, set by a temporary stub, stand in for the
+// readers until they land.
+var (
+	stubRead  func(path string, opt Options) (*results.File, Format, error)
+	stubSniff func(data []byte) (Format, bool)
+)
+
 // Format names an evaluator's output format.
 type Format string
 
@@ -60,6 +67,9 @@ func (e *Error) Is(target error) bool { return target == ErrInput }
 // tool (and version, and evaluation model, when the file says) scored it.
 // The format comes from opt.Format, or is sniffed when Auto.
 func Read(path string, opt Options) (*results.File, Format, error) {
+	if stubRead != nil {
+		return stubRead(path, opt)
+	}
 	return nil, "", &Error{File: path, Msg: "reading other evaluators' scores is not implemented yet"}
 }
 
@@ -67,5 +77,8 @@ func Read(path string, opt Options) (*results.File, Format, error) {
 // known shape). A raggate results file is not a format of this package:
 // callers check for it first.
 func Sniff(data []byte) (f Format, ok bool) {
+	if stubSniff != nil {
+		return stubSniff(data)
+	}
 	return Auto, false
 }
