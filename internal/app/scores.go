@@ -43,8 +43,15 @@ func ReadScores(env Env, path, format, what string, o results.ReadOptions) (*res
 		if err != nil {
 			return nil, "", scoresErr(what, err)
 		}
-		if isResultsFile(head) {
+		_, sniffed := importer.Sniff(head)
+		// A JSON object no other evaluator's shape claims is taken for a
+		// results file whose schema comes later (keys written in another
+		// order): its errors are the results reader's, with its line.
+		if isResultsFile(head) || (!sniffed && isJSONObject(head)) {
 			f, err := results.ReadWith(abs, o)
+			if errors.Is(err, results.ErrSchema) && !isResultsFile(head) {
+				err = fmt.Errorf("%w; nor is it a scores file of a shape raggate knows (Ragas, promptfoo, DeepEval, table): if it is one, force its format", err)
+			}
 			if err != nil {
 				return nil, "", scoresErr(what, err)
 			}
@@ -86,8 +93,13 @@ func readHead(path string) ([]byte, error) {
 // whose schema, written first, is raggate's (any version: the results
 // reader words a version it does not read).
 func isResultsFile(head []byte) bool {
+	return isJSONObject(head) && bytes.Contains(head, []byte(`"raggate.results/`))
+}
+
+// isJSONObject tells whether head starts a JSON object.
+func isJSONObject(head []byte) bool {
 	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	return bytes.HasPrefix(head, []byte("{")) && bytes.Contains(head, []byte(`"raggate.results/`))
+	return bytes.HasPrefix(head, []byte("{"))
 }
 
 // ImportConfig is the configuration of the import use case.

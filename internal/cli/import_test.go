@@ -231,3 +231,14 @@ func TestCheckScoresUsage(t *testing.T) {
 		t.Fatalf("more hops, direction lower: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A JSON object that is neither a results file nor a known scores file
+// says both.
+func TestCompareUnknownJSON(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "scores.json")
+	os.WriteFile(p, []byte(`{"rows": [{"q": "a", "s": 1}]}`), 0o644)
+	r := gate(t, nil, "compare", "--head", p)
+	if r.code != 2 || !strings.Contains(r.stderr, "--head") || !strings.Contains(r.stderr, `no "schema" field`) || !strings.Contains(r.stderr, "Ragas, promptfoo, DeepEval, table") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
