@@ -203,7 +203,7 @@ var shortHelp = map[string]bool{
 	"out": true, "quiet": true, "target": true, "target-cmd": true, "target-config": true,
 	"shard": true, "alpha": true,
 	"thresholds": true, "baseline": true, "baseline-ref": true, "report": true, "format": true, "segment-by": true,
-	"label": true, "results": true, "positive": true, "min": true, "pair-by": true, "scores": true,
+	"label": true, "results": true, "positive": true, "min": true, "pair-by": true,
 }
 
 const maxShortHelp = 25

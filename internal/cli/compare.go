@@ -64,7 +64,7 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 
 func checkCmd(ctx context.Context, env Env, args []string) error {
 	o := defaultOptions()
-	fs := newFlagSet("check", env, "--dataset FILE [run flags] [--baseline FILE | --baseline-ref REF:PATH] [--thresholds T] [--report F]")
+	fs := newFlagSet("check", env, "(--dataset FILE [run flags] | --scores FILE) [--baseline FILE | --baseline-ref REF:PATH] [--thresholds T] [--report F]")
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
