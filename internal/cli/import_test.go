@@ -112,6 +112,14 @@ func TestImportUsage(t *testing.T) {
 	}
 }
 
+// A raggate results file needs no import.
+func TestImportResultsFile(t *testing.T) {
+	r := gate(t, nil, "import", importTo(t, "base.csv"), "--out", filepath.Join(t.TempDir(), "again.json"))
+	if r.code != 2 || !strings.Contains(r.stderr, "already a raggate results file") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
 // A file that is not of the forced format is exit 2 naming the file.
 func TestImportForcedFormat(t *testing.T) {
 	r := gate(t, nil, "import", "--format", "promptfoo", fixture("base.csv"), "--out", filepath.Join(t.TempDir(), "r.json"))
