@@ -186,7 +186,8 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env app.Env) (app.S
 			st.mode = "baseline"
 		}
 	}
-	if st.mode != "comment" {
+	o.Scores = in.Get("scores")
+	if st.mode != "comment" && o.Scores == "" {
 		bad(in.Required("dataset"))
 	}
 	o.Dataset = in.Get("dataset")
@@ -518,15 +519,21 @@ func (a *actionRun) addsBaselineFile() bool {
 // check is the pull-request job: run, compare with the stored baseline,
 // comment, summarise, set outputs.
 func (a *actionRun) check(ctx context.Context) error {
-	if skipped, err := a.decideJudge(); skipped || err != nil {
-		return err
+	if a.o.Scores == "" {
+		if skipped, err := a.decideJudge(); skipped || err != nil {
+			return err
+		}
 	}
 	if err := a.userMetrics(ctx); err != nil {
 		return err
 	}
+	scores, err := a.readScores()
+	if err != nil {
+		return err
+	}
 	var store baseline.Store
 	key := a.baselineKey()
-	cmp, err := app.Check(ctx, a.env, app.CheckConfig{Run: a.o.RunConfig, SegmentBy: a.o.SegmentBy, Key: key, Sequential: a.o.Sequential,
+	cmp, err := app.Check(ctx, a.env, app.CheckConfig{Run: a.o.RunConfig, SegmentBy: a.o.SegmentBy, Key: key, Scores: scores, Sequential: a.o.Sequential,
 		Sources: app.CheckSources{
 			Thresholds: a.thresholds,
 			Store: func() (baseline.Store, error) {
@@ -546,6 +553,21 @@ func (a *actionRun) check(ctx context.Context) error {
 		return err
 	}
 	return a.publish(ctx, cmp.Report, cmp.Source, a.gh.HeadSHA(), a.readTrend(ctx, store, key, cmp.Base != nil))
+}
+
+// readScores reads the scores file of input scores (nil without one):
+// a results file, or another evaluator's scores, imported. The
+// thresholds may name the metrics it defines.
+func (a *actionRun) readScores() (*app.Scores, error) {
+	if a.o.Scores == "" {
+		return nil, nil
+	}
+	f, format, err := app.ReadScores(a.env, a.o.Scores, "", `input "scores"`, results.ReadOptions{Texts: results.AllTexts})
+	if err != nil {
+		return nil, err
+	}
+	a.o.UserDefs = append(a.o.UserDefs, f.UserMetrics...)
+	return &app.Scores{File: f, Path: a.o.Scores, Format: format}, nil
 }
 
 // writeHTML writes the HTML report (input report-html), reading the texts
@@ -687,8 +709,10 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if _, sha := a.gh.Base(); sha != "" {
 		return app.Usagef("mode: baseline stores the results of a branch; a %s is a change under review: use mode: check", a.gh.EventName)
 	}
-	if _, err := a.decideJudge(); err != nil {
-		return err
+	if a.o.Scores == "" {
+		if _, err := a.decideJudge(); err != nil {
+			return err
+		}
 	}
 	store, err := a.store()
 	if err != nil {
@@ -702,6 +726,12 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if err := a.userMetrics(ctx); err != nil {
 		return err
 	}
+	// The scores, if given, before the thresholds, which may name the
+	// metrics they define.
+	scores, err := a.readScores()
+	if err != nil {
+		return err
+	}
 	// The thresholds the checks will hold the baseline to, read before
 	// the run: a file scoring nothing they gate is not stored.
 	g := app.BaselineGate{Flag: "the thresholds input"}
@@ -711,12 +741,11 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	if a.o.Thresholds != "" {
 		g.From = "thresholds " + a.o.Thresholds
 	}
-	res, err := app.Run(ctx, a.env, a.o.RunConfig)
+	f, done, err := a.baselineResults(ctx, key, scores)
 	if err != nil {
 		return err
 	}
-	defer res.Close()
-	f := res.File
+	defer done()
 	if f.Git == nil {
 		f.Git = &results.Git{}
 	}
@@ -733,6 +762,25 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 	a.out.set(map[string]string{"passed": "true", "verdict": "stored", "results-path": a.outPath(a.o.Out),
 		"summary-json": `{"passed":true,"verdict":"stored"}`})
 	return nil
+}
+
+// baselineResults are the results baseline mode stores: a run's, or the
+// scores of input scores (read by readScores), written to input results
+// as a run writes them.
+// done lets go of what the run keeps (its texts on disk) once stored.
+func (a *actionRun) baselineResults(ctx context.Context, key baseline.Key, scores *app.Scores) (*results.File, func(), error) {
+	if scores != nil {
+		scores.File.Git = &results.Git{SHA: key.SHA, Ref: "refs/heads/" + key.Branch}
+		if err := results.Write(a.env.Abs(a.o.Out), scores.File); err != nil {
+			return nil, nil, fmt.Errorf("write %s: %w", a.o.Out, err)
+		}
+		return scores.File, func() {}, nil
+	}
+	res, err := app.Run(ctx, a.env, a.o.RunConfig)
+	if err != nil {
+		return nil, nil, err
+	}
+	return res.File, func() { res.Close() }, nil
 }
 
 // outPath is a file's path for later steps: relative to the workspace,

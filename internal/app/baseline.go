@@ -27,14 +27,15 @@ func GetBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key) 
 }
 
 // PutBaseline is the baseline put use case: it stores the results file
-// path as the baseline of key (its commit, when key has none, from the
-// file) in the store c names, if it can stand for a branch under the
-// thresholds file thresholds ("" = the built-in ones; see Storable). cmd
-// names the command in errors. It returns the key stored.
-func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, path, thresholds, cmd string) (baseline.Key, error) {
-	f, err := results.Read(env.abs(path))
+// path (or another evaluator's scores file, imported: see ReadScores,
+// format forcing its format) as the baseline of key (its commit, when key
+// has none, from the file) in the store c names, if it can stand for a
+// branch under the thresholds file thresholds ("" = the built-in ones; see
+// Storable). cmd names the command in errors. It returns the key stored.
+func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, path, format, thresholds, cmd string) (baseline.Key, error) {
+	f, _, err := ReadScores(env, path, format, "--results", results.ReadOptions{Texts: results.AllTexts})
 	if err != nil {
-		return key, asUsage(InputErr("--results", err))
+		return key, err
 	}
 	g := BaselineGate{Flag: "--thresholds"}
 	if g.Thresholds, err = LoadThresholds(env, thresholds, filesMetrics(f)...); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/compare"
+	"github.com/raggate/raggate/internal/importer"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
@@ -19,6 +20,9 @@ type CompareConfig struct {
 	Thresholds string   // thresholds file ("" = built-in defaults)
 	SegmentBy  []string // segment keys added to the thresholds'
 	History    string   // directory of earlier results files for the trend
+	// ScoresFormat forces the format of Base and Head when they are other
+	// evaluators' scores files ("" sniffs each; see ReadScores).
+	ScoresFormat string
 }
 
 // Comparison is the outcome of a comparison: the report (findings
@@ -38,14 +42,15 @@ type Comparison struct {
 // Compare is the compare use case: it reads two results files and the
 // thresholds and compares them.
 func Compare(ctx context.Context, env Env, c CompareConfig) (*Comparison, error) {
-	head, err := results.ReadWith(env.abs(c.Head), results.ScoresOnly)
+	head, headFormat, err := ReadScores(env, c.Head, c.ScoresFormat, "--head", results.ScoresOnly)
 	if err != nil {
-		return nil, asUsage(fmt.Errorf("--head: %w", err))
+		return nil, err
 	}
 	var base *results.File
+	var baseFormat importer.Format
 	if c.Base != "" {
-		if base, err = results.ReadWith(env.abs(c.Base), results.ScoresOnly); err != nil {
-			return nil, asUsage(fmt.Errorf("--base: %w", err))
+		if base, baseFormat, err = ReadScores(env, c.Base, c.ScoresFormat, "--base", results.ScoresOnly); err != nil {
+			return nil, err
 		}
 	}
 	// The thresholds may name the user-defined metrics the results files
@@ -63,8 +68,14 @@ func Compare(ctx context.Context, env Env, c CompareConfig) (*Comparison, error)
 	}
 	out := &Comparison{Report: CompareRedacted(env, base, head, th), Base: base, Head: head, Trend: trend}
 	out.HTML = HTMLSides{Base: base, Head: head, HeadPath: env.abs(c.Head)}
+	if headFormat != "" {
+		out.HTML.HeadWhole = head // imported: its texts are in memory
+	}
 	if c.Base != "" {
 		out.HTML.Reread = func(_ context.Context, keep func(string) bool) (*results.File, error) {
+			if baseFormat != "" {
+				return base, nil // imported whole
+			}
 			return results.ReadWith(env.abs(c.Base), results.ReadOptions{Texts: keep})
 		}
 	}
@@ -89,6 +100,26 @@ type CheckConfig struct {
 	// metric is decided (gate check --sequential, or sequential: in the
 	// thresholds file). Without a baseline every sample is judged.
 	Sequential *SequentialConfig
+	// Scores, when set, are the head: checked as they are, with no
+	// dataset, judge or run; Run.Out, when set, receives them as a
+	// results file.
+	Scores *Scores
+}
+
+// Scores are the scores of a file read by ReadScores.
+type Scores struct {
+	File *results.File
+	Path string
+	// Format is the format imported ("" for a raggate results file).
+	Format importer.Format
+}
+
+// head returns the scores' file (nil without scores).
+func (s *Scores) head() *results.File {
+	if s == nil {
+		return nil
+	}
+	return s.File
 }
 
 // CheckSources are a front end's readers of the inputs of a check; each
@@ -121,7 +152,9 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 	if th, err = WithSegments(th, c.SegmentBy); err != nil {
 		return nil, err
 	}
-	c.Run.SegmentKeys = th.Segments
+	if c.Scores == nil {
+		c.Run.SegmentKeys = th.Segments
+	}
 	get := c.Sources.Baseline
 	if get == nil {
 		get = func(ctx context.Context, store baseline.Store, key baseline.Key) (*results.File, string, error) {
@@ -129,7 +162,10 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 		}
 	}
 	seq := c.Sequential
-	if seq == nil && th.Sequential != nil {
+	if seq != nil && c.Scores != nil {
+		return nil, usageErr("--sequential judges the samples; --scores checks scores already made: drop one")
+	}
+	if seq == nil && th.Sequential != nil && c.Scores == nil {
 		seq = &SequentialConfig{Batch: th.Sequential.Batch}
 	}
 	if seq != nil {
@@ -148,15 +184,27 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := Run(ctx, env, c.Run)
-	if err != nil {
-		return nil, err
+	var head *results.File
+	var headPath string
+	if c.Scores != nil {
+		head, headPath = c.Scores.File, c.Scores.Path
+		if c.Run.Out != "" {
+			if err := results.Write(env.abs(c.Run.Out), head); err != nil {
+				return nil, fmt.Errorf("write %s: %w", c.Run.Out, err)
+			}
+			headPath = c.Run.Out
+		}
+	} else {
+		res, err := Run(ctx, env, c.Run)
+		if err != nil {
+			return nil, err
+		}
+		defer res.Close()
+		if res.File == nil {
+			return &Comparison{Estimate: res.Estimate}, nil
+		}
+		head, headPath = res.File, c.Run.Out
 	}
-	defer res.Close()
-	if res.File == nil {
-		return &Comparison{Estimate: res.Estimate}, nil
-	}
-	head := res.File
 	var base *results.File
 	if reread {
 		if base, src, err = get(ctx, store, c.Key); err != nil {
@@ -164,19 +212,23 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 		}
 	}
 	out := &Comparison{Report: CompareRedacted(env, base, head, th), Base: base, Head: head, Trend: trend, Source: src}
-	out.HTML = HTMLSides{Base: base, Head: head, HeadPath: env.abs(c.Run.Out)}
+	out.HTML = HTMLSides{Base: base, Head: head, HeadPath: env.abs(headPath)}
+	if c.Scores != nil && c.Scores.Format != "" && headPath == c.Scores.Path {
+		out.HTML.HeadWhole = head // imported whole, texts in memory
+	}
 	if base != nil {
 		out.HTML.Reread = RereadFrom(store, c.Key)
 	}
 	return out, nil
 }
 
-// thresholds reads the thresholds of a check.
+// thresholds reads the thresholds of a check, which may name the
+// user-defined metrics of the run or of the scores checked.
 func (c *CheckConfig) thresholds(ctx context.Context, env Env) (compare.Thresholds, error) {
 	if c.Sources.Thresholds != nil {
 		return c.Sources.Thresholds(ctx)
 	}
-	return LoadThresholds(env, c.Thresholds, c.Run.UserMetrics()...)
+	return LoadThresholds(env, c.Thresholds, append(c.Run.UserMetrics(), filesMetrics(c.Scores.head())...)...)
 }
 
 // store opens the baseline store of a check (nil: none).

@@ -170,6 +170,11 @@ type Settings struct {
 	Alpha     float64 // calibrate: significance level of the minimum detectable effect
 	// Sequential makes a check sequential (nil: as the thresholds say).
 	Sequential *SequentialConfig
+	// Scores is check's head when it checks scores already made (a
+	// results file or another evaluator's scores file) instead of running.
+	Scores string
+	// ScoresFormat forces the format of the scores files read ("" sniffs).
+	ScoresFormat string
 }
 
 // DefaultSettings are the settings before any flag or input: callers

@@ -18,7 +18,10 @@ import (
 type HTMLSides struct {
 	Base, Head *results.File
 	HeadPath   string
-	Reread     func(ctx context.Context, keep func(id string) bool) (*results.File, error)
+	// HeadWhole, when set, is the head with its texts, in memory (a file
+	// imported from another evaluator): read instead of HeadPath.
+	HeadWhole *results.File
+	Reread    func(ctx context.Context, keep func(id string) bool) (*results.File, error)
 }
 
 // RereadFrom returns a Reread that reads the baseline of key from store
@@ -39,12 +42,16 @@ func RenderReport(ctx context.Context, env Env, rep *compare.Report, f report.Fo
 	in := report.Input{Report: rep, Options: opts, SampleLimit: limit}
 	if f.Samples != nil {
 		keep := idSet(f.Samples(rep, sides.Base, sides.Head, limit))
-		head, err := results.ReadWith(sides.HeadPath, results.ReadOptions{Texts: keep})
-		if err != nil {
-			return nil, asUsage(fmt.Errorf("%s report: %w", f.Name, err))
+		head := sides.HeadWhole
+		if head == nil {
+			var err error
+			if head, err = results.ReadWith(sides.HeadPath, results.ReadOptions{Texts: keep}); err != nil {
+				return nil, asUsage(fmt.Errorf("%s report: %w", f.Name, err))
+			}
 		}
 		var base *results.File
 		if sides.Base != nil && sides.Reread != nil {
+			var err error
 			if base, err = sides.Reread(ctx, keep); err != nil {
 				return nil, fmt.Errorf("%s report: read the baseline again: %w", f.Name, err)
 			}

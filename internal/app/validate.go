@@ -247,8 +247,24 @@ func CheckHeader(i int, kv string) *Problem {
 
 func (o *Settings) requiredProblems(cmd string) []Problem {
 	var ps []Problem
+	switch {
+	case (cmd == "check" || cmd == "action") && o.Scores != "":
+		if o.Dataset != "" {
+			ps = append(ps, Conflict("scores", "dataset", "give one: scores checks the scores another evaluator made, dataset judges the dataset"))
+		}
+		if o.ScoresFormat != "" {
+			if p := CheckEnum("scores-format", o.ScoresFormat, &ScoresFormats); p != nil {
+				ps = append(ps, *p)
+			}
+		}
+		return ps // nothing to run, and --out is written only when given
+	case cmd == "check" && o.Dataset == "":
+		ps = append(ps, Problem{[]string{"dataset", "scores"}, "", func(n []string) string {
+			return fmt.Sprintf("%s is required: the golden dataset (JSONL, JSON or CSV), e.g. %s testdata/demo/golden.jsonl; or check the scores of another evaluator with %s FILE", n[0], n[0], n[1])
+		}})
+	}
 	switch cmd {
-	case "run", "check", "calibrate":
+	case "run", "calibrate":
 		if o.Dataset == "" {
 			ps = append(ps, Plain("dataset", "%s is required: the golden dataset (JSONL, JSON or CSV), e.g. --dataset testdata/demo/golden.jsonl"))
 		}
@@ -412,6 +428,7 @@ func (o *Settings) ioPaths(cmd string) (in, out []NamedPath) {
 	}
 	switch cmd {
 	case "check", "action":
+		add(&in, "scores", o.Scores)
 		add(&in, "baseline", o.Baseline)
 		add(&out, "report", o.Report)
 	}

@@ -14,6 +14,7 @@ import (
 // baselineFlags are the flags of `gate baseline get|put`.
 type baselineFlags struct {
 	store, path, ref, repo, branch, sha, name, storeBranch, results, thresholds, out string
+	scoresFormat                                                                     string
 }
 
 func (b *baselineFlags) bind(fs *flag.FlagSet, put bool) {
@@ -27,7 +28,8 @@ func (b *baselineFlags) bind(fs *flag.FlagSet, put bool) {
 	fs.StringVar(&b.name, "name", "", "gate `name`, for several baseline series in one repository")
 	fs.StringVar(&b.storeBranch, "store-branch", baseline.DefaultBranch, "branch store: the `branch` holding baselines")
 	if put {
-		fs.StringVar(&b.results, "results", "", "results `file` to store (required)")
+		fs.StringVar(&b.results, "results", "", "results `file` to store (required), or another evaluator's scores file (Ragas, promptfoo, DeepEval, table), imported")
+		enumVar(fs, &b.scoresFormat, "scores-format", &app.ScoresFormats, "force the `format` of a scores file: ragas, promptfoo, deepeval or table (default: sniffed)")
 		fs.StringVar(&b.thresholds, "thresholds", "", "thresholds `file` of the checks that will use the baseline: it must score a metric they gate; default: built-in defaults")
 	} else {
 		fs.StringVar(&b.out, "out", "", "write the baseline to this `file` (default stdout)")
@@ -63,7 +65,7 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 	}
 	key := baseline.Key{Branch: b.branch, SHA: b.sha, Name: b.name}
 	if put {
-		key, err := app.PutBaseline(ctx, env.app(), sc, key, b.results, b.thresholds, "baseline put")
+		key, err := app.PutBaseline(ctx, env.app(), sc, key, b.results, b.scoresFormat, b.thresholds, "baseline put")
 		if err != nil {
 			return err
 		}

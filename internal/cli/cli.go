@@ -105,6 +105,7 @@ func commands() []command {
 		{"calibrate", "A/A run: judge the same data k times, report judge noise, suggest tolerances", calibrateCmd},
 		{"agree", "measure how well the judge agrees with human labels kept in the dataset", agreeCmd},
 		{"merge", "combine the results of sharded runs (gate run --shard i/n) into one file", mergeCmd},
+		{"import", "convert another evaluator's scores (Ragas, promptfoo, DeepEval, table) into a results file", importCmd},
 		{"baseline", "get or put a stored baseline (file, git ref, or baseline branch via the GitHub API)", baselineCmd},
 		{"history", "print the trend of a branch's stored baselines, per metric (text, markdown, json, csv)", historyCmd},
 		{"action", "GitHub Action entrypoint: inputs from INPUT_* (see action.yml)", actionCmd},

@@ -10,6 +10,7 @@ import (
 	"github.com/raggate/raggate/internal/app"
 	"github.com/raggate/raggate/internal/compare"
 	"github.com/raggate/raggate/internal/report"
+	"github.com/raggate/raggate/internal/results"
 )
 
 func (o *Options) bindCompare(fs *flag.FlagSet) {
@@ -41,8 +42,9 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 	o := defaultOptions()
 	o.Out = ""
 	fs := newFlagSet("compare", env, "--base BASE.json --head HEAD.json [--thresholds T] [--segment-by KEY] [--format markdown|text|json] [--out F]")
-	fs.StringVar(&o.Base, "base", "", "baseline results `file` (omit when there is none: floors only)")
-	fs.StringVar(&o.Head, "head", "", "head results `file`")
+	fs.StringVar(&o.Base, "base", "", "baseline results `file` (omit when there is none: floors only); or another evaluator's scores file, imported")
+	fs.StringVar(&o.Head, "head", "", "head results `file`; or another evaluator's scores file (Ragas, promptfoo, DeepEval, table), imported")
+	bindScoresFormat(fs, &o)
 	fs.StringVar(&o.Out, "out", "", "write the report to this `file` instead of stdout")
 	o.bindCompare(fs)
 	if err := parseFlags(env, fs, args); err != nil {
@@ -51,7 +53,8 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.validate(env, "compare"); err != nil {
 		return err
 	}
-	c, err := app.Compare(ctx, env.app(), app.CompareConfig{Base: o.Base, Head: o.Head, Thresholds: o.Thresholds, SegmentBy: o.SegmentBy, History: o.History})
+	c, err := app.Compare(ctx, env.app(), app.CompareConfig{Base: o.Base, Head: o.Head, Thresholds: o.Thresholds, SegmentBy: o.SegmentBy, History: o.History,
+		ScoresFormat: o.ScoresFormat})
 	if err != nil {
 		return err
 	}
@@ -63,7 +66,7 @@ func compareCmd(ctx context.Context, env Env, args []string) error {
 
 func checkCmd(ctx context.Context, env Env, args []string) error {
 	o := defaultOptions()
-	fs := newFlagSet("check", env, "--dataset FILE [run flags] [--baseline FILE | --baseline-ref REF:PATH] [--thresholds T] [--report F]")
+	fs := newFlagSet("check", env, "(--dataset FILE [run flags] | --scores FILE) [--baseline FILE | --baseline-ref REF:PATH] [--thresholds T] [--report F]")
 	o.bindDataset(fs)
 	o.bindJudge(fs)
 	o.bindOut(fs)
@@ -74,8 +77,13 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	fs.StringVar(&o.Report, "report", "", "also write the report to this `file` (.md markdown, .json JSON, .html HTML page, else text)")
 	var seq sequentialFlags
 	seq.bind(fs)
+	fs.StringVar(&o.Scores, "scores", "", "check this scores `file` instead of running: another evaluator's (Ragas, promptfoo, DeepEval, table) or a results file; no dataset, no judge; --out only when given")
+	bindScoresFormat(fs, &o)
 	if err := parseFlags(env, fs, args); err != nil {
 		return err
+	}
+	if o.Scores != "" && !flagGiven(fs, "out") {
+		o.Out = "" // the scores are the results: written only when asked
 	}
 	if err := o.validate(env, "check"); err != nil {
 		return err
@@ -88,8 +96,16 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	var scores *app.Scores
+	if o.Scores != "" {
+		f, format, err := app.ReadScores(env.app(), o.Scores, o.ScoresFormat, "--scores", scoresTexts(&o))
+		if err != nil {
+			return err
+		}
+		scores = &app.Scores{File: f, Path: o.Scores, Format: format}
+	}
 	c, err := app.Check(ctx, env.app(), app.CheckConfig{Run: o.RunConfig, Thresholds: o.Thresholds, SegmentBy: o.SegmentBy, History: o.History, Store: store,
-		Sequential: o.Sequential})
+		Scores: scores, Sequential: o.Sequential})
 	if err != nil {
 		return err
 	}
@@ -107,6 +123,28 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 		}
 	}
 	return verdictErr(c.Report)
+}
+
+// bindScoresFormat defines --scores-format, which forces the format of
+// the scores files a command reads.
+func bindScoresFormat(fs *flag.FlagSet, o *Options) {
+	enumVar(fs, &o.ScoresFormat, "scores-format", &app.ScoresFormats, "force the `format` of other evaluators' scores files: ragas, promptfoo, deepeval or table (default: sniffed from each file)")
+}
+
+// scoresTexts is what check keeps of a results file given to --scores:
+// its texts when they are written again (--out), else its scores only.
+func scoresTexts(o *Options) results.ReadOptions {
+	if o.Out != "" {
+		return results.ReadOptions{Texts: results.AllTexts}
+	}
+	return results.ScoresOnly
+}
+
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // checkStore is the baseline store the flags name (nil: no baseline).

@@ -223,10 +223,7 @@ func (cmp *comparison) describeMetric(m string) MetricResult {
 	if !known && cmp.base != nil {
 		cm, known = cmp.base.Metric(m)
 	}
-	dir := metrics.HigherIsBetter
-	if known {
-		dir = cm.Direction
-	}
+	dir := cmp.th.DirectionOf(m, cm, known)
 	gated := cmp.th.GatedMetric(m, cm, known)
 	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !gated)
 	if cmp.hs.present[m] {

@@ -80,6 +80,10 @@ type MetricConfig struct {
 	Tolerance *float64 `json:"tolerance,omitempty"`
 	Alpha     *float64 `json:"alpha,omitempty"`
 	Level     Level    `json:"level,omitempty"`
+	// Direction is "higher" or "lower" (is better), "" for the metric's
+	// own: it sets the direction of a user-defined or imported metric; a
+	// catalogue metric's direction is fixed.
+	Direction string `json:"direction,omitempty"`
 }
 
 // Thresholds is a parsed thresholds file. Start from DefaultThresholds (or
@@ -201,6 +205,42 @@ func (t Thresholds) GatedNames() []string {
 		}
 	}
 	return out
+}
+
+// DirectionOf is the direction of metric m, which cm describes (known
+// false: no description): a catalogue metric's own; else the thresholds'
+// direction for it, when they give one; else its definition's; else
+// higher is better.
+func (t Thresholds) DirectionOf(m string, cm metrics.Metric, known bool) metrics.Direction {
+	if known && cm.User == nil {
+		return cm.Direction
+	}
+	switch t.ruleOf(m).Direction {
+	case "lower":
+		return metrics.LowerIsBetter
+	case "higher":
+		return metrics.HigherIsBetter
+	}
+	if known {
+		return cm.Direction
+	}
+	return metrics.HigherIsBetter
+}
+
+// ruleOf is the thresholds' own entry of a metric (name or alias; zero
+// when none).
+func (t Thresholds) ruleOf(metric string) MetricConfig {
+	name := CanonicalMetric(metric)
+	if mc, ok := t.Metrics[name]; ok {
+		return mc
+	}
+	// Programmatic thresholds may key by alias or in another case.
+	for k, v := range t.Metrics {
+		if CanonicalMetric(k) == name {
+			return v
+		}
+	}
+	return MetricConfig{}
 }
 
 // MetricRule is the resolved rule of one metric: its own settings where the
@@ -362,7 +402,7 @@ func LoadThresholdsFor(path string, user []metrics.Metric) (Thresholds, error) {
 var (
 	topKeys      = []string{"version", "defaults", "metrics", "gate", "report_only", "segments", "sequential"}
 	defaultsKeys = []string{"tolerance", "alpha", "correction", "min_samples", "on_missing_baseline", "on_judge_change", "segment_level"}
-	metricKeys   = []string{"min", "max", "tolerance", "alpha", "level"}
+	metricKeys   = []string{"min", "max", "tolerance", "alpha", "level", "direction"}
 )
 
 // ParseThresholds parses a thresholds file; name is used in error messages.
@@ -649,12 +689,28 @@ func (p *thParser) metric(name string, n *yaml.Node) (MetricConfig, bool) {
 			if s, ok := p.Enum(v, field, "fail", "warn"); ok {
 				mc.Level = Level(s)
 			}
+		case "direction":
+			if s, ok := p.Enum(v, field, "higher", "lower"); ok && p.checkDirection(v, name, field, s) {
+				mc.Direction = s
+			}
 		}
 	})
 	if mc.Min != nil && mc.Max != nil && *mc.Min > *mc.Max {
 		p.Add(maxNode, "%s: min %s is greater than max %s", prefix, minNode.Value, maxNode.Value)
 	}
 	return mc, len(p.Problems) == before
+}
+
+// checkDirection refuses a direction contrary to a catalogue metric's: its
+// scores mean what the catalogue says, whatever file they come from.
+func (p *thParser) checkDirection(v *yaml.Node, name, field, dir string) bool {
+	m, ok := metrics.Lookup(name)
+	if !ok || m.User != nil || m.Direction.String() == dir {
+		return true
+	}
+	p.Add(v, "%s: %s is a catalogue metric whose direction is fixed (%s is better); remove direction, or import the scores under another name to gate them as a metric of your own",
+		field, name, m.Direction)
+	return false
 }
 
 func (p *thParser) checkTolerance(v *yaml.Node, field string, x float64) bool {

@@ -23,6 +23,7 @@ var notGateFlags = map[string]string{
 	"--ignore-missing": "sha256sum",
 	"--rm":             "docker run",
 	"--target-":        "the pattern --target-*-path",
+	"--yes":            "npx (docs/importing-workflows.md)",
 }
 
 // The hand-written pages (the command tables of docs/commands.md, the

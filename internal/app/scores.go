@@ -1,0 +1,186 @@
+package app
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/raggate/raggate/internal/importer"
+	"github.com/raggate/raggate/internal/inputfile"
+	"github.com/raggate/raggate/internal/results"
+	"github.com/raggate/raggate/metrics"
+)
+
+// ScoresFormats are the values of the scores-format settings: the
+// formats of other evaluators' files a user may force.
+var ScoresFormats = Enum{Values: scoresFormatNames(), Want: "ragas, promptfoo, deepeval or table"}
+
+func scoresFormatNames() []string {
+	var out []string
+	for _, f := range importer.Formats {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+// sniffSize is how much of a file readScores looks at to tell a raggate
+// results file (its schema comes first) from another evaluator's.
+const sniffSize = 4096
+
+// ReadScores reads the scores at path, named what in errors ("--head"):
+// a raggate results file, or another evaluator's per-sample scores
+// (Ragas, promptfoo, DeepEval, a table), sniffed from the content unless
+// format forces one. A results file keeps the texts o selects; an
+// imported file is whole. It returns the format imported ("" for a
+// results file). Every error of the file is a usage error (exit 2).
+func ReadScores(env Env, path, format, what string, o results.ReadOptions) (*results.File, importer.Format, error) {
+	abs := env.abs(path)
+	if format == "" {
+		head, err := readHead(abs)
+		if err != nil {
+			return nil, "", scoresErr(what, err)
+		}
+		_, sniffed := importer.Sniff(head)
+		// A JSON object no other evaluator's shape claims is taken for a
+		// results file whose schema comes later (keys written in another
+		// order): its errors are the results reader's, with its line.
+		if isResultsFile(head) || (!sniffed && isJSONObject(head)) {
+			f, err := results.ReadWith(abs, o)
+			if errors.Is(err, results.ErrSchema) && !isResultsFile(head) {
+				err = fmt.Errorf("%w; nor is it a scores file of a shape raggate knows (Ragas, promptfoo, DeepEval, table): if it is one, force its format", err)
+			}
+			if err != nil {
+				return nil, "", scoresErr(what, err)
+			}
+			return f, "", nil
+		}
+	}
+	f, got, err := importer.Read(abs, importer.Options{Format: importer.Format(format)})
+	if err != nil {
+		return nil, "", scoresErr(what, err)
+	}
+	return f, got, nil
+}
+
+// scoresErr is a usage error of the scores file named what ("" names
+// none: the error names the file).
+func scoresErr(what string, err error) error {
+	if what != "" {
+		err = fmt.Errorf("%s: %w", what, err)
+	}
+	return asUsage(err)
+}
+
+// readHead reads the start of the file at path.
+func readHead(path string) ([]byte, error) {
+	file, err := inputfile.Open(path, inputfile.ResultsLimit())
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	buf := make([]byte, sniffSize)
+	n, err := io.ReadFull(file, buf)
+	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) {
+		return nil, err
+	}
+	return buf[:n], nil
+}
+
+// isResultsFile tells a raggate results file by its start: a JSON object
+// whose schema, written first, is raggate's (any version: the results
+// reader words a version it does not read).
+func isResultsFile(head []byte) bool {
+	return isJSONObject(head) && bytes.Contains(head, []byte(`"raggate.results/`))
+}
+
+// isJSONObject tells whether head starts a JSON object.
+func isJSONObject(head []byte) bool {
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	return bytes.HasPrefix(head, []byte("{"))
+}
+
+// ImportConfig is the configuration of the import use case.
+type ImportConfig struct {
+	In     string // the scores file
+	Format string // forced format ("" sniffs)
+	Out    string // the results file to write
+}
+
+// Imported is what the import use case read and wrote.
+type Imported struct {
+	File   *results.File
+	Format importer.Format
+	// Metrics describe each metric of the file, in catalogue order.
+	Metrics []ImportedMetric
+}
+
+// ImportedMetric is one metric of an imported file: how many samples it
+// scored, how many it left undefined, and whether raggate knows it.
+type ImportedMetric struct {
+	Name              string
+	Scored, Undefined int
+	Catalogue         bool
+	Direction         metrics.Direction
+}
+
+// Import is the import use case: it reads another evaluator's scores and
+// writes them as a raggate results file, atomically.
+func Import(env Env, c ImportConfig) (*Imported, error) {
+	f, format, err := ReadScores(env, c.In, c.Format, "", results.ReadOptions{Texts: results.AllTexts})
+	if err != nil {
+		return nil, err
+	}
+	if format == "" {
+		return nil, usageErr("import: %s is already a raggate results file: compare or store it as it is", c.In)
+	}
+	if err := results.Write(env.abs(c.Out), f); err != nil {
+		return nil, fmt.Errorf("write %s: %w", c.Out, err)
+	}
+	return &Imported{File: f, Format: format, Metrics: describeImported(f)}, nil
+}
+
+// describeImported counts each metric's scored and undefined samples.
+func describeImported(f *results.File) []ImportedMetric {
+	counts := map[string]*ImportedMetric{}
+	for i := range f.Samples {
+		for m, v := range f.Samples[i].Scores {
+			im := counts[m]
+			if im == nil {
+				im = &ImportedMetric{Name: m}
+				counts[m] = im
+			}
+			if v.IsNaN() {
+				im.Undefined++
+			} else {
+				im.Scored++
+			}
+		}
+	}
+	names := make([]string, 0, len(counts))
+	for m := range counts {
+		names = append(names, m)
+	}
+	metrics.SortByOrder(names)
+	out := make([]ImportedMetric, 0, len(names))
+	for _, m := range names {
+		im := *counts[m]
+		if cm, ok := f.Metric(m); ok {
+			im.Catalogue, im.Direction = cm.User == nil, cm.Direction
+		}
+		out = append(out, im)
+	}
+	return out
+}
+
+// ScoredBy words who scored an imported file: the tool and, when the
+// file says, the evaluation model.
+func ScoredBy(f *results.File) string {
+	parts := []string{f.Judge.Provider}
+	if f.Judge.Model != "" {
+		parts = append(parts, "model "+f.Judge.Model)
+	}
+	return strings.Join(slices.DeleteFunc(parts, func(s string) bool { return s == "" }), ", ")
+}
