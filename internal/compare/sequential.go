@@ -224,7 +224,7 @@ func NewSeqState(cfg SeqConfig) (*SeqState, error) {
 	for mi, m := range cfg.Metrics {
 		r := m.Rule
 		if m.Name == "" || !(r.Alpha > 0 && r.Alpha < 1) || !(r.Tolerance >= 0) || r.Tolerance > 1 {
-			return nil, fmt.Errorf("sequential: metric %q needs a name, alpha in (0, 1) and a tolerance in [0, 1] (got alpha %g, tolerance %g)", m.Name, r.Alpha, r.Tolerance)
+			return nil, fmt.Errorf("sequential: metric %q needs a name, alpha in (0, 1) and a tolerance in [0, 1]", m.Name)
 		}
 		for seg := -1; seg < len(cfg.Segments); seg++ {
 			n, name := cfg.Total, ""
@@ -293,7 +293,7 @@ func (s *SeqState) addSample(head, base results.Sample, known bool) error {
 		if !m.Numeric {
 			for _, v := range []float64{h, b} {
 				if v < -1e-9 || v > 1+1e-9 {
-					return fmt.Errorf("sequential: metric %s scored %g on sample %q, outside [0, 1]: declare it numeric", m.Name, v, head.ID)
+					return fmt.Errorf("sequential: metric %s scored outside [0, 1] on sample %q: declare it numeric", m.Name, head.ID)
 				}
 			}
 		}

@@ -289,7 +289,7 @@ func TestSeqFloors(t *testing.T) {
 func TestSeqBadInput(t *testing.T) {
 	s := newSeq(t, 2)
 	h, b := seqPair("x", "faithfulness", 1.5, 0.5, "")
-	if err := s.Add(h, b); err == nil || !strings.Contains(err.Error(), `scored 1.5 on sample "x", outside [0, 1]: declare it numeric`) {
+	if err := s.Add(h, b); err == nil || !strings.Contains(err.Error(), `metric faithfulness scored outside [0, 1] on sample "x": declare it numeric`) {
 		t.Errorf("score 1.5: %v", err)
 	}
 	h, b = seqPair("y", "faithfulness", 0.5, 0.5, "")
