@@ -307,7 +307,7 @@ func (cmp *comparison) checkFloor(mr *MetricResult) (Finding, bool) {
 		return Finding{}, false
 	}
 	hm := mr.HeadMean.Value()
-	if sq := mr.Sequential; sq != nil && sq.Floor != SeqUndecided && cmp.hs.present[mr.Metric] && mr.HeadN > 0 {
+	if sq := mr.Sequential; sq != nil && sq.Floor != "" && sq.Floor != SeqUndecided && cmp.hs.present[mr.Metric] && mr.HeadN > 0 {
 		// A sequential check judged a sample of the head: its floors
 		// are decided by the confidence sequence of the head's mean.
 		switch {

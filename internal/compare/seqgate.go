@@ -9,28 +9,15 @@ import (
 	"github.com/raggate/raggate/metrics"
 )
 
-// Sequential decisions (gate check --sequential; docs/statistics.md,
-// "Sequential decisions"). A sequential check judges the head's samples in
-// batches: first those whose inputs are unchanged since the base (their
+// A sequential check (gate check --sequential) judges the head's samples
+// in batches: first those whose inputs are unchanged since the base (their
 // judge answers are cached), then the others in a seeded random order, and
-// after each batch it asks a Sequential whether every gated metric is
-// decided. The comparison replays the same looks from the results file
-// (Sample.Seq, results.Sequential) and so reaches the same decisions.
-//
-// Each gated metric (and each gated segment of one) is a member of the
-// family. Its paired differences d (oriented: negative is worse) are split
-// into the unchanged samples U, judged first and in full, and the changed
-// ones C, judged in random order. The mean difference over the run is
-// Delta = wU * mean(d over U) + wC * mu_C, with wU and wC the shares of
-// U and C samples; mu_C, the mean of a random draw, is bounded by a
-// confidence sequence, valid at every look at once. A member fails when
-// the sequence shows Delta below 0 and its estimate is at most -tolerance
-// (today's rule, with a time-uniform test in place of the sign-flip test);
-// it passes when the sequence shows Delta above -tolerance
-// (non-inferiority). Lost scores (the net share of pairs that lost their
-// score) and floors (the head's mean against min and max) are decided the
-// same way. Every test of the family is made at alpha divided by its
-// size (Bonferroni: valid whatever the dependence between metrics).
+// after each batch it asks a Sequential whether the gate is decided. A
+// Sequential is a SeqState (sequential.go: the statistics) over a base
+// file and thresholds: it pairs each judged sample with the base, makes
+// the family of gated metrics and segments, and says when to stop. The
+// comparison replays the same looks from the results file (Sample.Seq,
+// results.Sequential) and so reaches the same decisions.
 
 // DefaultBatch is the default number of samples judged between two looks
 // of a sequential check of n samples: 5% of them, at least 20 and at most
@@ -48,20 +35,10 @@ type SeqSample struct {
 	Unchanged bool
 }
 
-// SeqDecision is what a sequential test says of a member.
-type SeqDecision string
-
-// Sequential decisions.
-const (
-	SeqUndecided SeqDecision = ""
-	SeqFailed    SeqDecision = "failed"
-	SeqPassed    SeqDecision = "passed"
-)
-
 // SeqLook is the state of a sequential check after a look.
 type SeqLook struct {
-	// Decided: every member is decided, or one that fails the gate
-	// failed (the gate's verdict cannot change).
+	// Decided: a test of a metric that fails the gate failed (the gate's
+	// verdict cannot change), or every test is decided.
 	Decided bool
 	// Judged is the number of samples fed so far.
 	Judged int
@@ -71,99 +48,68 @@ type SeqLook struct {
 // look. Feed it the judged samples in their order (Add) and look after
 // each batch (Look).
 type Sequential struct {
-	base    map[string]*results.Sample
-	baseF   *results.File
-	th      Thresholds
-	batch   int
-	members []*seqMember
-	fed     int
-	looks   int
+	base  map[string]*results.Sample
+	state *SeqState
+	batch int
+	fed   int
+	last  SeqOutcome
+	// levels gives each tested metric (and "metric|segment") its level.
+	levels map[string]Level
 	// fixedOnly names the gated metrics no confidence sequence can bound
-	// (numeric user metrics): they are left to the fixed design, so the
-	// check never stops before the end.
+	// (numeric user metrics, scores beyond [0, 1]): decided by the fixed
+	// design at the end, so the check never stops before the end.
 	fixedOnly []string
-}
-
-// seqMember is one gated metric over the whole set or over one segment.
-type seqMember struct {
-	metric, segKey, segValue string
-	lower                    bool // lower is better
-	rule                     MetricRule
-	level                    Level
-	lo, hi                   float64 // score range
-	alpha                    float64
-	nU, nC                   int // samples of the member in U and in C
-	uSeen                    int // samples of U fed
-
-	uDiff, uHead, uLost sum1
-	cDiff, cHead, cLost meanSeq
-
-	diff, lost, floor SeqDecision
-	decidedAt         int // samples fed when the member was decided
-}
-
-// sum1 is a running sum and count.
-type sum1 struct {
-	s float64
-	n int
-}
-
-func (a *sum1) add(x float64) { a.s += x; a.n++ }
-func (a sum1) mean() float64 {
-	if a.n == 0 {
-		return 0
-	}
-	return a.s / float64(a.n)
+	// allKnown: every paired sample's inputs are unchanged; nothing is
+	// sampled, the comparison keeps the fixed design.
+	allKnown bool
 }
 
 // NewSequential starts the decisions of a sequential check of the samples
 // all (every sample of the run, judged or not) against base, judged batch
 // by batch under th.
 func NewSequential(base *results.File, th Thresholds, batch int, all []SeqSample) *Sequential {
-	q := &Sequential{base: map[string]*results.Sample{}, baseF: base, th: th, batch: max(1, batch)}
+	q := &Sequential{base: map[string]*results.Sample{}, batch: max(1, batch), levels: map[string]Level{}}
 	for i := range base.Samples {
 		if _, dup := q.base[base.Samples[i].ID]; !dup {
 			q.base[base.Samples[i].ID] = &base.Samples[i]
 		}
 	}
 	def := th.resolvedDefaults()
-	var names []string
-	for _, m := range base.Config.Metrics {
-		names = append(names, CanonicalMetric(m))
-	}
-	sort.Strings(names)
-	names = compactStrings(names)
 	type seg struct{ key, value string }
-	counts := map[seg][2]int{} // segment -> samples in U, in C
+	counts := map[seg]int{}
+	total, known := 0, 0
 	for _, s := range all {
-		if _, ok := q.base[s.ID]; !ok {
+		b, ok := q.base[s.ID]
+		if !ok {
 			continue // new on head: never paired
 		}
-		k := 1
+		total++
 		if s.Unchanged {
-			k = 0
+			known++
 		}
-		c := counts[seg{}]
-		c[k]++
-		counts[seg{}] = c
 		for _, key := range th.Segments {
-			v := segValue(s.Metadata, q.base[s.ID].Metadata, key)
-			c := counts[seg{key, v}]
-			c[k]++
-			counts[seg{key, v}] = c
+			counts[seg{key, segValue(s.Metadata, b.Metadata, key)}]++
 		}
 	}
-	segs := make([]seg, 0, len(counts))
-	for sg := range counts {
-		segs = append(segs, sg)
+	q.allKnown = total > 0 && known == total
+	cfg := SeqConfig{Total: max(1, total), MinSamples: def.MinSamples}
+	for sg, n := range counts {
+		cfg.Segments = append(cfg.Segments, SeqSegment{Key: sg.key, Value: sg.value, Samples: n})
 	}
-	sort.Slice(segs, func(i, j int) bool {
-		if segs[i].key != segs[j].key {
-			return segs[i].key < segs[j].key
+	sort.Slice(cfg.Segments, func(i, j int) bool {
+		a, b := cfg.Segments[i], cfg.Segments[j]
+		if a.Key != b.Key {
+			return a.Key < b.Key
 		}
-		return segs[i].value < segs[j].value
+		return a.Value < b.Value
 	})
-	for _, m := range names {
+	seen := map[string]bool{}
+	for _, name := range base.Config.Metrics {
+		m := CanonicalMetric(name)
+		if seen[m] {
+			continue
+		}
+		seen[m] = true
 		cm, known := base.Metric(m)
 		if !th.GatedMetric(m, cm, known) {
 			continue
@@ -174,44 +120,32 @@ func NewSequential(base *results.File, th Thresholds, batch int, all []SeqSample
 			lo, hi = cm.ScoreRange()
 			dir = cm.Direction
 		}
-		if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		numeric := lo < 0 || hi > 1 || math.IsInf(lo, 0) || math.IsInf(hi, 0)
+		if numeric {
 			q.fixedOnly = append(q.fixedOnly, m)
-			continue
 		}
 		rule := th.For(m)
-		for _, sg := range segs {
-			c := counts[sg]
-			level := metricLevel(false, rule.Level)
-			if sg.key != "" && def.SegmentLevel == LevelWarn {
-				level = LevelWarn
-			}
-			q.members = append(q.members, &seqMember{metric: m, segKey: sg.key, segValue: sg.value, lower: dir == metrics.LowerIsBetter,
-				rule: rule, level: level, lo: lo, hi: hi, nU: c[0], nC: c[1]})
+		cfg.Metrics = append(cfg.Metrics, SeqMetric{Name: m, Rule: rule, Lower: dir == metrics.LowerIsBetter, Numeric: numeric})
+		level := metricLevel(false, rule.Level)
+		q.levels[m] = level
+		segLevel := level
+		if def.SegmentLevel == LevelWarn {
+			segLevel = LevelWarn
+		}
+		for _, sg := range cfg.Segments {
+			q.levels[m+"|"+sg.Key+"="+sg.Value] = segLevel
 		}
 	}
-	// Bonferroni over the family: each member's paired test and lost-
-	// scores test. Floors are checked at alpha, as today (they are not
-	// part of the family).
-	k := max(1, 2*len(q.members))
-	for _, mb := range q.members {
-		a := mb.rule.Alpha / float64(k)
-		mb.alpha = a
-		w := mb.hi - mb.lo
-		mb.cDiff = newEBSeq(-w, w, a)
-		mb.cLost = newEBSeq(-1, 1, a)
-		mb.cHead = newEBSeq(mb.lo, mb.hi, mb.rule.Alpha)
+	sort.Strings(q.fixedOnly)
+	state, err := NewSeqState(cfg)
+	if err != nil {
+		// Thresholds are validated when read: a state that cannot be
+		// made decides nothing early (the run judges every sample).
+		q.fixedOnly = append(q.fixedOnly, "(thresholds)")
+		return q
 	}
+	q.state = state
 	return q
-}
-
-func compactStrings(xs []string) []string {
-	out := xs[:0]
-	for i, x := range xs {
-		if i == 0 || x != xs[i-1] {
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // segValue is a sample's value of a segment key: the head's metadata,
@@ -230,168 +164,39 @@ func segValue(head, base map[string]string, key string) string {
 func (q *Sequential) Add(s *results.Sample, unchanged bool) {
 	q.fed++
 	b, ok := q.base[s.ID]
-	if !ok {
+	if !ok || q.state == nil {
 		return
 	}
-	for _, mb := range q.members {
-		if mb.segKey != "" && segValue(s.Metadata, b.Metadata, mb.segKey) != mb.segValue {
-			continue
-		}
-		mb.add(s, b, unchanged)
-	}
-}
-
-// score returns sample s's score of canonical metric m and the kind of its
-// undefined score ("" when defined; data when it has none).
-func score(s *results.Sample, m string) (float64, results.UndefinedKind) {
-	for k, v := range s.Scores {
-		if CanonicalMetric(k) != m {
-			continue
-		}
-		if !v.IsNaN() {
-			return v.Value(), ""
-		}
-		kind := s.KindOf(k)
-		if kind == results.KindNotJudged {
-			kind = results.KindData
-		}
-		return math.NaN(), kind
-	}
-	return math.NaN(), results.KindData
-}
-
-func (mb *seqMember) add(h, b *results.Sample, unchanged bool) {
+	var err error
 	if unchanged {
-		mb.uSeen++
+		err = q.state.AddKnown(*s, *b)
+	} else {
+		err = q.state.Add(*s, *b)
 	}
-	hv, hk := score(h, mb.metric)
-	bv, bk := score(b, mb.metric)
-	if hk == "" {
-		if unchanged {
-			mb.uHead.add(hv)
-		} else {
-			mb.cHead.Add(hv)
-		}
+	if err != nil {
+		// A score out of its metric's range, or more samples than
+		// planned: decide nothing early.
+		q.state = nil
 	}
-	if hk != results.KindData && bk != results.KindData {
-		y := 0.0
-		switch {
-		case hk != "" && bk == "":
-			y = 1
-		case hk == "" && bk != "":
-			y = -1
-		}
-		if unchanged {
-			mb.uLost.add(y)
-		} else {
-			mb.cLost.Add(y)
-		}
-	}
-	if hk == "" && bk == "" {
-		d := hv - bv
-		if mb.lower {
-			d = -d
-		}
-		if unchanged {
-			mb.uDiff.add(d)
-		} else {
-			mb.cDiff.Add(d)
-		}
-	}
-}
-
-// stratified combines the exact mean over U with the confidence sequence
-// over C: the estimate and the bounds of the mean over the member's
-// samples, weighted by their numbers of samples. Before any C sample the
-// bounds are the whole range and the estimate NaN (nothing can fail).
-func (mb *seqMember) stratified(u sum1, c meanSeq) (est, lo, hi float64) {
-	nU, nC := float64(mb.nU), float64(mb.nC)
-	if u.n == 0 {
-		nU = 0
-	}
-	switch {
-	case nC == 0 && nU == 0:
-		return math.NaN(), math.Inf(-1), math.Inf(1)
-	case nC == 0:
-		return u.mean(), u.mean(), u.mean()
-	}
-	w := nU / (nU + nC)
-	l, h := c.Interval()
-	cm := c.Mean()
-	return w*u.mean() + (1-w)*cm, w*u.mean() + (1-w)*l, w*u.mean() + (1-w)*h
-}
-
-// decide updates the member's decisions; final decides what is still
-// undecided (every sample judged).
-func (mb *seqMember) decide(final bool) {
-	if mb.uSeen < mb.nU && !final {
-		// The mean over U is exact only once all of U is judged.
-		return
-	}
-	tol := mb.rule.Tolerance
-	if mb.diff == SeqUndecided {
-		est, lo, hi := mb.stratified(mb.uDiff, mb.cDiff)
-		switch {
-		case hi < 0 && est <= -tol+eps:
-			mb.diff = SeqFailed
-		case lo > -tol || final:
-			mb.diff = SeqPassed
-		}
-	}
-	if mb.lost == SeqUndecided {
-		est, lo, hi := mb.stratified(mb.uLost, mb.cLost)
-		switch {
-		case lo > 0 && est >= tol-eps:
-			mb.lost = SeqFailed
-		case hi < tol || final:
-			mb.lost = SeqPassed
-		}
-	}
-	if mb.floor == SeqUndecided {
-		mb.floor = SeqPassed
-		if mb.rule.Min != nil || mb.rule.Max != nil {
-			mb.floor = SeqUndecided
-			_, lo, hi := mb.stratified(mb.uHead, mb.cHead)
-			below := mb.rule.Min != nil && hi < *mb.rule.Min-eps
-			above := mb.rule.Max != nil && lo > *mb.rule.Max+eps
-			inside := (mb.rule.Min == nil || lo >= *mb.rule.Min-eps) && (mb.rule.Max == nil || hi <= *mb.rule.Max+eps)
-			switch {
-			case below || above:
-				mb.floor = SeqFailed
-			case inside || final:
-				mb.floor = SeqPassed
-			}
-		}
-	}
-}
-
-func (mb *seqMember) decision() SeqDecision {
-	switch {
-	case mb.diff == SeqFailed || mb.lost == SeqFailed || mb.floor == SeqFailed:
-		return SeqFailed
-	case mb.diff == SeqPassed && mb.lost == SeqPassed && mb.floor == SeqPassed:
-		return SeqPassed
-	}
-	return SeqUndecided
 }
 
 // Look decides what the samples fed so far allow.
 func (q *Sequential) Look() SeqLook {
-	q.looks++
-	all := len(q.fixedOnly) == 0
-	failed := false
-	for _, mb := range q.members {
-		if mb.decision() == SeqUndecided {
-			mb.decide(false)
-			if mb.decision() != SeqUndecided {
-				mb.decidedAt = q.fed
-			}
-		}
-		switch mb.decision() {
+	if q.state == nil || len(q.fixedOnly) > 0 || q.allKnown {
+		return SeqLook{Judged: q.fed}
+	}
+	q.last = q.state.Decide()
+	all, failed := true, false
+	for _, r := range q.last.Results {
+		switch r.Decision {
 		case SeqUndecided:
 			all = false
 		case SeqFailed:
-			if mb.level == LevelFail {
+			key := r.Metric
+			if r.Segment != "" {
+				key += "|" + r.Segment
+			}
+			if q.levels[key] == LevelFail {
 				failed = true
 			}
 		}
@@ -399,20 +204,13 @@ func (q *Sequential) Look() SeqLook {
 	return SeqLook{Decided: all || failed, Judged: q.fed}
 }
 
-// finish decides every member still undecided, with the samples fed.
-func (q *Sequential) finish() {
-	for _, mb := range q.members {
-		if mb.decision() == SeqUndecided {
-			mb.decide(true)
-			mb.decidedAt = q.fed
-		}
-	}
-}
-
-// SeqMetric is a gated metric's sequential decision, in the report.
-type SeqMetric struct {
-	// Decision is failed or passed.
+// SeqVerdict is a gated metric's sequential decision, in the report.
+type SeqVerdict struct {
+	// Decision is failed, passed or, when the check stopped on another
+	// metric's failure, undecided.
 	Decision SeqDecision `json:"decision"`
+	// Reason says why (SeqReason of the paired change test).
+	Reason SeqReason `json:"reason,omitempty"`
 	// DecidedAfter is the number of samples judged when it was decided.
 	DecidedAfter int `json:"decided_after"`
 	// Low and High bound the mean paired difference (oriented: negative
@@ -471,45 +269,67 @@ func (cmp *comparison) replaySequential(segs *segmentRun) {
 			break
 		}
 	}
-	q.finish()
 	cmp.r.Sequential = &SeqSummary{Batch: sq.Batch, Seed: sq.Seed, Judged: sq.Judged, Total: sq.Total, DecidedAfter: decided, FixedOnly: q.fixedOnly}
-	members := map[[3]string]*seqMember{}
-	for _, mb := range q.members {
-		members[[3]string{mb.metric, mb.segKey, mb.segValue}] = mb
+	if q.state == nil || q.allKnown {
+		return // nothing was sampled: the fixed design decides
+	}
+	if decided == 0 {
+		// Not decided early: the last look, final when every sample was
+		// judged (the end rule decides what is left).
+		q.last = q.state.Decide()
+	}
+	type key struct{ metric, segment string }
+	byTest := map[key]map[SeqTest]SeqResult{}
+	for _, r := range q.last.Results {
+		k := key{r.Metric, r.Segment}
+		if byTest[k] == nil {
+			byTest[k] = map[SeqTest]SeqResult{}
+		}
+		byTest[k][r.Test] = r
 	}
 	for i := range cmp.r.Metrics {
 		mr := &cmp.r.Metrics[i]
-		if mb := members[[3]string{mr.Metric, "", ""}]; mb != nil {
-			_, lo, hi := mb.stratified(mb.uDiff, mb.cDiff)
-			mr.Sequential = &SeqMetric{Decision: mb.decision(), DecidedAfter: mb.decidedAt, Low: results.Score(lo), High: results.Score(hi), Lost: mb.lost}
-			if mr.Rule.Min != nil || mr.Rule.Max != nil {
-				mr.Sequential.Floor = mb.floor
-			}
-			mb.override(mr)
+		tests := byTest[key{mr.Metric, ""}]
+		if tests == nil {
+			continue
 		}
+		ch := tests[SeqChange]
+		v := &SeqVerdict{Decision: ch.Decision, Reason: ch.Reason, DecidedAfter: ch.DecidedAt,
+			Low: results.Score(ch.Low), High: results.Score(ch.High), Lost: tests[SeqLost].Decision}
+		if fl, ok := tests[SeqFloor]; ok {
+			v.Floor = fl.Decision
+		}
+		if v.Lost == SeqFailed || v.Floor == SeqFailed {
+			v.Decision = SeqFailed
+		}
+		if l, f := tests[SeqLost].DecidedAt, tests[SeqFloor].DecidedAt; v.Decision != SeqUndecided {
+			v.DecidedAfter = max(v.DecidedAfter, l, f)
+		}
+		mr.Sequential = v
+		override(mr, tests)
 	}
 	for i, ms := range segs.results {
 		k, s := segs.where[i][0], segs.where[i][1]
 		seg := &segs.keys[k].Segments[s]
 		for j := range ms {
-			if mb := members[[3]string{ms[j].Metric, seg.Key, seg.Value}]; mb != nil {
-				mb.override(&ms[j])
+			if tests := byTest[key{ms[j].Metric, seg.Key + "=" + seg.Value}]; tests != nil {
+				override(&ms[j], tests)
 			}
 		}
 	}
 }
 
-// override sets mr's paired verdict and lost scores from the member's
-// decisions; an improvement the fixed design found is kept (it never
-// fails the gate).
-func (mb *seqMember) override(mr *MetricResult) {
+// override sets mr's paired verdict and lost scores from the sequential
+// tests; an improvement the fixed design found is kept (it never fails the
+// gate).
+func override(mr *MetricResult, tests map[SeqTest]SeqResult) {
 	if isTested(mr.Change) {
 		switch {
-		case mb.diff == SeqFailed:
+		case tests[SeqChange].Decision == SeqFailed:
 			mr.Change = VerdictRegression
 		case mr.Change == VerdictRegression:
 			mr.Change = VerdictNoChange
 		}
 	}
-	mr.LostScores = mb.lost == SeqFailed
+	mr.LostScores = tests[SeqLost].Decision == SeqFailed
 }

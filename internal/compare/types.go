@@ -208,7 +208,7 @@ type MetricResult struct {
 	Change Verdict `json:"change"`
 	// Sequential is the sequential decision of a gated metric of a
 	// sequential check (nil otherwise): it sets Change and LostScores.
-	Sequential *SeqMetric `json:"sequential,omitempty"`
+	Sequential *SeqVerdict `json:"sequential,omitempty"`
 	Floor      Floor      `json:"floor"`
 	// Status is what the metric does to the gate, after its level.
 	Status Status `json:"status"`
