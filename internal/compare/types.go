@@ -209,7 +209,7 @@ type MetricResult struct {
 	// Sequential is the sequential decision of a gated metric of a
 	// sequential check (nil otherwise): it sets Change and LostScores.
 	Sequential *SeqVerdict `json:"sequential,omitempty"`
-	Floor      Floor      `json:"floor"`
+	Floor      Floor       `json:"floor"`
 	// Status is what the metric does to the gate, after its level.
 	Status Status `json:"status"`
 	// Reasons are this metric's failure or warning sentences, worded by
