@@ -164,6 +164,16 @@ func TestSequentialBrokenHeadFailsEarly(t *testing.T) {
 	if !failed {
 		t.Errorf("no gated metric failed sequentially in the replay: %s", cmp.stdout)
 	}
+	// The comment and the HTML report say it too, and the usage section
+	// what a full run would have cost.
+	md := gate(t, nil, "compare", "--base", base, "--head", head, "--format", "markdown")
+	if !strings.Contains(md.stdout, "**Sequential check: decided after ") {
+		t.Errorf("the markdown comment does not say when the check decided:\n%s", md.stdout)
+	}
+	html := gate(t, nil, "compare", "--base", base, "--head", head, "--format", "html")
+	if !strings.Contains(html.stdout, `<p class="sequential">Sequential check: decided after `) {
+		t.Errorf("the HTML report does not say when the check decided")
+	}
 	// A partial run cannot stand for a branch.
 	put := gate(t, nil, "baseline", "put", "--store", "file", "--path", filepath.Join(dir, "stored.json"), "--results", head)
 	if put.code != 2 || !strings.Contains(put.stderr, "sequential check that judged") {

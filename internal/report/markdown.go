@@ -667,7 +667,7 @@ func writeUsage(b *strings.Builder, r *compare.Report) {
 	for _, l := range lines {
 		b.WriteString(l)
 	}
-	if q := r.Sequential; q != nil && q.Judged > 0 && q.Judged < q.Total {
+	if q := r.Sequential; q != nil && q.Judged > 0 && q.Judged < q.Total && r.Head.Usage.ChatCalls > 0 {
 		full := float64(r.Head.Usage.ChatCalls) * float64(q.Total) / float64(q.Judged)
 		fmt.Fprintf(b, "\n<sub>Sequential check: %s chat calls made for %s of %s samples; judging every sample would have taken about %s.</sub>\n",
 			FormatInt(r.Head.Usage.ChatCalls), FormatInt(q.Judged), FormatInt(q.Total), FormatInt(int(full+0.5)))
