@@ -48,9 +48,14 @@ func SequentialLine(r *compare.Report) string {
 		n      int
 	}
 	var ats []at
+	var open []string
 	differ := false
 	for _, m := range r.Metrics {
 		if m.Sequential == nil {
+			continue
+		}
+		if m.Sequential.Decision == compare.SeqUndecided || m.Sequential.DecidedAfter == 0 {
+			open = append(open, m.Metric)
 			continue
 		}
 		ats = append(ats, at{m.Metric, m.Sequential.DecidedAfter})
@@ -65,6 +70,9 @@ func SequentialLine(r *compare.Report) string {
 			parts[i] = fmt.Sprintf("%s after %s", a.metric, FormatInt(a.n))
 		}
 		b.WriteString(" Decided: " + strings.Join(parts, ", ") + ".")
+	}
+	if len(open) > 0 {
+		b.WriteString(" Not decided when the check stopped on a failure: " + strings.Join(open, ", ") + ".")
 	}
 	if len(q.FixedOnly) > 0 {
 		b.WriteString(" Decided at the end with the fixed design (no bounded range): " + strings.Join(q.FixedOnly, ", ") + ".")
