@@ -71,14 +71,6 @@ func seqFixture(t *testing.T, n int) (dir, base string) {
 	return dir, base
 }
 
-func readSeqResults(t *testing.T, path string) *results.File {
-	t.Helper()
-	f, err := results.Read(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return f
-}
 
 // A head that breaks answers fails early: the check judges a fraction of
 // the samples, marks the others not judged, says what it saved, and a
@@ -94,7 +86,7 @@ func TestSequentialBrokenHeadFailsEarly(t *testing.T) {
 	if !strings.Contains(r.stdout, "Sequential check: decided after") || !strings.Contains(r.stdout, "of judge calls saved") {
 		t.Errorf("the report does not say when the check decided:\n%s", r.stdout)
 	}
-	f := readSeqResults(t, head)
+	f := readResults(t, head)
 	q := f.Config.Sequential
 	if q == nil || q.Batch != 40 || q.Total != 600 || q.DecidedAfter == 0 || q.DecidedAfter%40 != 0 || q.Judged >= 600 {
 		t.Fatalf("sequential record %+v: want batch 40, 600 samples, decided after a whole batch, before the end", q)
@@ -202,7 +194,7 @@ func TestSequentialUnchangedQualityPasses(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("unchanged head: exit %d\n%s", r.code, r.stderr)
 	}
-	if q := readSeqResults(t, again).Config.Sequential; q == nil || q.Judged != 600 {
+	if q := readResults(t, again).Config.Sequential; q == nil || q.Judged != 600 {
 		t.Errorf("unchanged head: %+v, want every sample judged (their answers are cached; the mean over them is exact)", q)
 	}
 }
@@ -233,7 +225,7 @@ func TestSequentialSettings(t *testing.T) {
 	if r := gate(t, nil, "check", "--quiet", "--judge", "offline", "--dataset", data, "--baseline", base, "--thresholds", th, "--out", head); r.code != 0 {
 		t.Fatalf("sequential: in the thresholds: exit %d\n%s", r.code, r.stderr)
 	}
-	if q := readSeqResults(t, head).Config.Sequential; q == nil || q.Batch != 20 {
+	if q := readResults(t, head).Config.Sequential; q == nil || q.Batch != 20 {
 		t.Errorf("sequential: {batch: 20} in the thresholds file: results record %+v", q)
 	}
 	os.WriteFile(th, []byte("version: 1\nsequential: maybe\n"), 0o644)
