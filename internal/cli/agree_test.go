@@ -72,7 +72,7 @@ func TestAgreeOfflineJudgeLabelKinds(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "r.json")
 	r := gate(t, nil, "agree", "--dataset", labelled, "--judge", "offline", "--label", "human", "--positive", "yes",
-		"--metrics", "faithfulness,factual_correctness", "--out", out, "--format", "json")
+		"--metrics", "faithfulness,string_similarity", "--out", out, "--format", "json")
 	if r.code != 0 {
 		t.Fatalf("exit %d\n%s", r.code, r.stderr)
 	}
