@@ -17,7 +17,9 @@
 # tokenizer, stop words and stemmer), beside the judge's figure with the
 # same bootstrap: TestFaithfulnessBeatsContentWordOverlap in
 # internal/judge/offline, which also fails if the judge falls back below
-# the baseline on either set.
+# the baseline on any set. Last, the metrics the offline judge declines on
+# human labels (factual_correctness, semantic_similarity on EVOUNA and
+# STS-B, beside their lexical baselines): TestOtherMetricsAgainstHumanLabels.
 #
 # Needs jq. Environment: BENCH_DIR (work directory, default a fresh
 # temporary one), GATE (a gate binary instead of building one).
@@ -61,4 +63,5 @@ echo "== HaluEval dialogue sample: gate agree, offline judge"
 	--label grade --pair-by pair --out "$dir/halueval_dialogue-results.json" --show 3
 echo
 echo "== The judge and the content-word-overlap baseline on the same rows"
-go test -count=1 -run 'TestFaithfulnessBeatsContentWordOverlap' -v ./internal/judge/offline | grep -E '^\s+human_test.go|^(ok|FAIL|---)'
+go test -count=1 -run 'TestFaithfulnessBeatsContentWordOverlap|TestOtherMetricsAgainstHumanLabels' -v ./internal/judge/offline |
+	grep -E '^\s+human_test.go|^(ok|FAIL|---)'
