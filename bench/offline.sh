@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Throughput of the offline judge: the default offline suite (7 metrics)
+# Throughput of the offline judge: the default offline suite (faithfulness
+# and the three string metrics since the offline judge v4; 7 metrics before)
 # over the 20 amnesty_qa rows of testdata (real long answers, 3 contexts
 # each), 16 samples in flight, through eval.Run and the judge memo, as
 # `gate run --judge offline` judges them (BenchmarkSuiteAmnesty in

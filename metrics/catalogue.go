@@ -65,9 +65,11 @@ type Metric struct {
 	// (the core judge metrics); the others are report-only by default.
 	Gated bool
 	// OfflineUnreliable: the offline judge cannot score the metric
-	// reliably (measured on labelled pairs: it ranks the better of two
+	// reliably (measured on labelled data: it ranks the better of two
 	// candidates higher in less than 0.70 of the pairs of at least one kind
-	// of flaw), so it leaves it undefined and out of its default suite.
+	// of flaw, or it does not beat a trivial lexical baseline clearly on
+	// human labels, or it was never shown to on them), so it leaves it
+	// undefined and out of its default suite.
 	OfflineUnreliable bool
 	Description       string
 	// Range is the interval every defined score lies in; the zero value
@@ -155,20 +157,20 @@ var catalogue = declare([]Metric{
 		},
 		Range:       cosineRange,
 		Description: "similarity of questions generated from the response to the real question"},
-	{Name: FactualCorrectnessName, Needs: []Field{Response, Reference}, Default: true, Gated: true,
+	{Name: FactualCorrectnessName, Needs: []Field{Response, Reference}, Default: true, Gated: true, OfflineUnreliable: true,
 		Asks:        []Ask{factualClaims, factualVerify},
 		Description: "F1 of response claims against reference claims"},
 	{Name: NoiseSensitivityRelevantName, Needs: []Field{UserInput, Response, Reference, RetrievedContexts}, Direction: LowerIsBetter, Default: true, OfflineUnreliable: true,
 		Asks:        noiseAsks,
 		Description: "share of response statements that are wrong yet drawn from relevant contexts (lower is better)"},
-	{Name: NoiseSensitivityIrrelevantName, Needs: []Field{UserInput, Response, Reference, RetrievedContexts}, Direction: LowerIsBetter, Default: true,
+	{Name: NoiseSensitivityIrrelevantName, Needs: []Field{UserInput, Response, Reference, RetrievedContexts}, Direction: LowerIsBetter, Default: true, OfflineUnreliable: true,
 		Asks:        noiseAsks,
 		Description: "share of response statements that are wrong and drawn from irrelevant contexts (lower is better)"},
-	{Name: SemanticSimilarityName, Needs: []Field{Response, Reference}, Default: true,
+	{Name: SemanticSimilarityName, Needs: []Field{Response, Reference}, Default: true, OfflineUnreliable: true,
 		Asks:        []Ask{embedPair},
 		Range:       cosineRange,
 		Description: "cosine similarity of response and reference embeddings"},
-	{Name: AnswerCorrectnessName, Needs: []Field{Response, Reference},
+	{Name: AnswerCorrectnessName, Needs: []Field{Response, Reference}, OfflineUnreliable: true,
 		Asks:        []Ask{factualClaims, factualVerify, embedPair},
 		Range:       [2]float64{-0.25, 1}, // the similarity term may be negative
 		Description: "0.75 x factual F1 + 0.25 x semantic similarity"},

@@ -111,6 +111,20 @@ func Fraction(verdicts []bool) float64 {
 	return float64(countTrue(verdicts)) / float64(len(verdicts))
 }
 
+// MeanSupport is faithfulness over graded supports: the mean of the
+// statements' supports (each in [0, 1]), NaN without statements. With
+// supports of 0 and 1 only it is Fraction.
+func MeanSupport(supports []float64) float64 {
+	if len(supports) == 0 {
+		return math.NaN()
+	}
+	sum := 0.0
+	for _, s := range supports {
+		sum += s
+	}
+	return sum / float64(len(supports))
+}
+
 // FactualCounts turns the two verify verdict lists of factual correctness
 // into counts. responseClaims[i] tells whether response claim i is
 // supported by the reference, referenceClaims[j] whether reference claim j

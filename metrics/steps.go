@@ -94,6 +94,23 @@ type StatementVerdict struct {
 	Statement string `json:"statement"`
 	Reason    string `json:"reason"`
 	Verdict   int    `json:"verdict"`
+	// Support is a judge's graded degree of support of the statement, in
+	// [0, 1], when it has one (the offline judge); nil: the verdict is the
+	// support (1 or 0). It is not part of the step's JSON: an LLM is
+	// neither asked for it nor read for it.
+	Support *float64 `json:"-"`
+}
+
+// SupportOf returns the statement's support: Support when the judge gave
+// one, else 1 for a verdict of 1 and 0 otherwise.
+func (v StatementVerdict) SupportOf() float64 {
+	if v.Support != nil {
+		return *v.Support
+	}
+	if v.Verdict == 1 {
+		return 1
+	}
+	return 0
 }
 
 // VerifyOutput is the answer of the verify step: one verdict per input

@@ -272,9 +272,10 @@ type Disagreement struct {
 	// Label is the label as written.
 	Label string `json:"label"`
 	// OtherID and OtherScore are the preferred candidate of a pair, empty
-	// for a row.
-	OtherID    string  `json:"other_id,omitempty"`
-	OtherScore float64 `json:"other_score,omitempty"`
+	// (nil) for a row. OtherScore is a pointer so that a preferred
+	// candidate scored 0 still shows its score.
+	OtherID    string   `json:"other_id,omitempty"`
+	OtherScore *float64 `json:"other_score,omitempty"`
 	// Gap is how far apart judge and label are: for a row, the distance of
 	// its score and its label, each scaled to 0-1 (the score by its range,
 	// the label by the lowest and highest label); for a pair, how much
@@ -324,7 +325,7 @@ func PairDisagreements(pairs []Pair, k int) []Disagreement {
 			continue
 		}
 		out = append(out, Disagreement{ID: p.Worse.ID, Score: p.Worse.Score, Label: labelText(p.Worse),
-			OtherID: p.Better.ID, OtherScore: p.Better.Score, Gap: p.Worse.Score - p.Better.Score})
+			OtherID: p.Better.ID, OtherScore: &p.Better.Score, Gap: p.Worse.Score - p.Better.Score})
 	}
 	return top(out, k)
 }

@@ -102,10 +102,13 @@ type Report struct {
 	// Rows is the number of rows; Unlabelled of them have no label.
 	Rows       int `json:"rows"`
 	Unlabelled int `json:"unlabelled"`
-	// TiedPairs are pairs whose two labels are equal: no preference, left out.
-	TiedPairs int `json:"tied_pairs,omitempty"`
-	// Unpaired are labelled rows alone in their group, left out.
-	Unpaired int            `json:"unpaired,omitempty"`
+	// TiedPairs are pairs whose two labels are equal: no preference, left
+	// out. Pairwise reports only; JSON writes them (zeros included) for a
+	// pairwise report and leaves them out of the others.
+	TiedPairs int `json:"-"`
+	// Unpaired are labelled rows alone in their group, left out (as
+	// TiedPairs).
+	Unpaired int            `json:"-"`
 	Metrics  []MetricReport `json:"metrics"`
 	// Warnings say why figures are undefined for every metric: labels of
 	// one class, no pair.
@@ -442,7 +445,10 @@ func measureMetric(m Metric, kind Kind, ls []labelled, pairs [][2]labelled, spec
 func unorient(ds []Disagreement, sign float64) []Disagreement {
 	for i := range ds {
 		ds[i].Score *= sign
-		ds[i].OtherScore *= sign
+		if ds[i].OtherScore != nil {
+			o := *ds[i].OtherScore * sign
+			ds[i].OtherScore = &o
+		}
 	}
 	if ds == nil {
 		ds = []Disagreement{}

@@ -62,7 +62,11 @@ func (r *Report) tables() []table {
 		if r.Kind == KindPairwise {
 			d.head = []string{"preferred by label", "score", "other", "score"}
 			for _, x := range m.Disagreements {
-				d.rows = append(d.rows, []string{x.OtherID, fmtNum(x.OtherScore), x.ID, fmtNum(x.Score)})
+				other := math.NaN()
+				if x.OtherScore != nil {
+					other = *x.OtherScore
+				}
+				d.rows = append(d.rows, []string{x.OtherID, fmtNum(other), x.ID, fmtNum(x.Score)})
 			}
 		} else {
 			d.head = []string{"id", "score", "label"}
@@ -164,12 +168,20 @@ func (r *Report) Markdown(w io.Writer, h Header) error {
 	return err
 }
 
-// JSON writes the report with its header as indented JSON.
+// JSON writes the report with its header as indented JSON. Every figure
+// is written, zeros included; the counts of left-out pairs and rows only
+// in a pairwise report.
 func (r *Report) JSON(w io.Writer, h Header) error {
+	var tied, unpaired *int
+	if r.Kind == KindPairwise {
+		tied, unpaired = &r.TiedPairs, &r.Unpaired
+	}
 	b, err := json.MarshalIndent(struct {
 		Header
 		*Report
-	}{h, r}, "", "  ")
+		TiedPairs *int `json:"tied_pairs,omitempty"`
+		Unpaired  *int `json:"unpaired,omitempty"`
+	}{h, r, tied, unpaired}, "", "  ")
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package agree
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -59,5 +60,73 @@ func TestMarkdownEscapesTheData(t *testing.T) {
 				t.Errorf("table row %q has %d cell borders, the header %d", l, cells, want)
 			}
 		}
+	}
+}
+
+// The JSON report prints every figure, zeros included: a pair whose
+// preferred candidate scored 0 keeps its other_score, and a pairwise
+// report says it left out 0 tied pairs and 0 unpaired rows.
+func TestJSONPrintsZeros(t *testing.T) {
+	// Two pairs; in each the judge scores the worse candidate (label 0)
+	// at least as high as the better one, which scores 0.
+	rows := []Row{
+		{ID: "p1-good", Scores: map[string]float64{"m": 0}, Metadata: map[string]string{"l": "1", "pair": "p1"}},
+		{ID: "p1-bad", Scores: map[string]float64{"m": 0.5}, Metadata: map[string]string{"l": "0", "pair": "p1"}},
+		{ID: "p2-good", Scores: map[string]float64{"m": 0}, Metadata: map[string]string{"l": "1", "pair": "p2"}},
+		{ID: "p2-bad", Scores: map[string]float64{"m": 0}, Metadata: map[string]string{"l": "0", "pair": "p2"}},
+	}
+	rep, err := Measure(rows, []Metric{{Name: "m"}}, Spec{Label: "l", PairBy: "pair", Show: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := rep.JSON(&b, Header{Judge: "j", Source: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		TiedPairs *int `json:"tied_pairs"`
+		Unpaired  *int `json:"unpaired"`
+		Metrics   []struct {
+			Disagreements []map[string]any `json:"disagreements"`
+		} `json:"metrics"`
+	}
+	if err := json.Unmarshal([]byte(b.String()), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.TiedPairs == nil || *got.TiedPairs != 0 || got.Unpaired == nil || *got.Unpaired != 0 {
+		t.Errorf("pairwise report without tied_pairs 0 and unpaired 0:\n%s", b.String())
+	}
+	ds := got.Metrics[0].Disagreements
+	if len(ds) != 2 {
+		t.Fatalf("disagreements %v, want both pairs", ds)
+	}
+	for _, d := range ds {
+		for _, k := range []string{"id", "score", "label", "other_id", "other_score", "gap"} {
+			if _, ok := d[k]; !ok {
+				t.Errorf("pair disagreement %v has no %s", d, k)
+			}
+		}
+		if d["other_score"] != 0.0 {
+			t.Errorf("other_score %v, want 0", d["other_score"])
+		}
+	}
+
+	// A binary report has no pairs: neither the pair fields nor the
+	// pairwise counts.
+	rep, err = Measure(rowsOf([]string{"1", "0"}, []float64{0, 0.5}, "m"), []Metric{{Name: "m"}}, Spec{Label: "l", Threshold: 0.5, Show: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := rep.JSON(&b, Header{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"other_score"`, `"other_id"`, `"tied_pairs"`, `"unpaired"`} {
+		if strings.Contains(b.String(), k) {
+			t.Errorf("binary report holds %s:\n%s", k, b.String())
+		}
+	}
+	if !strings.Contains(b.String(), `"score": 0,`) {
+		t.Errorf("binary report lacks the row scored 0:\n%s", b.String())
 	}
 }

@@ -212,7 +212,7 @@ func TestInputsNonRegularFilesAreRefused(t *testing.T) {
 // lowered for the test instead of writing gigabytes.
 func TestInputsOversizedFilesAreRefused(t *testing.T) {
 	dir := t.TempDir()
-	base := repo + "/testdata/demo/baseline.json" // about 90 KB: over 64 KiB
+	base := repo + "/testdata/demo/baseline.json" // about 50 KB: over 32 KiB
 	big := filepath.Join(dir, "thresholds.yaml")
 	if err := os.WriteFile(big, []byte("version: 1\n"+strings.Repeat("# a long comment line\n", 100)), 0o644); err != nil {
 		t.Fatal(err)
@@ -226,14 +226,14 @@ func TestInputsOversizedFilesAreRefused(t *testing.T) {
 	if err := results.Write(small, f); err != nil {
 		t.Fatal(err)
 	}
-	defer inputfile.SetLimits(64<<10, 1<<10)()
+	defer inputfile.SetLimits(32<<10, 1<<10)()
 	tests := []struct {
 		name        string
 		args        []string
 		flag, limit string
 	}{
-		{"compare --base", []string{"compare", "--base", base, "--head", small}, "--base", "64 KiB"},
-		{"baseline put --results", []string{"baseline", "put", "--store", "file", "--path", filepath.Join(dir, "b.json"), "--results", base}, "--results", "64 KiB"},
+		{"compare --base", []string{"compare", "--base", base, "--head", small}, "--base", "32 KiB"},
+		{"baseline put --results", []string{"baseline", "put", "--store", "file", "--path", filepath.Join(dir, "b.json"), "--results", base}, "--results", "32 KiB"},
 		{"compare --thresholds", []string{"compare", "--base", small, "--head", small, "--thresholds", big}, "--thresholds", "1 KiB"},
 	}
 	for _, tt := range tests {

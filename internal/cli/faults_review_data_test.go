@@ -157,7 +157,7 @@ func TestReviewEmptyReferenceScoresNothing(t *testing.T) {
 	if !strings.Contains(r.stderr, "empty field reference") {
 		t.Errorf("stderr does not name the empty field:\n%s", r.stderr)
 	}
-	for _, m := range []string{"string_presence", "exact_match", "string_similarity", "factual_correctness"} {
+	for _, m := range []string{"string_presence", "exact_match", "string_similarity"} {
 		r := gate(t, nil, "run", "--quiet", "--dataset", ds, "--judge", "offline", "--metrics", m, "--out", filepath.Join(t.TempDir(), "r.json"))
 		if r.code != 2 || !strings.Contains(r.stderr, m+": empty field reference") {
 			t.Errorf("%s: exit %d, want 2 naming \"%s: empty field reference\"\n%s", m, r.code, m, r.stderr)
@@ -357,7 +357,7 @@ func TestReviewContextIDTurnover(t *testing.T) {
 func TestReviewReportOnlyBaselineGatesNothing(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "ro.json")
-	if r := gate(t, nil, "run", "--dataset", demo, "--judge", "offline", "--quiet", "--metrics", "semantic_similarity,string_similarity", "--out", base); r.code != 0 {
+	if r := gate(t, nil, "run", "--dataset", demo, "--judge", "offline", "--quiet", "--metrics", "exact_match,string_similarity", "--out", base); r.code != 0 {
 		t.Fatalf("run: exit %d\n%s", r.code, r.stderr)
 	}
 	var b strings.Builder

@@ -69,8 +69,7 @@ func TestNothingToScoreIsAnError(t *testing.T) {
 		if r.code != 2 {
 			t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
 		}
-		for _, want := range []string{"no metric can be scored", "retrieved_contexts", "reference",
-			"faithfulness needs retrieved_contexts", "factual_correctness needs reference"} {
+		for _, want := range []string{"no metric can be scored", "retrieved_contexts", "faithfulness needs retrieved_contexts"} {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 			}
@@ -99,12 +98,12 @@ func TestNothingToScoreIsAnError(t *testing.T) {
 		}
 	})
 	t.Run("columns present but empty", func(t *testing.T) {
-		r := gate(t, nil, "run", "--dataset", emptyCols, "--judge", "offline", "--metrics", "semantic_similarity",
+		r := gate(t, nil, "run", "--dataset", emptyCols, "--judge", "offline", "--metrics", "string_similarity",
 			"--out", filepath.Join(t.TempDir(), "r.json"), "--quiet")
 		if r.code != 2 {
 			t.Fatalf("exit %d, want 2\n%s", r.code, r.stderr)
 		}
-		for _, want := range []string{"no metric could be scored on any sample", "semantic_similarity: empty field reference"} {
+		for _, want := range []string{"no metric could be scored on any sample", "string_similarity: empty field reference"} {
 			if !strings.Contains(r.stderr, want) {
 				t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 			}
@@ -215,11 +214,14 @@ func TestEmptyBaselineDoesNotPass(t *testing.T) {
 	dir := t.TempDir()
 	empty := sndDemoRows(t, []string{"id", "user_input", "retrieved_contexts", "retrieved_context_ids", "response", "reference", "reference_context_ids", "reference_contexts"},
 		func(row map[string]any) { row["response"] = "" })
-	r := gate(t, nil, "check", "--dataset", empty, "--baseline", downBaseline(t), "--judge", "offline", "--out", filepath.Join(dir, "head.json"))
+	// string_similarity is gated: the head scores it (0 for the empty
+	// answers), the base does not.
+	th := writeFile(t, filepath.Join(dir, "th.yaml"), "version: 1\ngate: [faithfulness, string_similarity]\n")
+	r := gate(t, nil, "check", "--dataset", empty, "--baseline", downBaseline(t), "--judge", "offline", "--thresholds", th, "--out", filepath.Join(dir, "head.json"))
 	if r.code != 1 {
 		t.Fatalf("exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	for _, want := range []string{"raggate: FAIL: ", "not comparable", "factual_correctness is not comparable: the baseline has no score for it (0 of 20 base samples scored; most often: target call failed: HTTP 502", "faithfulness is not comparable: neither side has a score for it"} {
+	for _, want := range []string{"raggate: FAIL: ", "not comparable", "string_similarity is not comparable: the baseline has no score for it (0 of 20 base samples scored; most often: target call failed: HTTP 502", "faithfulness is not comparable: neither side has a score for it"} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("stdout lacks %q:\n%s", want, r.stdout)
 		}

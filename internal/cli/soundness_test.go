@@ -38,7 +38,7 @@ func TestMissingDataIsNotAJudgeFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := f.Samples[0]
-	for m, want := range map[string]results.UndefinedKind{"faithfulness": results.KindData, "semantic_similarity": results.KindData} {
+	for m, want := range map[string]results.UndefinedKind{"faithfulness": results.KindData, "string_similarity": results.KindData} {
 		if got := s.UndefinedKind[m]; got != want {
 			t.Errorf("%s: undefined kind %q (%s), want %q", m, got, s.Undefined[m], want)
 		}

@@ -304,7 +304,7 @@ func (e *sampleEval) usefulness(metric, answer string) ([]bool, string, error) {
 }
 
 // supported is faithfulness: the share of text's statements the evidence
-// supports.
+// supports (the mean of their supports when the judge grades them).
 func (e *sampleEval) supported(metric, text, evidence, what string) (float64, string, error) {
 	stmts, err := e.statements(metric, text)
 	if err != nil {
@@ -319,7 +319,7 @@ func (e *sampleEval) supported(metric, text, evidence, what string) (float64, st
 	}
 	ev := evidenceOf(vs, "")
 	e.note(metric, ev)
-	return metrics.Fraction(bools(vs)), failing("statement", "not supported by the contexts", ev), nil
+	return metrics.MeanSupport(supports(vs)), failing("statement", "not supported by the contexts", ev), nil
 }
 
 // factualVerdicts verifies the response's claims against the reference
@@ -521,6 +521,16 @@ func (e *sampleEval) similarity(string) (float64, error) {
 		return nan, judge.Undefinedf("embedding count %d does not match 2 texts", len(emb.Vectors))
 	}
 	return metrics.SemanticSimilarity(emb.Vectors[0], emb.Vectors[1], 0), nil
+}
+
+// supports returns each statement's support (its verdict, 1 or 0, unless
+// the judge graded it).
+func supports(vs []metrics.StatementVerdict) []float64 {
+	out := make([]float64, len(vs))
+	for i, v := range vs {
+		out[i] = v.SupportOf()
+	}
+	return out
 }
 
 func bools(vs []metrics.StatementVerdict) []bool {

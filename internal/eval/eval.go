@@ -354,6 +354,8 @@ func (e *sampleEval) run(ms []metrics.Metric) (*SampleResult, error) {
 				scores[i] = e.classify(m, v, e.withCuts(m.Name, reason))
 			case judge.IsFatal(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 				errs[i] = err
+			case errors.Is(err, judge.ErrNothingToCheck):
+				scores[i] = score{v: nan, reason: judge.ReasonOf(err), kind: results.KindMetric}
 			default:
 				scores[i] = score{v: nan, reason: judge.ReasonOf(err), kind: results.KindJudge}
 			}

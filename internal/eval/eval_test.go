@@ -265,6 +265,7 @@ func TestUndefinedKinds(t *testing.T) {
 	f.FailStatements("broken.", &judge.Undefined{Reason: "judge refused"})
 	f.OnStatements("ok")
 	f.OnStatements(" ")
+	f.FailStatements("Yes.", &judge.Undefined{Reason: "nothing to check offline: the answer has no content words", Err: judge.ErrNothingToCheck})
 	f.OnAttribute("ctx", " ", nil)
 	mk := func(id, resp string, ref *string) metrics.Sample {
 		var s metrics.Sample
@@ -278,7 +279,7 @@ func TestUndefinedKinds(t *testing.T) {
 		return s
 	}
 	empty := " "
-	samples := []metrics.Sample{mk("judge", "broken.", nil), mk("metric", "ok", nil), mk("data", "ok", &empty)}
+	samples := []metrics.Sample{mk("judge", "broken.", nil), mk("metric", "ok", nil), mk("data", "ok", &empty), mk("nothing", "Yes.", &empty)}
 	res, err := Run(context.Background(), judge.Memo(f), samples, Options{Metrics: mustResolve(t, "faithfulness", "context_recall")})
 	if err != nil {
 		t.Fatal(err)
@@ -295,6 +296,10 @@ func TestUndefinedKinds(t *testing.T) {
 		{"judge", "context_recall", "missing field reference", results.KindData},
 		{"metric", "faithfulness", "no statements in response", results.KindMetric},
 		{"data", "context_recall", "empty field reference", results.KindData},
+		// A judge that finds nothing it can check in the sample (the
+		// offline judge given a bare "Yes.") leaves it undefined by the
+		// metric's definition for this sample, not as a judge failure.
+		{"nothing", "faithfulness", "nothing to check offline: the answer has no content words", results.KindMetric},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id+"/"+tt.metric, func(t *testing.T) {
@@ -412,5 +417,43 @@ func TestEmptyGoldenFieldIsDataForEveryMetric(t *testing.T) {
 		if !math.IsNaN(got.Scores[m]) || got.Undefined[m] != "empty field reference" || got.UndefinedKind[m] != results.KindData {
 			t.Errorf("%s: score %v, undefined %q (%s); want undefined \"empty field reference\" (data)", m, got.Scores[m], got.Undefined[m], got.UndefinedKind[m])
 		}
+	}
+}
+
+// A judge that grades its support of each statement (the offline judge)
+// gives faithfulness the mean of the supports; a judge that gives only
+// verdicts (an LLM) gives the share of supported statements, as Ragas.
+func TestFaithfulnessMeanOfSupport(t *testing.T) {
+	stmts := []string{"The sky is blue.", "Grass is red."}
+	for _, tt := range []struct {
+		name     string
+		supports []float64
+		want     float64
+	}{
+		{"verdicts only", nil, 0.5},
+		{"graded", []float64{0.9, 0.25}, 0.575},
+		{"graded zeros", []float64{0, 0}, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := judgetest.New(t)
+			f.OnStatements("The sky is blue. Grass is red.", stmts...)
+			if tt.supports == nil {
+				f.OnVerify("ctx", stmts, 1, 0)
+			} else {
+				f.OnVerifySupport("ctx", stmts, tt.supports...)
+			}
+			var s metrics.Sample
+			s.ID = "s"
+			s.Set(metrics.UserInput, "q")
+			s.Set(metrics.Response, "The sky is blue. Grass is red.")
+			s.SetList(metrics.RetrievedContexts, []string{"ctx"})
+			res, err := Run(context.Background(), judge.Memo(f), []metrics.Sample{s}, Options{Metrics: mustResolve(t, "faithfulness")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := res.Samples[0].Scores["faithfulness"]; math.Abs(got-tt.want) > 1e-12 {
+				t.Errorf("faithfulness = %v, want %v", got, tt.want)
+			}
+		})
 	}
 }

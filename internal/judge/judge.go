@@ -145,6 +145,13 @@ func (u Usage) Add(v Usage) Usage {
 // failure of the judge.
 var ErrNeedsLLM = errors.New("needs an LLM judge")
 
+// ErrNothingToCheck is wrapped by the *Undefined error of a judge that
+// finds nothing in the sample it can judge (the offline judge given a bare
+// "Yes", a class label such as "SUPPORTS" or a number alone): the metric
+// is undefined by its definition for this sample (kind metric), not
+// because the judge failed.
+var ErrNothingToCheck = errors.New("nothing to check")
+
 // Undefined is the error of a step that could not be answered for this
 // sample (invalid output after a re-ask, refusal, input too long): the
 // metrics that need it are undefined with Reason, and the run goes on.
@@ -199,7 +206,7 @@ func (a Answer) Clone() Answer {
 	}
 	if a.Verify != nil {
 		v := *a.Verify
-		v.Verdicts = slices.Clone(v.Verdicts)
+		v.Verdicts = cloneVerdicts(v.Verdicts)
 		a.Verify = &v
 	}
 	if a.Useful != nil {
@@ -224,9 +231,21 @@ func (a Answer) Clone() Answer {
 	}
 	if a.VerifyPair != nil {
 		v := *a.VerifyPair
-		v.ReferenceVerdicts = slices.Clone(v.ReferenceVerdicts)
-		v.ResponseVerdicts = slices.Clone(v.ResponseVerdicts)
+		v.ReferenceVerdicts = cloneVerdicts(v.ReferenceVerdicts)
+		v.ResponseVerdicts = cloneVerdicts(v.ResponseVerdicts)
 		a.VerifyPair = &v
 	}
 	return a
+}
+
+// cloneVerdicts copies a verdict list with its graded supports.
+func cloneVerdicts(vs []metrics.StatementVerdict) []metrics.StatementVerdict {
+	out := slices.Clone(vs)
+	for i := range out {
+		if out[i].Support != nil {
+			s := *out[i].Support
+			out[i].Support = &s
+		}
+	}
+	return out
 }

@@ -381,3 +381,19 @@ func TestMemoScopeRelease(t *testing.T) {
 	}
 	held(1, 1)
 }
+
+// A clone's graded supports are its own: changing one does not change the
+// answer it was cloned from (a memoized answer).
+func TestCloneCopiesSupports(t *testing.T) {
+	s := 0.25
+	a := judge.Answer{
+		Verify:     &metrics.VerifyOutput{Verdicts: []metrics.StatementVerdict{{Statement: "x", Support: &s}}},
+		VerifyPair: &metrics.VerifyPairOutput{ResponseVerdicts: []metrics.StatementVerdict{{Statement: "y", Support: &s}}},
+	}
+	c := a.Clone()
+	*c.Verify.Verdicts[0].Support = 0.9
+	*c.VerifyPair.ResponseVerdicts[0].Support = 0.8
+	if s != 0.25 || *a.Verify.Verdicts[0].Support != 0.25 || *a.VerifyPair.ResponseVerdicts[0].Support != 0.25 {
+		t.Errorf("changing the clone's supports changed the original: %v", s)
+	}
+}

@@ -108,6 +108,25 @@ func (f *Fake) OnVerify(evidence string, stmts []string, verdicts ...int) *Fake 
 	return f.set(verifyKey(evidence, stmts), &canned{ans: judge.Answer{Verify: out}})
 }
 
+// OnVerifySupport answers the verify step for evidence and stmts with a
+// graded support per statement (as the offline judge gives them); the
+// verdict of each is 1 when its support is at least 0.5.
+func (f *Fake) OnVerifySupport(evidence string, stmts []string, supports ...float64) *Fake {
+	f.t.Helper()
+	if len(supports) != len(stmts) {
+		f.t.Fatalf("judgetest: OnVerifySupport: %d supports for %d statements", len(supports), len(stmts))
+	}
+	out := &metrics.VerifyOutput{Verdicts: make([]metrics.StatementVerdict, len(stmts))}
+	for i, s := range stmts {
+		v := 0
+		if supports[i] >= 0.5 {
+			v = 1
+		}
+		out.Verdicts[i] = metrics.StatementVerdict{Statement: s, Reason: "canned", Verdict: v, Support: &supports[i]}
+	}
+	return f.set(verifyKey(evidence, stmts), &canned{ans: judge.Answer{Verify: out}})
+}
+
 // OnClaims answers the claims step for text at the given atomicity and
 // coverage with claims.
 func (f *Fake) OnClaims(text string, atomicity, coverage metrics.Level, claims ...string) *Fake {

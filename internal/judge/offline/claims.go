@@ -69,7 +69,7 @@ func attribute(ctx context.Context, lex *lexCache, in metrics.AttributeInput, th
 		}
 		v := metrics.SentenceVerdict{Sentence: s, Attributed: 1}
 		for _, c := range splitUnits(s, true) {
-			verdict, reason := verifyOne(lex.bag(c), ev, threshold, &m)
+			verdict, _, reason := verifyOne(lex.bag(c), ev, threshold, &m)
 			v.Reason = reason
 			if verdict == 0 {
 				v.Attributed = 0

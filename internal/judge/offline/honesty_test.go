@@ -221,6 +221,10 @@ func TestAgreementWithLabelledPairs(t *testing.T) {
 		declined := Declines(m) != ""
 		t.Logf("%-28s all %3d pairs  accuracy %.2f [%.2f, %.2f]  lowest kind %.2f  declined=%v", m, a.N, a.Value, a.Low, a.High, worst[m], declined)
 		switch {
+		case slices.Contains(decidedOnHumanLabels, m):
+			// The reference is the good answer itself in these pairs: a
+			// smoke test; the decision rests on human labels
+			// (TestOtherMetricsAgainstHumanLabels).
 		case declined && worst[m] >= 0.70:
 			t.Errorf("%s: pairwise accuracy at least 0.70 on every kind of pair: the offline judge could score it again (drop OfflineUnreliable from its catalogue entry)", m)
 		case !declined && worst[m] < 0.70:
@@ -228,7 +232,7 @@ func TestAgreementWithLabelledPairs(t *testing.T) {
 		}
 	}
 	for _, m := range Unreliable {
-		if _, ok := overall[m]; !ok && m != metrics.ContextUtilizationName {
+		if _, ok := overall[m]; !ok && m != metrics.ContextUtilizationName && !slices.Contains(decidedOnHumanLabels, m) {
 			t.Errorf("%s is declined without a measurement", m)
 		}
 	}

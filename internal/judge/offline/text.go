@@ -24,6 +24,10 @@ type token struct {
 	// clause numbers the stretches between punctuation marks (, ; : ( ) " . ! ? dashes);
 	// a negation only reaches words of its own clause.
 	clause int
+	// name marks a word written with a capital that does not start a
+	// sentence, line or list item ("Peabody" in "from Chevron and
+	// Peabody"): a name the evidence should hold.
+	name bool
 }
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
@@ -84,13 +88,19 @@ func scanTokens(s string, yield func(token) bool) {
 	}
 	n := len(s)
 	clause := 0
+	start := true // at the start of a sentence, line or list item
 	for i := 0; i < n; {
 		c, size := runeAt(s, i)
 		switch {
+		case c == '[' && citation(s, i) > 0:
+			// A citation marker of a RAG answer or of its sources ("[3]",
+			// "[1, 4]", "[2-5]") is not a claim: its numbers are skipped.
+			i += citation(s, i)
 		case isDigit(c):
 			var t token
 			t, i = scanNumber(s, i)
 			t.clause = clause
+			start = false
 			if !yield(t) {
 				return
 			}
@@ -113,6 +123,8 @@ func scanTokens(s string, yield func(token) bool) {
 			}
 			t := wordToken(strings.ToLower(s[i:j]), apos)
 			t.clause = clause
+			t.name = !start && unicode.IsUpper(c)
+			start = false
 			if !yield(t) {
 				return
 			}
@@ -121,9 +133,34 @@ func scanTokens(s string, yield func(token) bool) {
 			if isClauseMark(c) {
 				clause++
 			}
+			if strings.ContainsRune(".!?:\n\u2022", c) {
+				start = true
+			}
 			i += size
 		}
 	}
+}
+
+// citation returns the length of the citation marker at s[i] (a '['):
+// digits, separated by commas, spaces or dashes, then ']'; 0 when there is
+// none. It reads at most 32 bytes.
+func citation(s string, i int) int {
+	digits := false
+	for j := i + 1; j < len(s) && j < i+32; j++ {
+		switch c := s[j]; {
+		case isDigitByte(c):
+			digits = true
+		case c == ',' || c == ' ' || c == '-':
+		case c == ']':
+			if digits {
+				return j + 1 - i
+			}
+			return 0
+		default:
+			return 0
+		}
+	}
+	return 0
 }
 
 // clauseMarks end a clause for the reach of a negation.
@@ -461,6 +498,9 @@ type bag struct {
 	nums    []string // numbers a statement must match (not weak)
 	stemSet distinct // the stems
 	numSet  distinct // every number, weak ones included
+	// names are the stems of the content words written as names (see
+	// token.name).
+	names distinct
 	// negStems and negNums are the content stems and numbers within reach
 	// of a negation cue.
 	negStems distinct
@@ -489,6 +529,9 @@ func newBag(s string) *bag {
 		stems[i] = st
 		if b.stemSet.add(st) {
 			b.surface = append(b.surface, t.word)
+		}
+		if t.name {
+			b.names.add(st)
 		}
 	}
 	b.stems = b.stemSet.items

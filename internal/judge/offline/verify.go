@@ -3,9 +3,12 @@ package offline
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/bits"
+	"slices"
 	"strings"
 
+	"github.com/raggate/raggate/internal/judge"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -17,19 +20,57 @@ func verify(ctx context.Context, lex *lexCache, in metrics.VerifyInput, threshol
 	return verifyAgainst(ctx, lex, in.Statements, newEvidence(lex, in.Evidence), threshold)
 }
 
-// verifyAgainst verifies each statement against the evidence.
+// verifyAgainst verifies each statement against the evidence. Statements
+// of which none has a content word to look for (see checkable) are not
+// judged: the error says there is nothing to check.
 func verifyAgainst(ctx context.Context, lex *lexCache, statements []string, ev *evidence, threshold float64) (*metrics.VerifyOutput, error) {
 	out := &metrics.VerifyOutput{Verdicts: make([]metrics.StatementVerdict, len(statements))}
+	if len(statements) > 0 && !slices.ContainsFunc(statements, func(s string) bool { return checkable(lex.bag(s)) }) {
+		return nil, nothingToCheck(statements)
+	}
 	var m matches
 	for i, s := range statements {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		v := metrics.StatementVerdict{Statement: s}
-		v.Verdict, v.Reason = verifyOne(lex.bag(s), ev, threshold, &m)
+		var support float64
+		v.Verdict, support, v.Reason = verifyOne(lex.bag(s), ev, threshold, &m)
+		v.Support = &support
 		out.Verdicts[i] = v
 	}
 	return out, nil
+}
+
+// labelWords are the words of answers that are labels rather than claims:
+// yes and no (stop word and negation already), true or false, and the
+// classes of fact-checking and inference datasets (SUPPORTS, REFUTES, NOT
+// ENOUGH INFO, entailment, contradiction, neutral).
+var labelWords = func() distinct {
+	var d distinct
+	for _, w := range strings.Fields("true false correct incorrect right wrong support supports supported refute refutes refuted enough info nei entailment entail contradiction contradict neutral unknown") {
+		d.add(stem(w))
+	}
+	return d
+}()
+
+// checkable reports whether a statement has a content word that is not a
+// label word: one the evidence can hold or lack. A number alone is not
+// enough ("42", "$15", "71%": what it counts is not said).
+func checkable(b *bag) bool {
+	return slices.ContainsFunc(b.stems, func(s string) bool { return !labelWords.has(s) })
+}
+
+// nothingToCheck is the error of statements none of which is checkable.
+func nothingToCheck(statements []string) error {
+	text := strings.Join(strings.Fields(strings.Join(statements, " ")), " ")
+	if r := []rune(text); len(r) > 40 {
+		text = string(r[:40]) + "…"
+	}
+	return &judge.Undefined{
+		Reason: fmt.Sprintf("nothing to check offline: %q has no content words (a yes or no, a label, a number alone); use an LLM judge", text),
+		Err:    judge.ErrNothingToCheck,
+	}
 }
 
 // evidence is the evidence's sentences, indexed: for each content stem
@@ -126,31 +167,69 @@ func (m *matches) negates(e int) bool {
 	return false
 }
 
-// verifyOne checks one statement against the evidence sentences; m is
-// scratch space.
-func verifyOne(st *bag, ev *evidence, threshold float64, m *matches) (int, string) {
+// Weights of the graded support (see the package doc).
+const (
+	// numberWeight is what a number counts for against a content word.
+	numberWeight = 2
+	// spreadFactor multiplies the support per evidence sentence of the
+	// window beyond the first: facts found together support a statement
+	// more than the same words scattered.
+	spreadFactor = 0.95
+	// missingNumberFactor multiplies the support when a number of the
+	// statement is not in its window.
+	missingNumberFactor = 0.5
+	// negationFactor multiplies the support when the negations of the
+	// statement and of its window disagree.
+	negationFactor = 0.7
+	// missingNameFactor multiplies the support when a name of the
+	// statement is nowhere in the evidence.
+	missingNameFactor = 0.8
+)
+
+// verifyOne checks one statement against the evidence sentences and
+// returns its verdict (0 or 1), its graded support in [0, 1] and the
+// reason; m is scratch space.
+func verifyOne(st *bag, ev *evidence, threshold float64, m *matches) (int, float64, string) {
 	if st.empty() {
-		return 0, "no content words or numbers to check"
+		return 0, 0, "no content words or numbers to check"
 	}
 	if ev.sentences == 0 {
-		return 0, "evidence is empty"
+		return 0, 0, "evidence is empty"
 	}
 	m.of(st, ev)
-	// The best window: most matched words + numbers; ties go to a window
-	// whose negation agrees with the statement's (judged on the window's
-	// best-matching sentence), then to fewer sentences, then to the earlier
-	// window.
+	// The verdict's window: most matched words + numbers; ties go to a
+	// window whose negation agrees with the statement's (judged on the
+	// window's best-matching sentence), then to fewer sentences, then to
+	// the earlier window. The support's window: the highest weighted
+	// share found, each sentence beyond the first costing spreadFactor;
+	// ties the same way.
 	wStart, wEnd := 0, 0
 	bestScore, bestAgree := -1, false
+	sStart, sEnd := 0, 0
+	bestWeight, sAgree := -1.0, false
+	nums := len(st.nums)
 	for size := 1; size <= DefaultWindow && size <= ev.sentences; size++ {
+		spread := math.Pow(spreadFactor, float64(size-1))
 		for start := 0; start+size <= ev.sentences; start++ {
 			score := m.count(start, start+size)
-			if score < bestScore || (score == bestScore && bestAgree) {
+			numsFound := 0
+			for k := range nums {
+				if m.found(len(st.stems)+k, start, start+size) {
+					numsFound++
+				}
+			}
+			weight := float64(score-numsFound+numberWeight*numsFound) * spread
+			needVerdict := score > bestScore || (score == bestScore && !bestAgree)
+			needSupport := weight > bestWeight+1e-12 || (math.Abs(weight-bestWeight) <= 1e-12 && !sAgree)
+			if !needVerdict && !needSupport {
 				continue
 			}
 			agree := st.neg == m.negates(bestSentence(m, start, start+size, st.neg))
-			if score > bestScore || agree {
+			if needVerdict && (score > bestScore || agree) {
 				wStart, wEnd, bestScore, bestAgree = start, start+size, score, agree
+			}
+			if needSupport && (weight > bestWeight+1e-12 || agree) {
+				sStart, sEnd, bestWeight, sAgree = start, start+size, weight, agree
 			}
 		}
 	}
@@ -170,7 +249,28 @@ func verifyOne(st *bag, ev *evidence, threshold float64, m *matches) (int, strin
 	coverageOK := len(st.stems) == 0 || covers(found, len(st.stems), threshold)
 	negOK := bestAgree
 
+	support := bestWeight / float64(len(st.stems)+numberWeight*nums)
+	for k := range nums {
+		if !m.found(len(st.stems)+k, sStart, sEnd) {
+			support *= missingNumberFactor
+			break
+		}
+	}
+	if !sAgree {
+		support *= negationFactor
+	}
+	var missingNames []string
+	for k, s := range st.stems {
+		if st.names.has(s) && !m.found(k, 0, ev.sentences) {
+			missingNames = append(missingNames, st.surface[k])
+		}
+	}
+	if len(missingNames) > 0 {
+		support *= missingNameFactor
+	}
+
 	var reason strings.Builder
+	fmt.Fprintf(&reason, "support %.2f: ", support)
 	if len(st.stems) > 0 {
 		fmt.Fprintf(&reason, "%d/%d content words found", found, len(st.stems))
 	} else {
@@ -194,10 +294,13 @@ func verifyOne(st *bag, ev *evidence, threshold float64, m *matches) (int, strin
 			reason.WriteString("; evidence negated, statement not")
 		}
 	}
-	if coverageOK && len(missingNums) == 0 && negOK {
-		return 1, reason.String()
+	if len(missingNames) > 0 {
+		fmt.Fprintf(&reason, "; name not in evidence: %s", list(missingNames))
 	}
-	return 0, reason.String()
+	if coverageOK && len(missingNums) == 0 && negOK {
+		return 1, support, reason.String()
+	}
+	return 0, support, reason.String()
 }
 
 // bestSentence returns the sentence of the window [start, end) that

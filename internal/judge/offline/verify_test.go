@@ -2,10 +2,14 @@ package offline
 
 import (
 	"context"
+	"errors"
+	"math"
 	"strings"
 	"testing"
 
+	"github.com/raggate/raggate/internal/eval"
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -66,7 +70,6 @@ func TestVerify(t *testing.T) {
 		// Not covered.
 		{"unrelated", carbonMajorsContext, "Amnesty International was founded in London.", 0, "missing: amnesty, international, founded, london"},
 		{"partly covered", chequeContext, "Have the check reissued to the proper payee.", 0, "missing"},
-		{"no content words", carbonMajorsContext, "It is.", 0, "no content words or numbers to check"},
 		{"empty evidence", "", "The fee is $15.", 0, "evidence is empty"},
 	}
 	j := New(Options{})
@@ -196,5 +199,141 @@ func TestUseful(t *testing.T) {
 				t.Errorf("got %+v, want verdict %d with reason containing %q", u, tt.want, tt.reason)
 			}
 		})
+	}
+}
+
+// support verifies one statement and returns its verdict.
+func support(t *testing.T, evidence, statement string) metrics.StatementVerdict {
+	t.Helper()
+	a := ask(t, New(Options{}), metrics.StepVerify, metrics.VerifyInput{Statements: []string{statement}, Evidence: evidence})
+	v := a.Verify.Verdicts[0]
+	if v.Support == nil {
+		t.Fatalf("%q: no graded support (%s)", statement, v.Reason)
+	}
+	return v
+}
+
+// Each statement gets a graded support in [0, 1]: the share of its
+// content words and numbers (a number counting twice) found in the best
+// window of evidence sentences, lower when the window spans more
+// sentences, halved when one of its numbers is missing, and lower when
+// its negation disagrees or a name it gives is nowhere in the evidence.
+func TestVerifySupportIsGraded(t *testing.T) {
+	const copied = "These 100 companies are responsible for 71% of all GHG emissions since 1988."
+	full := support(t, carbonMajorsContext, copied)
+	if *full.Support != 1 || full.Verdict != 1 || !strings.Contains(full.Reason, "support 1.00") {
+		t.Errorf("copied statement: support %v, verdict %d (%s), want 1", *full.Support, full.Verdict, full.Reason)
+	}
+	// A statement is not the worse for the citation markers of a RAG answer.
+	if v := support(t, carbonMajorsContext, "These 100 companies are responsible for 71% of all GHG emissions since 1988 [3][12]."); *v.Support != 1 || v.Verdict != 1 {
+		t.Errorf("copied statement with citation markers: support %v (%s), want 1", *v.Support, v.Reason)
+	}
+
+	// Partly covered: between 0 and 1, and in the reason.
+	// associate, sign, back found in a sentence and cheque in the next;
+	// notary, judge not: 4/6, spread over two sentences.
+	partial := support(t, chequeContext, "The associate must sign the back of the cheque before a notary and a judge.")
+	if s := *partial.Support; math.Abs(s-4.0/6*0.95) > 1e-9 || partial.Verdict != 0 || !strings.Contains(partial.Reason, "support 0.63: 4/6 content words found") {
+		t.Errorf("partly covered: support %v, verdict %d (%s), want 4/6*0.95, 0", s, partial.Verdict, partial.Reason)
+	}
+	unrelated := support(t, carbonMajorsContext, "Amnesty International was founded in London.")
+	if *unrelated.Support != 0 {
+		t.Errorf("unrelated: support %v, want 0", *unrelated.Support)
+	}
+
+	for _, tt := range []struct {
+		name, good, bad string
+		max             float64 // the bad statement's support is at most max
+	}{
+		// Each content word counts 1 and each number 2; a missing number
+		// also halves the support: 4 words and 2 of 3 numbers found,
+		// (4 + 2*2)/(4 + 3*2) / 2.
+		{"made-up number", copied, "These 100 companies are responsible for 85% of all GHG emissions since 1988.", (4.0 + 4) / 10 / 2},
+		{"flipped negation", "People with fewer resources do not make significant contributions to climate change.",
+			"People with fewer resources make significant contributions to climate change.", 0.7},
+		// private, companies, united, states, exxonmobil found; shell not,
+		// a name absent from the evidence: 5/6 * 0.8.
+		{"made-up name", "The private companies are from the United States: ExxonMobil and Peabody.",
+			"The private companies are from the United States: ExxonMobil and Shell.", 5.0 / 6 * 0.8},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, b := support(t, carbonMajorsContext, tt.good), support(t, carbonMajorsContext, tt.bad)
+			if *g.Support != 1 || *b.Support > tt.max+1e-9 || *b.Support <= 0 {
+				t.Errorf("support %v (%s) vs %v (%s), want 1 vs at most %.3f", *g.Support, g.Reason, *b.Support, b.Reason, tt.max)
+			}
+		})
+	}
+
+	// Words found together in one sentence support a statement more than
+	// the same words spread over two.
+	one := support(t, qatarContexts, "The government repealed the exit permit for most migrant workers.")
+	two := support(t, qatarContexts, "Qatar's efforts were praised, and the exit permit was repealed.")
+	if *one.Support != 1 || *two.Support >= 1 || *two.Support < 0.9 {
+		t.Errorf("one sentence %v (%s), two sentences %v (%s): want 1 and in [0.9, 1)", *one.Support, one.Reason, *two.Support, two.Reason)
+	}
+}
+
+// An answer with nothing the offline judge can check (yes or no, a class
+// label, a number alone, no content word) is undefined, never 0: the
+// verify and verify_pair steps say there is nothing to check.
+func TestVerifyDeclinesWhatItCannotCheck(t *testing.T) {
+	j := New(Options{})
+	for _, stmt := range []string{"Yes.", "No", "yes", "SUPPORTS", "REFUTES", "NOT ENOUGH INFO", "True.", "false", "42", "$15", "71%", "It is."} {
+		for _, step := range []metrics.Step{metrics.StepVerify, metrics.StepVerifyPair} {
+			var in any = metrics.VerifyInput{Statements: []string{stmt}, Evidence: carbonMajorsContext}
+			if step == metrics.StepVerifyPair {
+				in = metrics.VerifyPairInput{ReferenceStatements: []string{"Fossil fuel companies drive global warming."}, ResponseStatements: []string{stmt}, Evidence: carbonMajorsContext}
+			}
+			_, err := j.Ask(context.Background(), judge.Request{Step: step, Input: in})
+			var u *judge.Undefined
+			if !errors.As(err, &u) || !errors.Is(err, judge.ErrNothingToCheck) || !strings.HasPrefix(u.Reason, "nothing to check offline: ") {
+				t.Errorf("%s %q: error %v, want undefined: nothing to check offline", step, stmt, err)
+			}
+		}
+	}
+	// Content words beside them are checked.
+	for _, stmt := range []string{"Yes, 100 companies are responsible for 71% of GHG emissions.", "I don't know.", "Supports renewable energy."} {
+		a := ask(t, j, metrics.StepVerify, metrics.VerifyInput{Statements: []string{"Yes.", stmt}, Evidence: carbonMajorsContext})
+		if len(a.Verify.Verdicts) != 2 {
+			t.Errorf("%q: %+v, want two verdicts", stmt, a.Verify)
+		}
+	}
+}
+
+// A sample whose answer has nothing to check is undefined by the metric
+// for that sample (kind metric), with the reason, for faithfulness and
+// factual correctness alike; a checked answer is scored.
+func TestNothingToCheckIsUndefined(t *testing.T) {
+	mk := func(id, resp string) metrics.Sample {
+		var s metrics.Sample
+		s.ID = id
+		s.Set(metrics.UserInput, "Is fossil fuel to blame?")
+		s.Set(metrics.Response, resp)
+		s.Set(metrics.Reference, "SUPPORTS")
+		s.SetList(metrics.RetrievedContexts, []string{carbonMajorsContext})
+		return s
+	}
+	ms := []metrics.Metric{}
+	for _, n := range []string{metrics.FaithfulnessName, metrics.FactualCorrectnessName} {
+		m, _ := metrics.Lookup(n)
+		ms = append(ms, m)
+	}
+	res, err := eval.Run(context.Background(), New(Options{}), []metrics.Sample{mk("yes", "Yes."), mk("label", "SUPPORTS"), mk("number", "71%"), mk("words", "Fossil fuel companies drive global warming.")}, eval.Options{Metrics: ms})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range res.Samples {
+		for _, m := range ms {
+			undefined := math.IsNaN(s.Scores[m.Name])
+			if s.ID == "words" && m.Name == metrics.FaithfulnessName {
+				if undefined || s.Scores[m.Name] != 1 {
+					t.Errorf("%s %s = %v (%s), want 1", s.ID, m.Name, s.Scores[m.Name], s.Undefined[m.Name])
+				}
+				continue
+			}
+			if !undefined || s.UndefinedKind[m.Name] != results.KindMetric || !strings.HasPrefix(s.Undefined[m.Name], "nothing to check offline: ") {
+				t.Errorf("%s %s = %v (%q, %s), want undefined, kind metric, nothing to check", s.ID, m.Name, s.Scores[m.Name], s.Undefined[m.Name], s.UndefinedKind[m.Name])
+			}
+		}
 	}
 }
