@@ -14,7 +14,7 @@ import (
 )
 
 // Snippets of real rows of the Ragas sample datasets (see
-// /work/shared/datasets/*/SOURCE.md), copied so the tests run anywhere.
+// testdata/datasets/amnesty_qa/SOURCE.md), copied so the tests run anywhere.
 const (
 	// amnesty_qa (eval, english_v3) row 1, third retrieved context, shortened.
 	carbonMajorsContext = "- Fossil fuel companies, whether state or private, play a key role in the emissions that drive global warming.\n" +
