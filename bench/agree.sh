@@ -18,8 +18,9 @@
 # same bootstrap: TestFaithfulnessBeatsContentWordOverlap in
 # internal/judge/offline, which also fails if the judge falls back below
 # the baseline on any set. Last, the metrics the offline judge declines on
-# human labels (factual_correctness, semantic_similarity on EVOUNA and
-# STS-B, beside their lexical baselines): TestOtherMetricsAgainstHumanLabels.
+# human labels (factual_correctness, semantic_similarity on STS-B, and on
+# EVOUNA when RAGGATE_EVOUNA_NQ names a local copy of its NQ.json, beside
+# their lexical baselines): TestOtherMetricsAgainstHumanLabels.
 #
 # Needs jq. Environment: BENCH_DIR (work directory, default a fresh
 # temporary one), GATE (a gate binary instead of building one).
