@@ -200,7 +200,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env app.Env) (app.S
 	if seq, err := in.Bool("sequential", false); err != nil {
 		bad(err)
 	} else if seq {
-		o.Sequential = &app.SequentialConfig{}
+		o.Sequential = &app.SequentialConfig{On: true}
 	}
 	judgeInputs(in, &o)
 	bad(targetInputs(in, &o))

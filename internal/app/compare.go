@@ -52,6 +52,9 @@ func Compare(ctx context.Context, env Env, c CompareConfig) (*Comparison, error)
 		if base, baseFormat, err = ReadScores(env, c.Base, c.ScoresFormat, "--base", results.ScoresOnly); err != nil {
 			return nil, err
 		}
+		if err := refusePartialBase(base, c.Base); err != nil {
+			return nil, err
+		}
 	}
 	// The thresholds may name the user-defined metrics the results files
 	// were judged with.
@@ -161,12 +164,9 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 			return getBaseline(ctx, env, store, key)
 		}
 	}
-	seq := c.Sequential
-	if seq != nil && c.Scores != nil {
-		return nil, usageErr("--sequential judges the samples; --scores checks scores already made: drop one")
-	}
-	if seq == nil && th.Sequential != nil && c.Scores == nil {
-		seq = &SequentialConfig{Batch: th.Sequential.Batch}
+	seq, err := sequentialOf(c, th)
+	if err != nil {
+		return nil, err
 	}
 	if seq != nil {
 		if err := checkSequential(c.Run); err != nil {
@@ -276,6 +276,9 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store, key baselin
 			return nil, "", InputErr("--baseline", err)
 		}
 		return nil, "", BaselineErr("baseline", err)
+	}
+	if err := refusePartialBase(f, src.String()); err != nil {
+		return nil, "", err
 	}
 	// A comparison says the head's reasons, never the base's: let go of
 	// them (about a third of a baseline in memory).

@@ -117,8 +117,11 @@ type pass struct {
 	samples []metrics.Sample
 	win     *eval.Window
 	// order is the order the samples are read in (nil: dataset order; a
-	// sequential check sets its own).
+	// sequential check sets its own), and gate, when set, is waited on
+	// before the pos-th of them is read (a sequential check keeps the
+	// samples read close to those it has looked at).
 	order []int
+	gate  func(ctx context.Context, pos int) error
 }
 
 func newPass(ids []metrics.Sample, ahead int) *pass {
@@ -147,7 +150,12 @@ func readAll(ctx context.Context, p *pass, src sampleStore, limit int, cuts *cap
 			order[i] = i
 		}
 	}
-	for _, i := range order {
+	for pos, i := range order {
+		if p.gate != nil {
+			if err := p.gate(ctx, pos); err != nil {
+				return
+			}
+		}
 		if err := p.win.Admit(ctx, i); err != nil {
 			return
 		}

@@ -569,7 +569,8 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 				return nil, nil, err
 			}
 			q.end = p.win.End
-			p.order = q.order
+			q.lead = 2 * opts.Concurrency
+			p.order, p.gate = q.order, q.gate
 			opts.Judged = func(i int, r *eval.SampleResult) { q.judged(in.samples, i, r) }
 			out.seq = q
 		}

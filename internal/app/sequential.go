@@ -20,6 +20,9 @@ import (
 // since the base first and the others in a seeded random order, and stops
 // once every gated metric is decided (see docs/statistics.md).
 type SequentialConfig struct {
+	// On is set by --sequential (or the action's input); Batch and Seed
+	// alone only tune a sequential: key of the thresholds file.
+	On bool
 	// Batch is the number of samples judged between two looks (0: the
 	// default, see compare.DefaultBatch).
 	Batch int
@@ -54,6 +57,30 @@ type seqRun struct {
 	next    int                     // positions fed to the decider
 	decided int                     // samples fed when it decided (0: not yet)
 	end     func()                  // stops the feed
+	// lead bounds how far ahead of the samples fed the run reads: about
+	// as many as the judge has in flight, so that few are judged after
+	// the decision. fed is replaced (closed) whenever next moves.
+	lead int
+	fed  chan struct{}
+}
+
+// gate waits until the pos-th sample of the order is within lead of the
+// samples fed to the decider, or the check has decided.
+func (q *seqRun) gate(ctx context.Context, pos int) error {
+	for {
+		q.mu.Lock()
+		if pos < q.next+q.lead || q.decided > 0 {
+			q.mu.Unlock()
+			return nil
+		}
+		ch := q.fed
+		q.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return context.Cause(ctx)
+		}
+	}
 }
 
 // seqSeed is the seed of a sequential order: the configured one, else a
@@ -110,6 +137,7 @@ func (o *runState) newSeqRun(in *runInputs, log *inputsLog) (*seqRun, error) {
 	q.dec = compare.NewSequential(plan.base, plan.th, q.batch, all)
 	q.unchanged = len(unchanged)
 	q.waiting = map[int]*results.Sample{}
+	q.fed = make(chan struct{})
 	return q, nil
 }
 
@@ -125,6 +153,10 @@ func (q *seqRun) judged(light []metrics.Sample, i int, r *eval.SampleResult) {
 	}
 	s.Metadata = light[i].Metadata
 	q.waiting[q.pos[i]] = s
+	defer func() {
+		close(q.fed)
+		q.fed = make(chan struct{})
+	}()
 	for {
 		next, ok := q.waiting[q.next]
 		if !ok {
@@ -153,6 +185,9 @@ func (q *seqRun) record(f *results.File, light []metrics.Sample, inputs eval.Inp
 	}
 	out := make([]results.Sample, 0, len(light))
 	why := fmt.Sprintf("not judged: the sequential check decided after %d of %d samples", q.decided, len(light))
+	if q.decided == 0 {
+		why = fmt.Sprintf("not judged: the run stopped after %d of %d samples, before the sequential check decided", len(judged), len(light))
+	}
 	for i := range light {
 		if k, ok := judged[light[i].ID]; ok {
 			s := f.Samples[k]
@@ -173,7 +208,8 @@ func (q *seqRun) record(f *results.File, light []metrics.Sample, inputs eval.Inp
 	}
 	f.Samples = out
 	// The summary stays that of the judged samples (NewFile's).
-	f.Config.Sequential = &results.Sequential{Seed: q.seed, Batch: q.batch, Alpha: alpha, Judged: len(judged), Total: len(light), DecidedAfter: q.decided}
+	f.Config.Sequential = &results.Sequential{Seed: q.seed, Batch: q.batch, Alpha: alpha, Judged: len(judged), Total: len(light),
+		DecidedAfter: q.decided, Unchanged: q.unchanged, Segments: q.plan.th.Segments}
 }
 
 // checkSequential refuses what a sequential check cannot do: repeats (each
@@ -225,4 +261,38 @@ func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.T
 		out.HTML.Reread = RereadFrom(store, c.Key)
 	}
 	return out, nil
+}
+
+// sequentialOf is the sequential configuration of a check: the front
+// end's, else the thresholds file's, with the file's batch unless the
+// front end gave one; nil for a check that is not sequential.
+func sequentialOf(c CheckConfig, th compare.Thresholds) (*SequentialConfig, error) {
+	seq := c.Sequential
+	switch {
+	case seq != nil && !seq.On && th.Sequential == nil:
+		return nil, usageErr("--sequential-batch and --sequential-seed tune a sequential check: add --sequential (or sequential: to the thresholds file)")
+	case seq != nil && c.Scores != nil && seq.On:
+		return nil, usageErr("--sequential judges the samples; --scores checks scores already made: drop one")
+	case c.Scores != nil:
+		return nil, nil
+	case seq == nil && th.Sequential == nil:
+		return nil, nil
+	case seq == nil:
+		seq = &SequentialConfig{}
+	}
+	out := *seq
+	if out.Batch == 0 && th.Sequential != nil {
+		out.Batch = th.Sequential.Batch
+	}
+	return &out, nil
+}
+
+// refusePartialBase refuses, as a base, the results of a sequential check
+// that left samples unjudged: a comparison needs every sample of the base
+// scored (baseline put refuses to store them for the same reason).
+func refusePartialBase(f *results.File, where string) error {
+	if q := f.Config.Sequential; q != nil && q.Judged < q.Total {
+		return usageErr("%s is a sequential check that judged %d of its %d samples: it cannot be a base; compare with a complete run (gate run, or the stored baseline)", where, q.Judged, q.Total)
+	}
+	return nil
 }

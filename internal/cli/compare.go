@@ -205,10 +205,10 @@ func (f *sequentialFlags) bind(fs *flag.FlagSet) {
 
 // config is the sequential configuration the flags ask for (nil: none;
 // the thresholds file may still ask for one). --sequential-batch and
-// --sequential-seed alone imply --sequential.
+// --sequential-seed alone tune the thresholds file's sequential: key.
 func (f *sequentialFlags) config() *app.SequentialConfig {
 	if !f.on && f.batch == 0 && f.seed == nil {
 		return nil
 	}
-	return &app.SequentialConfig{Batch: f.batch, Seed: f.seed}
+	return &app.SequentialConfig{On: f.on, Batch: f.batch, Seed: f.seed}
 }

@@ -71,7 +71,6 @@ func seqFixture(t *testing.T, n int) (dir, base string) {
 	return dir, base
 }
 
-
 // A head that breaks answers fails early: the check judges a fraction of
 // the samples, marks the others not judged, says what it saved, and a
 // later comparison of the same files reaches the same verdict.
@@ -83,7 +82,8 @@ func TestSequentialBrokenHeadFailsEarly(t *testing.T) {
 	if r.code != 1 {
 		t.Fatalf("broken head: exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "Sequential check: decided after") || !strings.Contains(r.stdout, "of judge calls saved") {
+	if !strings.Contains(r.stdout, "Sequential check: decided after") || !strings.Contains(r.stdout, "of the samples not judged") ||
+		!strings.Contains(r.stdout, "regressed by") || !strings.Contains(r.stdout, "(shown by the sequential test)") {
 		t.Errorf("the report does not say when the check decided:\n%s", r.stdout)
 	}
 	f := readResults(t, head)

@@ -283,7 +283,8 @@ func (cmp *comparison) applyRules() {
 func (cmp *comparison) metricReasons(mr *MetricResult) []Finding {
 	var reasons []Finding
 	if mr.Change == VerdictRegression {
-		reasons = append(reasons, Finding{Kind: KindRegression, Metric: mr.Metric, Value: -mr.Delta.Value(), P: mr.PWorseAdj.Value()})
+		p, seq := pOf(mr, mr.PWorseAdj)
+		reasons = append(reasons, Finding{Kind: KindRegression, Metric: mr.Metric, Value: -mr.Delta.Value(), P: p, Sequential: seq})
 	}
 	if f, ok := cmp.checkFloor(mr); ok {
 		reasons = append(reasons, f)

@@ -99,8 +99,9 @@ func decideHypotheses(ms []*MetricResult, tested []bool) {
 // whole set (segment "") or on one segment ("topic=billing"); its Level is
 // set by the caller.
 func lostFinding(mr *MetricResult, segment string) Finding {
+	p, seq := pOf(mr, mr.PLostAdj)
 	return Finding{Kind: KindLostScores, Metric: mr.Metric, Segment: segment, N: mr.Lost,
-		Regained: mr.Regained, P: mr.PLostAdj.Value(), Reason: mr.LostReason}
+		Regained: mr.Regained, P: p, Sequential: seq, Reason: mr.LostReason}
 }
 
 // headCompleteness returns why the head cannot be judged complete: an

@@ -1,5 +1,7 @@
 package compare
 
+import "github.com/raggate/raggate/internal/results"
+
 // Finding is one thing the comparison found: why the gate fails, a warning,
 // or a note that explains the comparison. Compare decides and records the
 // numbers; package report words them (report.Sentence), so a renderer or
@@ -31,6 +33,9 @@ type Finding struct {
 	Bound float64 `json:"bound,omitempty"`
 	// P is the adjusted p-value (KindRegression, KindLostScores).
 	P float64 `json:"p,omitempty"`
+	// Sequential is set when a sequential check's anytime-valid test
+	// decided it (gate check --sequential): P is then left out.
+	Sequential bool `json:"sequential,omitempty"`
 	// N counts what the finding is about, out of Of: lost scores, undefined
 	// head samples, changed inputs, paired samples, segment values, head
 	// repeats, scored samples of an incomplete run.
@@ -167,4 +172,14 @@ func statusOf(level Level) Status {
 		return StatusWarn
 	}
 	return StatusOK
+}
+
+// pOf is the p-value a finding about mr quotes, and whether a sequential
+// test decided it instead (P left out: no fixed-design p-value describes
+// a sequential decision).
+func pOf(mr *MetricResult, p results.Score) (float64, bool) {
+	if mr.sequential {
+		return 0, true
+	}
+	return p.Value(), false
 }

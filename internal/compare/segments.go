@@ -231,7 +231,8 @@ func segmentVerdict(mr *MetricResult, where string) (SegmentMetric, []Finding) {
 		Lost: mr.Lost, Regained: mr.Regained, PLostAdj: mr.PLostAdj, LostScores: mr.LostScores}
 	var fs []Finding
 	if mr.Change == VerdictRegression {
-		fs = append(fs, Finding{Kind: KindRegression, Metric: mr.Metric, Segment: where, Value: -mr.Delta.Value(), P: mr.PWorseAdj.Value()})
+		p, seq := pOf(mr, mr.PWorseAdj)
+		fs = append(fs, Finding{Kind: KindRegression, Metric: mr.Metric, Segment: where, Value: -mr.Delta.Value(), P: p, Sequential: seq})
 	}
 	if mr.LostScores {
 		fs = append(fs, lostFinding(mr, where))

@@ -235,6 +235,33 @@ type SeqSummary struct {
 	// FixedOnly are gated metrics no confidence sequence bounds (numeric
 	// user metrics): decided by the fixed design, at the end.
 	FixedOnly []string `json:"fixed_only,omitempty"`
+	// CallsMade are the head's chat calls; CallsFull estimates those of a
+	// full check (0 for a judge that makes none: then the share of samples
+	// left unjudged stands for what was saved).
+	CallsMade int `json:"calls_made"`
+	CallsFull int `json:"calls_full"`
+}
+
+// callsOf returns the chat calls the head made and an estimate of those a
+// full check would have made: the base's, cached calls included, per
+// sample, when the same judge scored it (it judged every sample, on the
+// base's answers); else the head's calls per judged changed sample times the
+// changed samples (unchanged ones are answered from the cache).
+func callsOf(base, head *results.File, sq *results.Sequential) (made, full int) {
+	made = head.Usage.ChatCalls
+	if made == 0 {
+		return 0, 0
+	}
+	if base.Judge.Fingerprint == head.Judge.Fingerprint && len(base.Samples) > 0 {
+		if n := base.Usage.ChatCalls + base.Usage.CachedCalls; n > 0 {
+			return made, max(made, int(math.Round(float64(n)*float64(sq.Total)/float64(len(base.Samples)))))
+		}
+	}
+	judgedChanged := sq.Judged - min(sq.Unchanged, sq.Judged)
+	if judgedChanged <= 0 {
+		return made, made
+	}
+	return made, max(made, int(math.Round(float64(made)*float64(sq.Total-sq.Unchanged)/float64(judgedChanged))))
 }
 
 // replaySequential replays the looks of a sequential head and overrides
@@ -260,7 +287,11 @@ func (cmp *comparison) replaySequential(segs *segmentRun) {
 		}
 	}
 	sort.Slice(judged, func(a, b int) bool { return cmp.head.Samples[judged[a]].Seq < cmp.head.Samples[judged[b]].Seq })
-	q := NewSequential(cmp.base, cmp.th, sq.Batch, all)
+	// The looks are replayed over the segments the check decided over,
+	// whatever this comparison's.
+	th := cmp.th
+	th.Segments = sq.Segments
+	q := NewSequential(cmp.base, th, sq.Batch, all)
 	decided := 0
 	for k, i := range judged {
 		q.Add(&cmp.head.Samples[i], all[i].Unchanged)
@@ -270,6 +301,7 @@ func (cmp *comparison) replaySequential(segs *segmentRun) {
 		}
 	}
 	cmp.r.Sequential = &SeqSummary{Batch: sq.Batch, Seed: sq.Seed, Judged: sq.Judged, Total: sq.Total, DecidedAfter: decided, FixedOnly: q.fixedOnly}
+	cmp.r.Sequential.CallsMade, cmp.r.Sequential.CallsFull = callsOf(cmp.base, cmp.head, sq)
 	if q.state == nil || q.allKnown {
 		return // nothing was sampled: the fixed design decides
 	}
@@ -323,6 +355,21 @@ func (cmp *comparison) replaySequential(segs *segmentRun) {
 // tests; an improvement the fixed design found is kept (it never fails the
 // gate).
 func override(mr *MetricResult, tests map[SeqTest]SeqResult) {
+	mr.sequential = true
+	if ch := tests[SeqChange]; isTested(mr.Change) && !math.IsNaN(ch.Mean) && !math.IsNaN(ch.Low) && !math.IsNaN(ch.High) {
+		// The judged pairs over-represent the unchanged samples (judged
+		// first): the change shown is the stratified estimate and its
+		// confidence sequence, which the decision read. No fixed-design
+		// p-value describes it.
+		mr.Delta = results.Score(ch.Mean)
+		mr.DeltaCI = Interval{Low: results.Score(ch.Low), High: results.Score(ch.High)}
+		mr.RawDelta, mr.RawDeltaCI = mr.Delta, mr.DeltaCI
+		if mr.Direction == metrics.LowerIsBetter.String() {
+			mr.RawDelta = -mr.Delta
+			mr.RawDeltaCI = Interval{Low: -mr.DeltaCI.High, High: -mr.DeltaCI.Low}
+		}
+		mr.PWorse, mr.PBetter, mr.PWorseAdj, mr.PBetterAdj = results.NaN(), results.NaN(), results.NaN(), results.NaN()
+	}
 	if isTested(mr.Change) {
 		switch {
 		case tests[SeqChange].Decision == SeqFailed:

@@ -209,6 +209,9 @@ type MetricResult struct {
 	// Sequential is the sequential decision of a gated metric of a
 	// sequential check (nil otherwise): it sets Change and LostScores.
 	Sequential *SeqVerdict `json:"sequential,omitempty"`
+	// sequential: a sequential test decided Change and LostScores (the
+	// whole set's or a segment's), so findings quote no p-value.
+	sequential bool
 	Floor      Floor       `json:"floor"`
 	// Status is what the metric does to the gate, after its level.
 	Status Status `json:"status"`

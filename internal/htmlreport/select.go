@@ -68,9 +68,12 @@ func rank(rep *compare.Report, base, head *results.File) []ranked {
 			byID[base.Samples[i].ID] = &base.Samples[i]
 		}
 	}
-	out := make([]ranked, len(head.Samples))
+	out := make([]ranked, 0, len(head.Samples))
 	for i := range head.Samples {
 		h := &head.Samples[i]
+		if notJudged(h) {
+			continue // nothing to show: a sequential check never judged it
+		}
 		r := ranked{head: h, base: byID[h.ID], order: i}
 		for _, m := range ms {
 			v, d := verdict(m, r.base, h)
@@ -81,7 +84,7 @@ func rank(rep *compare.Report, base, head *results.File) []ranked {
 				r.key = math.Min(r.key, d/m.scale)
 			}
 		}
-		out[i] = r
+		out = append(out, r)
 	}
 	sort.SliceStable(out, func(a, b int) bool { return out[a].key < out[b].key })
 	return out
@@ -133,6 +136,9 @@ func verdict(m metricInfo, base, head *results.Sample) (string, float64) {
 	h, hok := score(head, m.name)
 	b, bok := score(base, m.name)
 	switch {
+	case !hok && head != nil && notJudged(head):
+		// A sequential check left it unjudged: nothing was lost.
+		return vUndef, math.NaN()
 	case !hok && bok:
 		return vLost, math.NaN()
 	case !hok:
@@ -163,4 +169,14 @@ func score(s *results.Sample, m string) (float64, bool) {
 		return 0, false
 	}
 	return v.Value(), true
+}
+
+// notJudged reports whether a sequential check left sample s unjudged.
+func notJudged(s *results.Sample) bool {
+	for m := range s.Scores {
+		if s.KindOf(m) == results.KindNotJudged {
+			return true
+		}
+	}
+	return false
 }

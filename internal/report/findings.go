@@ -181,12 +181,12 @@ func metricSentence(f compare.Finding) (string, bool) {
 	switch f.Kind {
 	case compare.KindRegression:
 		if f.Segment != "" {
-			return fmt.Sprintf("%s regressed by %s on %s (%s)", f.Metric, sayDelta(f.Value), f.Segment, sayP(f.P)), true
+			return fmt.Sprintf("%s regressed by %s on %s (%s)", f.Metric, sayDelta(f.Value), f.Segment, sayFindingP(f)), true
 		}
-		return fmt.Sprintf("%s regressed by %s (%s)", f.Metric, sayDelta(f.Value), sayP(f.P)), true
+		return fmt.Sprintf("%s regressed by %s (%s)", f.Metric, sayDelta(f.Value), sayFindingP(f)), true
 	case compare.KindLostScores:
 		s := fmt.Sprintf("%s lost its score on %d paired samples (scored on base, undefined on head; %d the other way, %s)",
-			subject, f.N, f.Regained, sayP(f.P))
+			subject, f.N, f.Regained, sayFindingP(f))
 		if f.Reason != "" {
 			s += ", most often: " + f.Reason
 		}
@@ -338,4 +338,13 @@ func judgeDesc(j results.Judge) string {
 		fp = "none"
 	}
 	return fmt.Sprintf("%s (fingerprint %s)", desc, fp)
+}
+
+// sayFindingP words a finding's evidence: its p-value, or, for a
+// sequential check's decision, the test that showed it.
+func sayFindingP(f compare.Finding) string {
+	if f.Sequential {
+		return "shown by the sequential test"
+	}
+	return sayP(f.P)
 }

@@ -667,10 +667,9 @@ func writeUsage(b *strings.Builder, r *compare.Report) {
 	for _, l := range lines {
 		b.WriteString(l)
 	}
-	if q := r.Sequential; q != nil && q.Judged > 0 && q.Judged < q.Total && r.Head.Usage.ChatCalls > 0 {
-		full := float64(r.Head.Usage.ChatCalls) * float64(q.Total) / float64(q.Judged)
-		fmt.Fprintf(b, "\n<sub>Sequential check: %s chat calls made for %s of %s samples; judging every sample would have taken about %s.</sub>\n",
-			FormatInt(r.Head.Usage.ChatCalls), FormatInt(q.Judged), FormatInt(q.Total), FormatInt(int(full+0.5)))
+	if q := r.Sequential; q != nil && q.Judged < q.Total && q.CallsFull > 0 {
+		fmt.Fprintf(b, "\n<sub>Sequential check: %s chat calls made for %s of %s samples; a full check would have made about %s.</sub>\n",
+			FormatInt(q.CallsMade), FormatInt(q.Judged), FormatInt(q.Total), FormatInt(q.CallsFull))
 	}
 	b.WriteString("\n<sub>Cached calls were answered from the judge cache.</sub>\n\n")
 	endDetails(b)

@@ -10,22 +10,37 @@ import (
 )
 
 // SequentialNote is the sentence a sequential check logs once judged:
-// how many samples it judged and what that saved.
+// how many samples it judged.
 func SequentialNote(q *results.Sequential) string {
-	if q.DecidedAfter > 0 && q.DecidedAfter < q.Total {
-		return fmt.Sprintf("sequential check: decided after %s of %s samples (%s of judge calls saved)",
-			FormatInt(q.DecidedAfter), FormatInt(q.Total), savedShare(q.Judged, q.Total))
+	switch {
+	case q.DecidedAfter > 0 && q.Judged < q.Total:
+		return fmt.Sprintf("sequential check: decided after %s of %s samples (%s left unjudged)",
+			FormatInt(q.DecidedAfter), FormatInt(q.Total), FormatInt(q.Total-q.Judged))
+	case q.Judged < q.Total:
+		return fmt.Sprintf("sequential check: stopped before deciding, %s of %s samples judged", FormatInt(q.Judged), FormatInt(q.Total))
 	}
-	return fmt.Sprintf("sequential check: not decided early; judged all %s samples", FormatInt(q.Total))
+	return fmt.Sprintf("sequential check: not decided early; %s judged", samplesPhrase(q.Total))
 }
 
-// savedShare is the share of a full run's judge calls a sequential check
-// did not make: the samples it left unjudged.
-func savedShare(judged, total int) string {
-	if total <= 0 {
-		return "0%"
+// samplesPhrase is "all 1,000 samples", or "its 1 sample".
+func samplesPhrase(n int) string {
+	if n == 1 {
+		return "its 1 sample"
 	}
-	return fmt.Sprintf("%.0f%%", 100*float64(total-judged)/float64(total))
+	return "all " + FormatInt(n) + " samples"
+}
+
+// saved says what a sequential check saved: the share of a full check's
+// chat calls it did not make, or, for a judge that makes none, the share
+// of samples it left unjudged.
+func saved(q *compare.SeqSummary) string {
+	if q.CallsFull > 0 {
+		return fmt.Sprintf("%.0f%% of judge calls saved", 100*(1-float64(q.CallsMade)/float64(q.CallsFull)))
+	}
+	if q.Total <= 0 {
+		return "nothing saved"
+	}
+	return fmt.Sprintf("%.0f%% of the samples not judged", 100*float64(q.Total-q.Judged)/float64(q.Total))
 }
 
 // SequentialLine is the report's sentence about a sequential check, ""
@@ -37,11 +52,14 @@ func SequentialLine(r *compare.Report) string {
 		return ""
 	}
 	var b strings.Builder
-	if q.DecidedAfter > 0 && q.DecidedAfter < q.Total {
-		fmt.Fprintf(&b, "Sequential check: decided after %s of %s samples (%s of judge calls saved).",
-			FormatInt(q.DecidedAfter), FormatInt(q.Total), savedShare(q.Judged, q.Total))
-	} else {
-		fmt.Fprintf(&b, "Sequential check: not decided early; all %s samples judged, decided at the end.", FormatInt(q.Total))
+	switch {
+	case q.DecidedAfter > 0 && q.Judged < q.Total:
+		fmt.Fprintf(&b, "Sequential check: decided after %s of %s samples (%s).",
+			FormatInt(q.DecidedAfter), FormatInt(q.Total), saved(q))
+	case q.Judged < q.Total:
+		fmt.Fprintf(&b, "Sequential check: stopped before deciding, %s of %s samples judged.", FormatInt(q.Judged), FormatInt(q.Total))
+	default:
+		fmt.Fprintf(&b, "Sequential check: not decided early; %s judged, decided at the end.", samplesPhrase(q.Total))
 	}
 	type at struct {
 		metric string

@@ -15,7 +15,7 @@ func TestSequentialLineAndUsage(t *testing.T) {
 	r := &compare.Report{
 		HasBaseline: true,
 		Head:        compare.Side{Usage: results.Usage{ChatCalls: 824}},
-		Sequential:  &compare.SeqSummary{Batch: 50, Judged: 412, Total: 1000, DecidedAfter: 400},
+		Sequential:  &compare.SeqSummary{Batch: 50, Judged: 412, Total: 1000, DecidedAfter: 400, CallsMade: 824, CallsFull: 2000},
 		Metrics: []compare.MetricResult{
 			{Metric: "faithfulness", Sequential: &compare.SeqVerdict{Decision: compare.SeqFailed, DecidedAfter: 400}},
 			{Metric: "answer_relevancy", Sequential: &compare.SeqVerdict{Decision: compare.SeqUndecided, DecidedAfter: 0}},
@@ -29,11 +29,26 @@ func TestSequentialLineAndUsage(t *testing.T) {
 		}
 	}
 	md := Markdown(r, Options{})
-	if !strings.Contains(md, "824 chat calls made for 412 of 1,000 samples; judging every sample would have taken about 2,000") {
+	if !strings.Contains(md, "824 chat calls made for 412 of 1,000 samples; a full check would have made about 2,000") {
 		t.Errorf("usage does not compare with a full run:\n%s", md)
 	}
-	r.Sequential.DecidedAfter, r.Sequential.Judged = 0, 1000
+	// Without calls (the offline judge) the share of samples stands for
+	// what was saved.
+	r.Sequential.CallsMade, r.Sequential.CallsFull = 0, 0
+	if line := SequentialLine(r); !strings.Contains(line, "(59% of the samples not judged)") {
+		t.Errorf("offline: %q", line)
+	}
+	// A run stopped before deciding says so.
+	r.Sequential.DecidedAfter = 0
+	if line := SequentialLine(r); !strings.Contains(line, "stopped before deciding, 412 of 1,000 samples judged") {
+		t.Errorf("stopped: %q", line)
+	}
+	r.Sequential.Judged = 1000
 	if line := SequentialLine(r); !strings.Contains(line, "not decided early; all 1,000 samples judged") {
 		t.Errorf("undecided: %q", line)
+	}
+	r.Sequential.Judged, r.Sequential.Total = 1, 1
+	if line := SequentialLine(r); !strings.Contains(line, "its 1 sample judged") {
+		t.Errorf("one sample: %q", line)
 	}
 }

@@ -152,6 +152,12 @@ type Sequential struct {
 	// DecidedAfter is the number of samples judged when every gated
 	// metric was decided (0: not before the end).
 	DecidedAfter int `json:"decided_after,omitempty"`
+	// Unchanged counts the samples whose inputs were those of the base,
+	// judged first (their answers cached).
+	Unchanged int `json:"unchanged,omitempty"`
+	// Segments are the segment keys the decisions were taken over (a
+	// comparison replays the looks with them).
+	Segments []string `json:"segments,omitempty"`
 }
 
 // Usage counts judge work, in total and per metric.
