@@ -520,8 +520,12 @@ func (t *table) metricColumn(col string) (isMetric bool, mixed string, err error
 		return true, "", nil
 	}
 	if numbers > 0 {
-		mixed = fmt.Sprintf("column %s holds %d numbers but more cells of text (%d, such as %s), so it is taken as sample metadata, not as a metric; if it is a metric, leave the cells without a score empty",
-			col, numbers, texts, firstText)
+		nums := "1 number"
+		if numbers > 1 {
+			nums = fmt.Sprintf("%d numbers", numbers)
+		}
+		mixed = fmt.Sprintf("column %s holds %s but more cells of text (%d, such as %s), so it is taken as sample metadata, not as a metric; if it is a metric, leave the cells without a score empty",
+			col, nums, texts, firstText)
 	}
 	return false, mixed, nil
 }
