@@ -141,3 +141,27 @@ func TestImportReviewModel(t *testing.T) {
 		t.Errorf("exit %d: no judge change\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// The comment shows an imported file's tool and version whole, says that
+// a promptfoo upgrade is what changed the judge, and shows a latency per
+// sample without three decimals of milliseconds.
+func TestCompareReviewToolVersionAndLatency(t *testing.T) {
+	pf := readFile(t, importerFixture("promptfoo_v3.json"))
+	head := strings.Replace(pf, `"promptfooVersion": "0.112.3"`, `"promptfooVersion": "0.118.10"`, 1)
+	head = strings.Replace(head, `"latencyMs": 812`, `"latencyMs": 1186`, 1)
+	head = strings.Replace(head, `"namedScores": {"faithfulness": 1,`, `"namedScores": {"faithfulness": 0.2,`, 1)
+	if head == pf {
+		t.Fatal("the fixture changed")
+	}
+	base := writeTemp(t, "base.json", pf)
+	hp := writeTemp(t, "head.json", head)
+	r := gate(t, nil, "compare", "--base", base, "--head", hp, "--format", "markdown")
+	if r.code == 2 {
+		t.Fatalf("exit 2\n%s", r.stderr)
+	}
+	for _, want := range []string{"| prompts | promptfoo 0.112.3 | promptfoo 0.118.10 |", "prompts promptfoo 0.112.3 → promptfoo 0.118.10", "latency_ms ↓: 812 → 1186 (+374)"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the comment lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
