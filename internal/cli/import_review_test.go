@@ -165,3 +165,23 @@ func TestCompareReviewToolVersionAndLatency(t *testing.T) {
 		}
 	}
 }
+
+// The action's input scores-format forces the scores file's format, as
+// --scores-format does; a format it does not know is exit 2 naming it.
+func TestActionReviewScoresFormat(t *testing.T) {
+	abs, err := filepath.Abs(fixture("base.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload := map[string]any{"repository": map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}}
+	env := actionEnv(t, nil, "workflow_dispatch", payload, map[string]string{"scores": abs, "scores-format": "deepeval", "mode": "check"})
+	r := gate(t, env, "action")
+	if r.code != 2 || !strings.Contains(r.stderr, "base.csv") || !strings.Contains(r.stderr, "test cases") {
+		t.Fatalf("forced deepeval: exit %d, want 2 reading base.csv as DeepEval\n%s", r.code, r.stderr)
+	}
+	env = actionEnv(t, nil, "workflow_dispatch", payload, map[string]string{"scores": abs, "scores-format": "csv", "mode": "check"})
+	r = gate(t, env, "action")
+	if r.code != 2 || !strings.Contains(r.stderr, "scores-format") {
+		t.Fatalf("unknown format: exit %d, want 2 naming scores-format\n%s", r.code, r.stderr)
+	}
+}

@@ -167,5 +167,5 @@ func noShape(data []byte) string {
 		"  promptfoo: the JSON of promptfoo eval -o, with results.results[] (or a top-level results[]) of testIdx, promptIdx, vars, success, score\n" +
 		"  deepeval: a DeepEval test run JSON with testCases[] (or testRunData.testCases[]) of input, actualOutput and metricsData[]\n" +
 		"  table: a CSV or JSON Lines file with an id (or sample_id) column and one column of numbers per metric\n" +
-		"force one with --format if the file is one of them"
+		"if the file is one of them, force its format: gate import --format, --scores-format of gate check and gate compare, the action's input scores-format"
 }
