@@ -164,6 +164,9 @@ func TestCompareReviewToolVersionAndLatency(t *testing.T) {
 			t.Errorf("the comment lacks %q:\n%s", want, r.stdout)
 		}
 	}
+	if strings.Contains(r.stdout, "Usage and cost") {
+		t.Errorf("the comment of imported scores has a usage section of zero calls:\n%s", r.stdout)
+	}
 }
 
 // The action's input scores-format forces the scores file's format, as

@@ -650,6 +650,15 @@ func writeUsage(b *strings.Builder, r *compare.Report) {
 		{"embedding tokens", func(u results.Usage) float64 { return float64(u.EmbeddingTokens) }, count, false},
 		{"estimated cost", func(u results.Usage) float64 { return u.EstimatedCostUSD }, FormatCost, false},
 	}
+	called := false
+	for _, rw := range rs {
+		for _, u := range sides {
+			called = called || rw.get(u) != 0
+		}
+	}
+	if !called {
+		return // nothing was called (scores imported from another evaluator): no section of zeros
+	}
 	var lines []string
 	for _, rw := range rs {
 		show := rw.always
