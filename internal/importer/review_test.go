@@ -2,7 +2,6 @@ package importer
 
 import (
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -239,5 +238,3 @@ func hasWarning(f *results.File, words ...string) bool {
 	}
 	return false
 }
-
-var _ = math.NaN
