@@ -187,6 +187,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env app.Env) (app.S
 		}
 	}
 	o.Scores = in.Get("scores")
+	o.ScoresFormat = in.Get("scores-format")
 	if st.mode != "comment" && o.Scores == "" {
 		bad(in.Required("dataset"))
 	}
@@ -562,7 +563,7 @@ func (a *actionRun) readScores() (*app.Scores, error) {
 	if a.o.Scores == "" {
 		return nil, nil
 	}
-	f, format, err := app.ReadScores(a.env, a.o.Scores, "", `input "scores"`, results.ReadOptions{Texts: results.AllTexts})
+	f, format, err := app.ReadScores(a.env, a.o.Scores, a.o.ScoresFormat, `input "scores"`, results.ReadOptions{Texts: results.AllTexts})
 	if err != nil {
 		return nil, err
 	}

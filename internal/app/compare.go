@@ -115,6 +115,9 @@ type Scores struct {
 	Path string
 	// Format is the format imported ("" for a raggate results file).
 	Format importer.Format
+	// Model is the evaluation model given for scores files that name
+	// none (--model): a baseline that is a scores file is read with it.
+	Model string
 }
 
 // head returns the scores' file (nil without scores).
@@ -188,11 +191,23 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 	var headPath string
 	if c.Scores != nil {
 		head, headPath = c.Scores.File, c.Scores.Path
+		imported := c.Scores.Format != ""
+		if imported {
+			// As a run records its limits, so that baseline put holds the
+			// file to them.
+			limit := c.Run.Target.MaxFailures
+			head.Config.MaxTargetFailures = &limit
+		}
 		if c.Run.Out != "" {
 			if err := results.Write(env.abs(c.Run.Out), head); err != nil {
 				return nil, fmt.Errorf("write %s: %w", c.Run.Out, err)
 			}
 			headPath = c.Run.Out
+		}
+		if imported {
+			if err := scoresTargetFailures(head, c.Run); err != nil {
+				return nil, err
+			}
 		}
 	} else {
 		res, err := Run(ctx, env, c.Run)
@@ -222,6 +237,21 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 	return out, nil
 }
 
+// scoresTargetFailures holds an imported file's failed pipeline calls
+// (promptfoo's provider errors: undefined scores of kind target) to
+// --max-target-failures, as a run with a target is: exit 3 over it.
+func scoresTargetFailures(head *results.File, run RunConfig) error {
+	msg := tooManyTargetFailures(head, run.Target.MaxFailures)
+	if msg == "" {
+		return nil
+	}
+	saved := "nothing was compared"
+	if run.Out != "" {
+		saved = "the scores are saved in " + run.Out + ", nothing was compared"
+	}
+	return asOperational(fmt.Errorf("%s; %s (the failed calls' scores are undefined, kind target: fix the pipeline's calls and evaluate again, or raise --max-target-failures to accept this)", msg, saved))
+}
+
 // thresholds reads the thresholds of a check, which may name the
 // user-defined metrics of the run or of the scores checked.
 func (c *CheckConfig) thresholds(ctx context.Context, env Env) (compare.Thresholds, error) {
@@ -237,9 +267,41 @@ func (c *CheckConfig) store(env Env) (baseline.Store, error) {
 	case c.Sources.Store != nil:
 		return c.Sources.Store()
 	case c.Store != nil:
-		return OpenStore(env, *c.Store)
+		st, err := OpenStore(env, *c.Store)
+		if fs, ok := st.(*baseline.FileStore); ok && err == nil && isScoresFile(fs.Path) {
+			model := ""
+			if c.Scores != nil {
+				model = c.Scores.Model
+			}
+			return &scoresStore{env: env, path: c.Store.Path, model: model}, nil
+		}
+		return st, err
 	}
 	return nil, nil
+}
+
+// scoresStore is a baseline file that is another evaluator's scores
+// file: read by importing it, as compare --base and baseline put read
+// one.
+type scoresStore struct {
+	env   Env
+	path  string // as given
+	model string // the evaluation model when the file names none
+}
+
+func (s *scoresStore) Get(ctx context.Context, key baseline.Key) (*results.File, baseline.Source, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, baseline.Source{}, err
+	}
+	f, _, err := ReadScoresWith(s.env, s.path, "--baseline", ScoresOptions{Model: s.model, Read: results.ReadOptions{Texts: results.AllTexts}})
+	if err != nil {
+		return nil, baseline.Source{}, err
+	}
+	return f, baseline.Source{Store: "file", Location: s.env.abs(s.path), Requested: key.SHA}, nil
+}
+
+func (s *scoresStore) Put(context.Context, baseline.Key, *results.File) error {
+	return usageErr("the baseline %s is another evaluator's scores file: store a baseline in a results file (.json) instead", s.path)
 }
 
 // probeBaseline reads the baseline with get to check it and reports
@@ -272,6 +334,9 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store, key baselin
 		env.logf("note: %v: no baseline yet, checking floors only", err)
 		return nil, "", nil
 	case err != nil:
+		if _, ok := store.(*scoresStore); ok {
+			return nil, "", err // the import's usage error, naming --baseline
+		}
 		if _, ok := store.(*baseline.FileStore); ok && RefusedInput(err) != nil {
 			return nil, "", InputErr("--baseline", err)
 		}

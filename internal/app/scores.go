@@ -37,8 +37,24 @@ const sniffSize = 4096
 // imported file is whole. It returns the format imported ("" for a
 // results file). Every error of the file is a usage error (exit 2).
 func ReadScores(env Env, path, format, what string, o results.ReadOptions) (*results.File, importer.Format, error) {
+	return ReadScoresWith(env, path, what, ScoresOptions{Format: format, Read: o})
+}
+
+// ScoresOptions are the options of ReadScoresWith.
+type ScoresOptions struct {
+	Format string // forced format ("" sniffs)
+	// Model is the evaluation model recorded in the judge identity of an
+	// imported file that names none (--model).
+	Model string
+	Read  results.ReadOptions // what a results file keeps of its texts
+}
+
+// ReadScoresWith is ReadScores with the evaluation model of files that
+// name none. The import's warnings (a column of numbers taken as
+// metadata, ids derived from inputs) go to the log, naming the file.
+func ReadScoresWith(env Env, path, what string, o ScoresOptions) (*results.File, importer.Format, error) {
 	abs := env.abs(path)
-	if format == "" {
+	if o.Format == "" {
 		head, err := readHead(abs)
 		if err != nil {
 			return nil, "", scoresErr(what, err)
@@ -48,7 +64,7 @@ func ReadScores(env Env, path, format, what string, o results.ReadOptions) (*res
 		// results file whose schema comes later (keys written in another
 		// order): its errors are the results reader's, with its line.
 		if isResultsFile(head) || (!sniffed && isJSONObject(head)) {
-			f, err := results.ReadWith(abs, o)
+			f, err := results.ReadWith(abs, o.Read)
 			if errors.Is(err, results.ErrSchema) && !isResultsFile(head) {
 				err = fmt.Errorf("%w; nor is it a scores file of a shape raggate knows (Ragas, promptfoo, DeepEval, table): if it is one, force its format", err)
 			}
@@ -58,11 +74,26 @@ func ReadScores(env Env, path, format, what string, o results.ReadOptions) (*res
 			return f, "", nil
 		}
 	}
-	f, got, err := importer.Read(abs, importer.Options{Format: importer.Format(format)})
+	f, got, err := importer.Read(abs, importer.Options{Format: importer.Format(o.Format), Model: o.Model})
 	if err != nil {
 		return nil, "", scoresErr(what, err)
 	}
+	for _, w := range f.Warnings {
+		env.logf("warning: %s: %s", path, w)
+	}
 	return f, got, nil
+}
+
+// isScoresFile reports whether the file at path exists and is another
+// evaluator's scores file rather than a raggate results file (by the
+// same test as ReadScores).
+func isScoresFile(path string) bool {
+	head, err := readHead(path)
+	if err != nil {
+		return false
+	}
+	_, sniffed := importer.Sniff(head)
+	return !isResultsFile(head) && (sniffed || !isJSONObject(head))
 }
 
 // scoresErr is a usage error of the scores file named what ("" names
@@ -106,6 +137,7 @@ func isJSONObject(head []byte) bool {
 type ImportConfig struct {
 	In     string // the scores file
 	Format string // forced format ("" sniffs)
+	Model  string // the evaluation model, when the file names none
 	Out    string // the results file to write
 }
 
@@ -115,6 +147,9 @@ type Imported struct {
 	Format importer.Format
 	// Metrics describe each metric of the file, in catalogue order.
 	Metrics []ImportedMetric
+	// Metadata are the sample metadata keys the import kept (columns or
+	// fields that are not scores), sorted.
+	Metadata []string
 }
 
 // ImportedMetric is one metric of an imported file: how many samples it
@@ -129,7 +164,7 @@ type ImportedMetric struct {
 // Import is the import use case: it reads another evaluator's scores and
 // writes them as a raggate results file, atomically.
 func Import(env Env, c ImportConfig) (*Imported, error) {
-	f, format, err := ReadScores(env, c.In, c.Format, "", results.ReadOptions{Texts: results.AllTexts})
+	f, format, err := ReadScoresWith(env, c.In, "", ScoresOptions{Format: c.Format, Model: c.Model, Read: results.ReadOptions{Texts: results.AllTexts}})
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +174,23 @@ func Import(env Env, c ImportConfig) (*Imported, error) {
 	if err := results.Write(env.abs(c.Out), f); err != nil {
 		return nil, fmt.Errorf("write %s: %w", c.Out, err)
 	}
-	return &Imported{File: f, Format: format, Metrics: describeImported(f)}, nil
+	return &Imported{File: f, Format: format, Metrics: describeImported(f), Metadata: metadataKeys(f)}, nil
+}
+
+// metadataKeys are the metadata keys of f's samples, sorted.
+func metadataKeys(f *results.File) []string {
+	seen := map[string]bool{}
+	for i := range f.Samples {
+		for k := range f.Samples[i].Metadata {
+			seen[k] = true
+		}
+	}
+	keys := make([]string, 0, len(seen))
+	for k := range seen {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 // describeImported counts each metric's scored and undefined samples.

@@ -98,11 +98,15 @@ func checkCmd(ctx context.Context, env Env, args []string) error {
 	}
 	var scores *app.Scores
 	if o.Scores != "" {
-		f, format, err := app.ReadScores(env.app(), o.Scores, o.ScoresFormat, "--scores", scoresTexts(&o))
+		model := ""
+		if flagGiven(fs, "model") {
+			model = o.Model // the evaluation model of scores files that name none
+		}
+		f, format, err := app.ReadScoresWith(env.app(), o.Scores, "--scores", app.ScoresOptions{Format: o.ScoresFormat, Model: model, Read: scoresTexts(&o)})
 		if err != nil {
 			return err
 		}
-		scores = &app.Scores{File: f, Path: o.Scores, Format: format}
+		scores = &app.Scores{File: f, Path: o.Scores, Format: format, Model: model}
 	}
 	c, err := app.Check(ctx, env.app(), app.CheckConfig{Run: o.RunConfig, Thresholds: o.Thresholds, SegmentBy: o.SegmentBy, History: o.History, Store: store,
 		Scores: scores, Sequential: o.Sequential})

@@ -41,7 +41,7 @@ func FlagReference(w io.Writer) error {
 			if arg != "" {
 				flagText += " " + arg
 			}
-			fmt.Fprintf(w, "| %s` | %s | %s | %s | %s |\n", flagText, def, mark(n <= maxShortHelp || shortHelp[f.Name]), mark(judgeFileKeys[f.Name]), strings.ReplaceAll(usage, "|", "\\|"))
+			fmt.Fprintf(w, "| %s` | %s | %s | %s | %s |\n", flagText, def, mark(n <= maxShortHelp || shortHelp[f.Name]), mark(judgeFileKeys[f.Name] && fs.Lookup("judge-config") != nil), strings.ReplaceAll(usage, "|", "\\|"))
 		})
 	}
 	return nil

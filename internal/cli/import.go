@@ -15,10 +15,11 @@ import (
 func importCmd(_ context.Context, env Env, args []string) error {
 	o := defaultOptions()
 	o.Out = ""
-	var format string
-	fs := newFlagSet("import", env, "FILE --out results.json [--format ragas|promptfoo|deepeval|table]")
+	var format, model string
+	fs := newFlagSet("import", env, "FILE --out results.json [--format ragas|promptfoo|deepeval|table] [--model MODEL]")
 	fs.StringVar(&o.Out, "out", "", "results `file` to write (required)")
 	enumVar(fs, &format, "format", &app.ScoresFormats, "the scores file's `format`: ragas, promptfoo, deepeval or table (default: sniffed from the content)")
+	fs.StringVar(&model, "model", "", "the evaluation `model` that scored the file, recorded in the judge identity when the file names none (Ragas and table files never do)")
 	files, err := parseInterleaved(fs, args)
 	if err != nil {
 		return err
@@ -35,7 +36,7 @@ func importCmd(_ context.Context, env Env, args []string) error {
 	if err := app.JoinProblems(app.OutputProblems(env.app(), in, []app.NamedPath{{Key: "out", Path: o.Out}}), mergeName); err != nil {
 		return err
 	}
-	imp, err := app.Import(env.app(), app.ImportConfig{In: files[0], Format: format, Out: o.Out})
+	imp, err := app.Import(env.app(), app.ImportConfig{In: files[0], Format: format, Model: strings.TrimSpace(model), Out: o.Out})
 	if err != nil {
 		return err
 	}
@@ -52,7 +53,7 @@ func printImported(env Env, path string, imp *app.Imported) {
 	if s := app.ScoredBy(imp.File); s != "" && s != string(imp.Format) {
 		by = ", scored by " + s
 	}
-	fmt.Fprintf(w, "read %s (%s%s): %d samples, %d metrics\n", path, imp.Format, by, len(imp.File.Samples), len(imp.Metrics))
+	fmt.Fprintf(w, "read %s (%s%s): %s, %s\n", path, imp.Format, by, plural(len(imp.File.Samples), "sample"), plural(len(imp.Metrics), "metric"))
 	width := 0
 	for _, m := range imp.Metrics {
 		width = max(width, len(m.Name))
@@ -64,6 +65,17 @@ func printImported(env Env, path string, imp *app.Imported) {
 		}
 		fmt.Fprintf(w, "  %-*s  %d scored, %d undefined  (%s)\n", width, m.Name, m.Scored, m.Undefined, note)
 	}
+	if len(imp.Metadata) > 0 {
+		fmt.Fprintf(w, "  metadata, not scored: %s\n", strings.Join(imp.Metadata, ", "))
+	}
+}
+
+// plural counts n things: "1 sample", "2 samples".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // parseInterleaved parses flags given before, between and after the

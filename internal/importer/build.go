@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -38,6 +39,7 @@ type record struct {
 type score struct {
 	metric string  // the tool's name, as written
 	v      float64 // NaN: undefined
+	raw    string  // the cell as written, when the file holds text
 	reason string  // why undefined (when v is NaN), or the tool's explanation
 	kind   results.UndefinedKind
 }
@@ -61,6 +63,10 @@ type source struct {
 	// columns declares metrics with their direction (promptfoo's latency
 	// and cost); other metrics are declared by their first score.
 	columns []column
+	// warnings are what the user should know of the reading: a column
+	// taken as metadata although it holds numbers, ids derived from the
+	// inputs although some rows name theirs.
+	warnings []string
 }
 
 // build makes the results file of the records read from path.
@@ -82,8 +88,8 @@ func build(path string, src source, recs []record, opt Options) (*results.File, 
 	for i := range recs {
 		r := &recs[i]
 		if prev, dup := seen[r.id]; dup {
-			return nil, &Error{File: path, Line: r.line, Msg: fmt.Sprintf("%s has the same sample id %q as %s (line %d); %s. Give each sample a unique id column (id or sample_id), or remove the duplicate",
-				r.where, r.id, prev.where, prev.line, r.idWhy)}
+			return nil, &Error{File: path, Line: r.line, Msg: fmt.Sprintf("%s has the same sample id %q as %s (line %d); %s. %s",
+				r.where, r.id, prev.where, prev.line, r.idWhy, uniqueIDAdvice(src.format))}
 		}
 		seen[r.id] = r
 		s, err := sampleOf(path, r, cols)
@@ -102,7 +108,19 @@ func build(path string, src source, recs []record, opt Options) (*results.File, 
 	f.Summary = results.Summarize(order, f.Samples)
 	f.Dataset = datasetOf(path, src, recs)
 	f.Judge = judgeOf(src, opt)
+	f.Warnings = src.warnings
 	return f, nil
+}
+
+// uniqueIDAdvice says how to give each sample of a format its own id.
+func uniqueIDAdvice(f Format) string {
+	switch f {
+	case Promptfoo:
+		return "Give each test a distinct description, or remove the duplicate"
+	case DeepEval:
+		return "Give each test case a distinct name (LLMTestCase(name=...)), or remove the duplicate"
+	}
+	return "Give each sample a unique id column (id or sample_id), or remove the duplicate"
 }
 
 func rowNoun(f Format) string {
@@ -178,9 +196,7 @@ func declare(path string, src source, recs []record) (map[string]column, []strin
 // against its metric's range.
 func sampleOf(path string, r *record, cols map[string]column) (results.Sample, error) {
 	s := results.Sample{ID: r.id, Question: r.sample.UserInput, Scores: map[string]results.Score{}}
-	in := r.sample
-	in.ID = r.id
-	s.InputHash = inputHash(&in)
+	s.InputHash = testCaseHash(r.id, &r.sample)
 	if len(r.sample.Metadata) > 0 {
 		s.Metadata = r.sample.Metadata
 	}
@@ -201,7 +217,11 @@ func sampleOf(path string, r *record, cols map[string]column) (results.Sample, e
 			continue
 		}
 		if math.IsInf(v, 0) || math.Abs(v) > metrics.MaxNumeric {
-			return s, &Error{File: path, Line: r.line, Msg: fmt.Sprintf("%s: %s is %v; a score is a finite number of at most %g in size (leave the cell empty for no score)", r.where, sc.metric, v, metrics.MaxNumeric)}
+			what := fmt.Sprint(v)
+			if sc.raw != "" {
+				what = clip(sc.raw, 40)
+			}
+			return s, &Error{File: path, Line: r.line, Msg: fmt.Sprintf("%s: %s is %s; a score is a finite number of at most %g in size (leave the cell empty for no score)", r.where, sc.metric, what, metrics.MaxNumeric)}
 		}
 		if c.known {
 			m, _ := metrics.Lookup(name)
@@ -295,7 +315,25 @@ func fingerprint(info judge.Info) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// inputHash identifies a sample's inputs as a run's results file does.
+// testCaseHash identifies a sample's inputs: the test case (question,
+// reference, reference contexts, metadata), hashed as a run's results
+// file hashes a sample, without what the pipeline under test returned
+// (response, retrieved contexts and their ids), which changes with every
+// change of the pipeline and is missing when its call failed.
+func testCaseHash(id string, s *metrics.Sample) string {
+	in := *s
+	in.ID = id
+	in.Response, in.RetrievedContexts, in.RetrievedContextIDs = "", nil, nil
+	if len(in.Present) > 0 {
+		in.Present = maps.Clone(in.Present)
+		delete(in.Present, metrics.Response)
+		delete(in.Present, metrics.RetrievedContexts)
+		delete(in.Present, metrics.RetrievedContextIDs)
+	}
+	return inputHash(&in)
+}
+
+// inputHash hashes a sample as a run's results file does.
 func inputHash(s *metrics.Sample) string {
 	b, _ := json.Marshal(s)
 	sum := sha256.Sum256(b)
@@ -304,15 +342,23 @@ func inputHash(s *metrics.Sample) string {
 
 // datasetOf names the data: the name the file gives, else the file's
 // name; its hash is that of the golden part of the samples (ids,
-// questions, references, reference contexts), not of the file's bytes,
+// questions, references, reference contexts) in the order of their ids,
+// not of the file's bytes,
 // which change with every score: two imports of the same golden data
 // show the same dataset.
 func datasetOf(path string, src source, recs []record) results.Dataset {
-	h := sha256.New()
+	lines := make([]string, len(recs))
 	for i := range recs {
 		s := &recs[i].sample
 		b, _ := json.Marshal([]any{recs[i].id, s.UserInput, s.Reference, s.ReferenceContexts, s.ReferenceContextIDs})
-		h.Write(b)
+		lines[i] = string(b)
+	}
+	// The ids are unique, so sorting the lines sorts the samples by id:
+	// the order of the rows does not change the hash.
+	sort.Strings(lines)
+	h := sha256.New()
+	for _, l := range lines {
+		h.Write([]byte(l))
 		h.Write([]byte{'\n'})
 	}
 	name := src.name

@@ -111,15 +111,12 @@ func readDeepEval(name string, data []byte) (source, []record, error) {
 			break
 		}
 	}
-	useNames := true
-	seen := map[string]bool{}
-	for i := range cases {
-		n := cases[i].Name
-		if n == "" || autoName.MatchString(n) || seen[n] {
-			useNames = false
-			break
-		}
-		seen[n] = true
+	useNames, warning, err := deNames(cases, lines, wheres)
+	if err != nil {
+		return src, nil, asError(name, err)
+	}
+	if warning != "" {
+		src.warnings = append(src.warnings, warning)
 	}
 	models := map[string]bool{}
 	recs := make([]record, 0, len(cases))
@@ -135,6 +132,45 @@ func readDeepEval(name string, data []byte) (source, []record, error) {
 	}
 	sort.Strings(src.models)
 	return src, recs, nil
+}
+
+// deNames decides whether the test cases' names are their ids: when
+// every test case has a name of its own (DeepEval's test_case_N are
+// positions, not names). A name given twice is an error naming both test
+// cases: taking the ids from the inputs instead would unpair the file
+// from a baseline whose ids are the names. When only some test cases
+// have names, the ids come from the inputs, and warning says so.
+func deNames(cases []deCase, lines []int, wheres []string) (bool, string, error) {
+	seen := map[string]int{}
+	var unnamed []string
+	for i := range cases {
+		n := cases[i].Name
+		if n == "" || autoName.MatchString(n) {
+			if n == "" {
+				n = "no name"
+			}
+			unnamed = append(unnamed, fmt.Sprintf("%s (%s)", wheres[i], n))
+			continue
+		}
+		if j, dup := seen[n]; dup {
+			return false, "", lineErr{lines[i], fmt.Sprintf("%s has the same name %q as %s (line %d); the names are the samples' ids, which pair them with the baseline: give each test case a distinct name (LLMTestCase(name=...)), or remove the duplicate",
+				wheres[i], n, wheres[j], lines[j])}
+		}
+		seen[n] = i
+	}
+	switch {
+	case len(unnamed) == 0:
+		return true, "", nil
+	case len(seen) == 0:
+		return false, "", nil
+	}
+	more := ""
+	if len(unnamed) > 3 {
+		more = fmt.Sprintf(" and %d more", len(unnamed)-3)
+		unnamed = unnamed[:3]
+	}
+	return false, fmt.Sprintf("%d of %d test cases have names, but %s%s have none of their own, so every id is derived from the input instead of the name; name every test case (LLMTestCase(name=...)) to pair by names",
+		len(seen), len(cases), strings.Join(unnamed, ", "), more), nil
 }
 
 func first[T any](ps ...*T) *T {

@@ -99,6 +99,29 @@ func Read(path string, opt Options) (*results.File, Format, error) {
 // messages.
 func Parse(name string, data []byte, opt Options) (*results.File, Format, error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, opt.Format, &Error{File: name, Msg: "the file is empty: export the scores again (the evaluator may have failed before writing them)"}
+	}
+	out, f, err := parse(name, data, opt)
+	var e *Error
+	if err != nil && errors.As(err, &e) && semicolons(data) {
+		sep := "; "
+		if strings.Contains(e.Msg, "\n") {
+			sep = "\n"
+		}
+		e.Msg += sep + "the first line is separated by semicolons: raggate reads comma-separated CSV (pandas: to_csv with the default sep=\",\" and decimal=\".\")"
+	}
+	return out, f, err
+}
+
+// semicolons reports whether the file's first line looks like a CSV
+// header separated by semicolons (as some locales write CSV).
+func semicolons(data []byte) bool {
+	first, _, _ := bytes.Cut(data, []byte{'\n'})
+	return bytes.Count(first, []byte{';'}) > 0 && !bytes.ContainsAny(first, ",{[")
+}
+
+func parse(name string, data []byte, opt Options) (*results.File, Format, error) {
 	f := opt.Format
 	if f == Auto {
 		var ok bool
@@ -144,5 +167,5 @@ func noShape(data []byte) string {
 		"  promptfoo: the JSON of promptfoo eval -o, with results.results[] (or a top-level results[]) of testIdx, promptIdx, vars, success, score\n" +
 		"  deepeval: a DeepEval test run JSON with testCases[] (or testRunData.testCases[]) of input, actualOutput and metricsData[]\n" +
 		"  table: a CSV or JSON Lines file with an id (or sample_id) column and one column of numbers per metric\n" +
-		"force one with --format if the file is one of them"
+		"if the file is one of them, force its format: gate import --format, --scores-format of gate check and gate compare, the action's input scores-format"
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -360,25 +361,45 @@ func undefinedCell(s string) bool {
 }
 
 // numberOf reads a cell as a score: ok false when it is not a number;
-// NaN when it holds none.
+// NaN when it holds none. A number too large for a float64 (1e400) reads
+// as infinite, for the builder to refuse with its row.
 func numberOf(c cell) (v float64, ok bool) {
 	switch c.kind {
 	case cellNull:
 		return math.NaN(), true
 	case cellNumber:
-		f, err := strconv.ParseFloat(c.s, 64)
-		return f, err == nil
+		return parseNumber(c.s)
 	case cellText:
 		if undefinedCell(c.s) {
 			return math.NaN(), true
 		}
-		f, err := strconv.ParseFloat(strings.TrimSpace(c.s), 64)
-		if err != nil {
-			return 0, false
-		}
-		return f, true
+		return parseNumber(strings.TrimSpace(c.s))
 	}
 	return 0, false
+}
+
+func parseNumber(s string) (float64, bool) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		var ne *strconv.NumError
+		if errors.As(err, &ne) && ne.Err == strconv.ErrRange {
+			return f, true // ±Inf (or 0 below the smallest float64)
+		}
+		return 0, false
+	}
+	return f, true
+}
+
+// errorText matches the cells an evaluator writes where a metric failed:
+// a Python exception's repr or name (TimeoutError(), openai.RateLimitError(...),
+// asyncio.TimeoutError) or a message that says error, exception,
+// timeout or failed.
+var errorText = regexp.MustCompile(`(?i)error|exception|traceback|timed? ?out|failed|failure|exceeded`)
+
+// errorCell reports whether a cell is an evaluator's error text: an
+// undefined score in any metric column.
+func errorCell(c cell) bool {
+	return c.kind == cellText && errorText.MatchString(strings.TrimSpace(c.s))
 }
 
 // readTabular reads a Ragas export or a generic table.
@@ -419,15 +440,20 @@ func readTabular(name string, data []byte, f Format) (source, []record, error) {
 		if taken[c] {
 			continue
 		}
-		isMetric, err := t.metricColumn(c)
+		isMetric, mixed, err := t.metricColumn(c)
 		if err != nil {
 			return src, nil, asError(name, err)
+		}
+		if mixed != "" {
+			src.warnings = append(src.warnings, mixed)
 		}
 		switch {
 		case isMetric:
 			metricCols = append(metricCols, c)
 		case !t.allEmpty(c):
 			metaCols = append(metaCols, c)
+		default:
+			src.warnings = append(src.warnings, fmt.Sprintf("column %s has no value in any row: ignored", c))
 		}
 	}
 	if len(metricCols) == 0 {
@@ -462,26 +488,46 @@ func (t *table) allEmpty(col string) bool {
 	return true
 }
 
-// metricColumn decides whether a column holds scores: every cell a number
-// or no score, and at least one number, or a column named as a catalogue
-// metric (whose cells must then be numbers or empty).
-func (t *table) metricColumn(col string) (bool, error) {
+// metricColumn decides whether a column holds scores. A column named as
+// a catalogue metric does; its cells must be numbers, no score (empty,
+// NaN) or an evaluator's error text. Another column does when it holds a
+// number and numbers are at least half of its cells that hold a value
+// (error texts, empty and NaN cells not counted): its other text cells
+// are undefined scores. mixed, for a column that is not a metric,
+// describes its numbers when it has any (for the warning that it is
+// taken as metadata).
+func (t *table) metricColumn(col string) (isMetric bool, mixed string, err error) {
 	_, known := metricName(col)
-	numbers := 0
+	numbers, texts := 0, 0
+	firstText := ""
 	for _, r := range t.rows {
 		c := r.cells[col]
 		v, ok := numberOf(c)
-		if !ok {
-			if known {
-				return false, lineErr{r.line, fmt.Sprintf("row %d: %s is %s, not a number; a metric's cell holds its score, or is empty (or NaN) when there is none", r.n, col, describeCell(c))}
-			}
-			return false, nil
-		}
-		if !math.IsNaN(v) {
+		switch {
+		case ok && !math.IsNaN(v):
 			numbers++
+		case ok || errorCell(c):
+		case known:
+			return false, "", lineErr{r.line, fmt.Sprintf("row %d: %s is %s, not a number; a metric's cell holds its score, or is empty (or NaN) when there is none", r.n, col, describeCell(c))}
+		default:
+			texts++
+			if firstText == "" {
+				firstText = describeCell(c)
+			}
 		}
 	}
-	return numbers > 0 || known, nil
+	if known || (numbers > 0 && numbers >= texts) {
+		return true, "", nil
+	}
+	if numbers > 0 {
+		nums := "1 number"
+		if numbers > 1 {
+			nums = fmt.Sprintf("%d numbers", numbers)
+		}
+		mixed = fmt.Sprintf("column %s holds %s but more cells of text (%d, such as %s), so it is taken as sample metadata, not as a metric; if it is a metric, leave the cells without a score empty",
+			col, nums, texts, firstText)
+	}
+	return false, mixed, nil
 }
 
 func describeCell(c cell) string {
@@ -554,8 +600,14 @@ func tabularRecord(r row, f Format, fields map[metrics.Field]string, idCol strin
 	}
 	for _, col := range metricCols {
 		c := r.cells[col]
-		v, _ := numberOf(c)
+		v, ok := numberOf(c)
+		if !ok {
+			v = math.NaN() // text in a column of numbers: no score
+		}
 		sc := score{metric: col, v: v}
+		if c.kind == cellText || c.kind == cellNumber {
+			sc.raw = strings.TrimSpace(c.s)
+		}
 		if math.IsNaN(v) {
 			sc.reason, sc.kind = noScoreReason(f, c), "judge"
 		}
@@ -571,7 +623,7 @@ func noScoreReason(f Format, c cell) string {
 	case c.kind == cellNull:
 		what = "null"
 	case strings.TrimSpace(c.s) != "":
-		what = strings.TrimSpace(c.s)
+		what = clip(strings.TrimSpace(c.s), 80)
 	}
 	return fmt.Sprintf("the %s file has no score (%s)", f, what)
 }

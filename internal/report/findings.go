@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/raggate/raggate/internal/compare"
@@ -290,6 +291,9 @@ func judgeChanged(r *compare.Report, f compare.Finding) string {
 	}
 	s := fmt.Sprintf("judge changed: base was judged by %s, head by %s; score differences may come from the judge rather than from the change (re-create the baseline with this judge)",
 		judgeDesc(base), judgeDesc(r.Head.Judge))
+	if d := judgeDiffers(base, r.Head.Judge); d != "" {
+		s += "; what differs: " + d
+	}
 	if base.UserMetrics != r.Head.Judge.UserMetrics {
 		// A changed definition is a changed yardstick, not a regression.
 		s += "; the user-defined metrics (metrics file) differ between the two"
@@ -318,6 +322,54 @@ func segmentKeySentence(f compare.Finding) string {
 		return fmt.Sprintf("segment key %q has %d values: only the %d with the most paired samples are compared (README \"Segments\")", f.Key, f.N, f.Of)
 	}
 	return string(f.Kind) // a kind this renderer does not know yet
+}
+
+// judgeDiffers says which parts of two judges' identities besides the
+// provider and model differ ("temperature 0 → 0.2"); prompts are named whole when they are
+// not a hash (an imported file's tool and version, "promptfoo 0.118.10").
+// "" when none of them does (the fingerprints differ by the user
+// metrics, said apart, or by what only the hash covers).
+func judgeDiffers(a, b results.Judge) string {
+	var d []string
+	add := func(what, x, y string) {
+		if x != y {
+			d = append(d, fmt.Sprintf("%s %s → %s", what, orNone(x), orNone(y)))
+		}
+	}
+	// The provider and model are in the sentence already.
+	add("embedding model", a.EmbeddingModel, b.EmbeddingModel)
+	if a.Temperature != b.Temperature {
+		add("temperature", strconv.FormatFloat(a.Temperature, 'f', -1, 64), strconv.FormatFloat(b.Temperature, 'f', -1, 64))
+	}
+	if a.Prompts != b.Prompts {
+		if isHash(a.Prompts) && isHash(b.Prompts) {
+			d = append(d, "the prompts")
+		} else {
+			add("prompts", a.Prompts, b.Prompts)
+		}
+	}
+	return strings.Join(d, ", ")
+}
+
+func orNone(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "none"
+	}
+	return s
+}
+
+// isHash reports whether s is a hex hash (a prompts hash), which reports
+// cut to 12 digits; other values are shown whole.
+func isHash(s string) bool {
+	if len(s) < 12 {
+		return false
+	}
+	for _, r := range s {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // judgeDesc names a judge: "openai gpt-4o-mini (fingerprint 0123456789ab)".

@@ -88,6 +88,51 @@ func FormatP(s results.Score) string {
 	return strconv.FormatFloat(math.Min(p, 1), 'f', 3, 64)
 }
 
+// FormatSampleChange formats one sample's base and head values and their
+// difference ("0.624", "0.413", "-0.211"). Scores take three decimals;
+// a metric of larger numbers (a latency in ms, a count of tokens) takes
+// fewer, as many as three significant decimals of the larger side need,
+// trailing zeros dropped: "954 → 1186 (+232)", not "954.000 → 1186.000
+// (+232.000)".
+func FormatSampleChange(base, head, delta results.Score) (string, string, string) {
+	big := 0.0
+	for _, v := range []float64{base.Value(), head.Value()} {
+		if finite(v) {
+			big = math.Max(big, math.Abs(v))
+		}
+	}
+	if big < 10 {
+		return FormatScore(base), FormatScore(head), FormatDelta(delta)
+	}
+	decimals := 2
+	switch {
+	case big >= 1000:
+		decimals = 0
+	case big >= 100:
+		decimals = 1
+	}
+	f := func(s results.Score, signed bool) string {
+		x := s.Value()
+		if !finite(x) {
+			return Undefined
+		}
+		out := strconv.FormatFloat(math.Abs(x), 'f', decimals, 64)
+		if strings.Contains(out, ".") {
+			out = strings.TrimRight(strings.TrimRight(out, "0"), ".")
+		}
+		switch {
+		case strings.Trim(out, "0.") == "":
+			return "0"
+		case x < 0:
+			return "-" + out
+		case signed:
+			return "+" + out
+		}
+		return out
+	}
+	return f(base, false), f(head, false), f(delta, true)
+}
+
 // PValue is the one rule for which p-value a report shows for a paired
 // comparison (a metric's, or a metric's on one segment): the adjusted
 // one-sided p-value in the direction of the observed change. PWorseAdj when

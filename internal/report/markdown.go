@@ -492,7 +492,8 @@ func writeRegressed(b *strings.Builder, r *compare.Report, p profile) {
 			if dir[sm.Metric] {
 				name += " ↓"
 			}
-			fmt.Fprintf(b, "  - %s: %s → %s (%s)", name, FormatScore(sm.Base), FormatScore(sm.Head), FormatDelta(sm.Delta))
+			bv, hv, dv := FormatSampleChange(sm.Base, sm.Head, sm.Delta)
+			fmt.Fprintf(b, "  - %s: %s → %s (%s)", name, bv, hv, dv)
 			if reason := strings.TrimSpace(sm.Reason); reason != "" {
 				fmt.Fprintf(b, " — judge: “%s”", escapeSnippet(reason, p.reasonRunes))
 			}
@@ -649,6 +650,15 @@ func writeUsage(b *strings.Builder, r *compare.Report) {
 		{"embedding tokens", func(u results.Usage) float64 { return float64(u.EmbeddingTokens) }, count, false},
 		{"estimated cost", func(u results.Usage) float64 { return u.EstimatedCostUSD }, FormatCost, false},
 	}
+	called := false
+	for _, rw := range rs {
+		for _, u := range sides {
+			called = called || rw.get(u) != 0
+		}
+	}
+	if !called {
+		return // nothing was called (scores imported from another evaluator): no section of zeros
+	}
 	var lines []string
 	for _, rw := range rs {
 		show := rw.always
@@ -723,7 +733,12 @@ func writeJudgeDataset(b *strings.Builder, r *compare.Report) {
 			}
 			return t
 		}},
-		{"prompts", func(s *compare.Side) string { return code(s.Judge.Prompts, 12) }},
+		{"prompts", func(s *compare.Side) string {
+			if isHash(s.Judge.Prompts) {
+				return code(s.Judge.Prompts, 12)
+			}
+			return code(s.Judge.Prompts, 60) // an imported file's tool and version
+		}},
 		{"judge fingerprint", func(s *compare.Side) string { return code(s.Judge.Fingerprint, 12) }},
 		{"dataset", func(s *compare.Side) string { return text(s.Dataset.Path) }},
 		{"dataset sha256", func(s *compare.Side) string { return code(s.Dataset.SHA256, 12) }},
