@@ -39,6 +39,7 @@ func seqDataset(t *testing.T, path string, n int, edit func(i int, response stri
 			row[k] = v
 		}
 		row["id"] = fmt.Sprintf("s-%04d", i)
+		row["topic"] = []string{"rights", "climate", "labour"}[i%3]
 		row["response"] = edit(i, row["response"].(string))
 		line, _ := json.Marshal(row)
 		b.Write(line)
@@ -231,5 +232,98 @@ func TestSequentialSettings(t *testing.T) {
 	os.WriteFile(th, []byte("version: 1\nsequential: maybe\n"), 0o644)
 	if r := gate(t, nil, "check", "--quiet", "--judge", "offline", "--dataset", data, "--baseline", base, "--thresholds", th, "--out", head); r.code != 2 || !strings.Contains(r.stderr, "t.yaml:2:") {
 		t.Errorf("sequential: maybe: exit %d, want 2 with t.yaml:2\n%s", r.code, r.stderr)
+	}
+}
+
+// What the review of sequential checks found, held: a partial sequential
+// file is no base; --sequential keeps the thresholds file's batch, and the
+// batch flag alone needs a sequential check; a run stopped before deciding
+// says so; the reads stay close to the decision.
+func TestSequentialReviewed(t *testing.T) {
+	dir, base := seqFixture(t, 600)
+	broken := filepath.Join(dir, "broken.jsonl")
+	head := filepath.Join(dir, "head.json")
+	if r := gate(t, nil, "check", "--quiet", "--sequential", "--sequential-batch", "20", "--judge", "offline",
+		"--dataset", broken, "--baseline", base, "--out", head); r.code != 1 {
+		t.Fatalf("broken head: exit %d\n%s", r.code, r.stderr)
+	}
+	q := readResults(t, head).Config.Sequential
+	// The judge evaluates max(4, 2 x 8) samples at once: the reads stay
+	// within twice that of the samples looked at.
+	if q.DecidedAfter == 0 || q.Judged > q.DecidedAfter+2*16+20 {
+		t.Errorf("decided after %d, judged %d: the run read far beyond the decision", q.DecidedAfter, q.Judged)
+	}
+	for _, args := range [][]string{
+		{"compare", "--base", head, "--head", base},
+		{"check", "--judge", "offline", "--dataset", broken, "--baseline", head, "--out", filepath.Join(dir, "x.json")},
+	} {
+		r := gate(t, nil, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "it cannot be a base") {
+			t.Errorf("%v: exit %d, want 2 refusing a partial base\n%s", args[0], r.code, r.stderr)
+		}
+	}
+	th := filepath.Join(dir, "t.yaml")
+	os.WriteFile(th, []byte("version: 1\nsequential: {batch: 30}\n"), 0o644)
+	h2 := filepath.Join(dir, "h2.json")
+	if r := gate(t, nil, "check", "--quiet", "--sequential", "--judge", "offline", "--dataset", broken, "--baseline", base,
+		"--thresholds", th, "--out", h2); r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	if q := readResults(t, h2).Config.Sequential; q.Batch != 30 {
+		t.Errorf("--sequential with sequential: {batch: 30}: batch %d, want 30", q.Batch)
+	}
+	r := gate(t, nil, "check", "--quiet", "--sequential-batch", "30", "--judge", "offline", "--dataset", broken, "--baseline", base, "--out", h2)
+	if r.code != 2 || !strings.Contains(r.stderr, "add --sequential") {
+		t.Errorf("--sequential-batch alone: exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	// A time budget that ends the run before a decision: the unjudged
+	// samples and the report say the run stopped, not that it decided.
+	stopped := filepath.Join(dir, "stopped.json")
+	r = gate(t, nil, "check", "--sequential", "--sequential-batch", "500", "--max-duration", "1ms", "--judge", "offline",
+		"--dataset", filepath.Join(dir, "same.jsonl"), "--baseline", base, "--out", stopped)
+	if r.code != 3 {
+		t.Fatalf("time budget: exit %d, want 3\n%s", r.code, r.stderr)
+	}
+	f := readResults(t, stopped)
+	for _, s := range f.Samples {
+		if s.Seq == 0 {
+			for m := range s.Scores {
+				if !strings.Contains(s.Undefined[m], "the run stopped after") {
+					t.Fatalf("unjudged sample of a stopped run: %q", s.Undefined[m])
+				}
+				break
+			}
+			break
+		}
+	}
+	if c := gate(t, nil, "compare", "--base", base, "--head", stopped); !strings.Contains(c.stdout, "Sequential check: stopped before deciding") {
+		t.Errorf("the report of a stopped run does not say it stopped:\n%s", c.stdout)
+	}
+}
+
+// A check decided over segments replays the same way in a comparison that
+// names no segment: the file records the keys it decided over.
+func TestSequentialSegmentsReplay(t *testing.T) {
+	dir, base := seqFixture(t, 600)
+	head := filepath.Join(dir, "head.json")
+	if r := gate(t, nil, "check", "--quiet", "--sequential", "--sequential-batch", "30", "--segment-by", "topic", "--judge", "offline",
+		"--dataset", filepath.Join(dir, "broken.jsonl"), "--baseline", base, "--out", head); r.code != 1 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	q := readResults(t, head).Config.Sequential
+	if len(q.Segments) != 1 || q.Segments[0] != "topic" {
+		t.Fatalf("segments recorded %v, want [topic]", q.Segments)
+	}
+	r := gate(t, nil, "compare", "--base", base, "--head", head, "--format", "json")
+	var rep struct {
+		Sequential struct {
+			DecidedAfter int `json:"decided_after"`
+		} `json:"sequential"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.Sequential.DecidedAfter != q.DecidedAfter {
+		t.Errorf("compare without --segment-by replays a decision after %d; the check decided after %d", rep.Sequential.DecidedAfter, q.DecidedAfter)
 	}
 }
