@@ -116,3 +116,19 @@ func (s *side) unscored(m string) (dataOnly bool, top string) {
 	}
 	return data > 0 && other == 0, top
 }
+
+// judgeUndefined counts the samples whose score of metric m the judge
+// failed to give (kind judge).
+func (s *side) judgeUndefined(m string) int {
+	col, ok := s.scores[m]
+	if !ok {
+		return 0
+	}
+	n := 0
+	for i, v := range col {
+		if math.IsNaN(v) && s.kindOf(i, m) == results.KindJudge {
+			n++
+		}
+	}
+	return n
+}

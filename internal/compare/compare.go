@@ -343,13 +343,20 @@ func (cmp *comparison) checkFloor(mr *MetricResult) (Finding, bool) {
 // leaving too few pairs to test.
 func (cmp *comparison) judgeFailed(mr *MetricResult) (Finding, bool) {
 	hn, bn := mr.HeadN+mr.HeadUndefined, mr.BaseN+mr.BaseUndefined
-	if cmp.bs == nil || !cmp.hs.present[mr.Metric] || bn == 0 || hn == 0 ||
-		2*mr.HeadUndefined <= hn || 2*mr.BaseUndefined > bn {
+	if cmp.bs == nil || !cmp.hs.present[mr.Metric] || bn == 0 || hn == 0 {
+		return Finding{}, false
+	}
+	// Only the judge's own failures: a score undefined by the metric's
+	// definition (a response with no statements, an answer the offline
+	// judge has nothing to check in) is the pipeline's, and counts as a
+	// lost score instead.
+	hj, bj := cmp.hs.judgeUndefined(mr.Metric), cmp.bs.judgeUndefined(mr.Metric)
+	if 2*hj <= hn || 2*bj > bn {
 		return Finding{}, false
 	}
 	_, reason := cmp.hs.unscored(mr.Metric)
-	return Finding{Kind: KindJudgeFailed, Metric: mr.Metric, N: mr.HeadUndefined, Of: hn,
-		BaseN: mr.BaseUndefined, BaseOf: bn, Reason: reason}, true
+	return Finding{Kind: KindJudgeFailed, Metric: mr.Metric, N: hj, Of: hn,
+		BaseN: bj, BaseOf: bn, Reason: reason}, true
 }
 
 // flush gives a metric's reasons their level, sets its status, and

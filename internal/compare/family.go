@@ -133,10 +133,19 @@ func headCompleteness(r *Report, base, head *results.File) []Finding {
 // most frequent reason among the lost.
 func transitions(hs, bs *side, pairs []pair, m string) (lost, regained, counted int, reason string) {
 	reasons := map[string]int{}
+	// With another judge, a sample whose inputs did not change can only
+	// lose (or regain) its score by the judge's doing: the judge change is
+	// reported on its own, not as lost scores.
+	judgeChanged := hs.f.Judge.Fingerprint != bs.f.Judge.Fingerprint
 	for _, p := range pairs {
 		hk, bk := hs.kindOf(p.h, m), bs.kindOf(p.b, m)
 		if hk == results.KindData || bk == results.KindData {
 			continue
+		}
+		if judgeChanged && hk != bk {
+			if h, b := hs.f.Samples[p.h].InputHash, bs.f.Samples[p.b].InputHash; h != "" && h == b {
+				continue
+			}
 		}
 		counted++
 		switch {
