@@ -195,8 +195,8 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 		if imported {
 			// As a run records its limits, so that baseline put holds the
 			// file to them.
-			limit := c.Run.Target.MaxFailures
-			head.Config.MaxTargetFailures = &limit
+			limit, undef := c.Run.Target.MaxFailures, c.Run.MaxUndefined
+			head.Config.MaxTargetFailures, head.Config.MaxUndefined = &limit, &undef
 		}
 		if c.Run.Out != "" {
 			if err := results.Write(env.abs(c.Run.Out), head); err != nil {
@@ -237,17 +237,24 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 	return out, nil
 }
 
-// scoresTargetFailures holds an imported file's failed pipeline calls
-// (promptfoo's provider errors: undefined scores of kind target) to
-// --max-target-failures, as a run with a target is: exit 3 over it.
+// scoresTargetFailures holds an imported file to the run's limits, as a
+// run is: its undefined scores (kind judge) to --max-undefined, its
+// failed pipeline calls (promptfoo's provider errors: kind target) to
+// --max-target-failures; exit 3 over either.
 func scoresTargetFailures(head *results.File, run RunConfig) error {
-	msg := tooManyTargetFailures(head, run.Target.MaxFailures)
-	if msg == "" {
-		return nil
-	}
 	saved := "nothing was compared"
 	if run.Out != "" {
 		saved = "the scores are saved in " + run.Out + ", nothing was compared"
+	}
+	// The evaluator's own failures (undefined scores of kind judge: NaN
+	// cells, DeepEval errors) are held to --max-undefined, as a native
+	// judge's are.
+	if msg := head.TooManyUndefined(run.MaxUndefined); msg != "" {
+		return asOperational(fmt.Errorf("%s; %s (the evaluator left these scores undefined: fix its run and evaluate again, or raise --max-undefined to accept this)", msg, saved))
+	}
+	msg := tooManyTargetFailures(head, run.Target.MaxFailures)
+	if msg == "" {
+		return nil
 	}
 	return asOperational(fmt.Errorf("%s; %s (the failed calls' scores are undefined, kind target: fix the pipeline's calls and evaluate again, or raise --max-target-failures to accept this)", msg, saved))
 }

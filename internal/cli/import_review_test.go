@@ -54,11 +54,8 @@ func TestCheckScoresReviewTextCell(t *testing.T) {
 		b.WriteString("user_input,nv_accuracy\n")
 		for i := 0; i < 30; i++ {
 			v := "0.9"
-			if cell != "" {
-				v = cell
-				if i == 0 {
-					v = "0.9"
-				}
+			if cell != "" && i%3 == 0 {
+				v = cell // a third of the rows: under --max-undefined
 			}
 			b.WriteString("question " + strings.Repeat("x", i) + "," + v + "\n")
 		}
@@ -69,6 +66,21 @@ func TestCheckScoresReviewTextCell(t *testing.T) {
 	r := gate(t, nil, "check", "--scores", head, "--baseline", base)
 	if r.code != 1 || !strings.Contains(r.stdout, "nv_accuracy") || !strings.Contains(r.stdout, "TimeoutError()") {
 		t.Fatalf("exit %d, want 1 naming nv_accuracy and the error\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+	}
+	// An evaluator that failed on most rows is held to --max-undefined,
+	// as a native judge is: exit 3, saying how to accept it.
+	var most strings.Builder
+	most.WriteString("user_input,nv_accuracy\n")
+	for i := 0; i < 30; i++ {
+		v := "TimeoutError()"
+		if i < 5 {
+			v = "0.9"
+		}
+		most.WriteString("question " + strings.Repeat("x", i) + "," + v + "\n")
+	}
+	r = gate(t, nil, "check", "--scores", writeTemp(t, "most.csv", most.String()), "--baseline", base)
+	if r.code != 3 || !strings.Contains(r.stderr, "--max-undefined") {
+		t.Errorf("25 of 30 undefined: exit %d, want 3 naming --max-undefined\n%s", r.code, r.stderr)
 	}
 }
 
