@@ -212,7 +212,7 @@ type MetricResult struct {
 	// sequential: a sequential test decided Change and LostScores (the
 	// whole set's or a segment's), so findings quote no p-value.
 	sequential bool
-	Floor      Floor       `json:"floor"`
+	Floor      Floor `json:"floor"`
 	// Status is what the metric does to the gate, after its level.
 	Status Status `json:"status"`
 	// Reasons are this metric's failure or warning sentences, worded by
