@@ -777,6 +777,9 @@ func (a *actionRun) baselineResults(ctx context.Context, key baseline.Key, score
 		}
 		return scores.File, func() {}, nil
 	}
+	if a.o.Sequential != nil {
+		fmt.Fprintln(a.env.Log, "note: sequential applies to check mode; a baseline judges every sample")
+	}
 	res, err := app.Run(ctx, a.env, a.o.RunConfig)
 	if err != nil {
 		return nil, nil, err

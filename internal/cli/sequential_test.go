@@ -327,3 +327,29 @@ func TestSequentialSegmentsReplay(t *testing.T) {
 		t.Errorf("compare without --segment-by replays a decision after %d; the check decided after %d", rep.Sequential.DecidedAfter, q.DecidedAfter)
 	}
 }
+
+// A check that fails on one segment only fails the same in a comparison
+// that names no segment (the file records the keys), and the floor
+// message quotes the head mean the decision read.
+func TestSequentialSegmentFailureReplays(t *testing.T) {
+	dir, base := seqFixture(t, 600)
+	data := filepath.Join(dir, "segbad.jsonl")
+	seqDataset(t, data, 600, func(i int, r string) string {
+		if i%3 == 0 && i%2 == 0 { // half of topic "rights"
+			return "I do not know."
+		}
+		return r + " "
+	})
+	th := filepath.Join(dir, "t.yaml")
+	os.WriteFile(th, []byte("version: 1\nmetrics:\n  faithfulness: {tolerance: 0.15}\n"), 0o644)
+	head := filepath.Join(dir, "head.json")
+	r := gate(t, nil, "check", "--sequential", "--segment-by", "topic", "--judge", "offline", "--thresholds", th,
+		"--dataset", data, "--baseline", base, "--out", head)
+	if r.code != 1 || !strings.Contains(r.stdout, "topic=rights") {
+		t.Fatalf("check: exit %d, want 1 on topic=rights\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	c := gate(t, nil, "compare", "--base", base, "--head", head, "--thresholds", th)
+	if c.code != 1 || !strings.Contains(c.stdout, "topic=rights") {
+		t.Errorf("compare without --segment-by: exit %d, want 1 on topic=rights as the check\n%s", c.code, c.stdout)
+	}
+}

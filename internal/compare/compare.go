@@ -44,6 +44,11 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 	if head == nil {
 		head = &results.File{}
 	}
+	if sq := head.Config.Sequential; sq != nil && base != nil {
+		// A sequential check decided over its segments: the comparison
+		// shows and replays them, whatever segments it was given.
+		th = th.WithSegments(sq.Segments...)
+	}
 	cmp := c.newComparison(base, head, th)
 	cmp.pairSamples()
 	cmp.testMetrics()
@@ -311,6 +316,9 @@ func (cmp *comparison) checkFloor(mr *MetricResult) (Finding, bool) {
 	if sq := mr.Sequential; sq != nil && sq.Floor != "" && sq.Floor != SeqUndecided && cmp.hs.present[mr.Metric] && mr.HeadN > 0 {
 		// A sequential check judged a sample of the head: its floors
 		// are decided by the confidence sequence of the head's mean.
+		if !sq.FloorMean.IsNaN() {
+			hm = sq.FloorMean.Value() // the stratified head mean the decision read
+		}
 		switch {
 		case sq.Floor == SeqPassed:
 			mr.Floor = FloorOK

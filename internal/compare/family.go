@@ -111,6 +111,9 @@ func lostFinding(mr *MetricResult, segment string) Finding {
 func headCompleteness(r *Report, base, head *results.File) []Finding {
 	var fs []Finding
 	n := len(head.Samples)
+	if head.Config.Sequential != nil {
+		n = head.Config.Sequential.Judged // the others were never judged
+	}
 	if head.Incomplete != "" {
 		fs = append(fs, Finding{Kind: KindIncomplete, Level: LevelFail, Side: "head", Reason: head.Incomplete, N: n})
 	}

@@ -217,8 +217,10 @@ type SeqVerdict struct {
 	// is worse) at the metric's share of alpha, at the decision.
 	Low  results.Score `json:"low"`
 	High results.Score `json:"high"`
-	// Floor is the decision on min and max ("" when the metric has none).
-	Floor SeqDecision `json:"floor,omitempty"`
+	// Floor is the decision on min and max ("" when the metric has none),
+	// FloorMean the head mean it read (stratified).
+	Floor     SeqDecision   `json:"floor,omitempty"`
+	FloorMean results.Score `json:"floor_mean,omitempty"`
 	// Lost is the decision on lost scores.
 	Lost SeqDecision `json:"lost"`
 }
@@ -328,8 +330,9 @@ func (cmp *comparison) replaySequential(segs *segmentRun) {
 		ch := tests[SeqChange]
 		v := &SeqVerdict{Decision: ch.Decision, Reason: ch.Reason, DecidedAfter: ch.DecidedAt,
 			Low: results.Score(ch.Low), High: results.Score(ch.High), Lost: tests[SeqLost].Decision}
+		v.FloorMean = results.NaN()
 		if fl, ok := tests[SeqFloor]; ok {
-			v.Floor = fl.Decision
+			v.Floor, v.FloorMean = fl.Decision, results.Score(fl.Mean)
 		}
 		if v.Lost == SeqFailed || v.Floor == SeqFailed {
 			v.Decision = SeqFailed
@@ -379,4 +382,7 @@ func override(mr *MetricResult, tests map[SeqTest]SeqResult) {
 		}
 	}
 	mr.LostScores = tests[SeqLost].Decision == SeqFailed
+	if _, ok := tests[SeqLost]; ok {
+		mr.PLost, mr.PLostAdj = results.NaN(), results.NaN() // decided by the e-process
+	}
 }

@@ -257,13 +257,20 @@ func sideSentence(r *compare.Report, f compare.Finding) (string, bool) {
 		if r.Base != nil {
 			from = short(r.Base.Dataset.SHA256)
 		}
-		return fmt.Sprintf("dataset changed (sha256 %s -> %s): %d new and %d removed samples; the %d samples on both sides are compared",
-			from, short(r.Head.Dataset.SHA256), r.Counts.New, r.Counts.Removed, r.Counts.Paired), true
+		both := fmt.Sprintf("the %s on both sides are compared", plural(r.Counts.Paired, "sample", "samples"))
+		if q := r.Sequential; q != nil && q.Judged < q.Total {
+			both = fmt.Sprintf("the %s on both sides pair, %s of them judged (sequential check)", plural(r.Counts.Paired, "sample", "samples"), FormatInt(q.Judged))
+		}
+		return fmt.Sprintf("dataset changed (sha256 %s -> %s): %d new and %d removed samples; %s",
+			from, short(r.Head.Dataset.SHA256), r.Counts.New, r.Counts.Removed, both), true
 	case compare.KindInputsChanged:
 		return fmt.Sprintf("%d of %d paired samples have changed inputs", f.N, f.Of), true
 	case compare.KindIncomplete:
-		s := fmt.Sprintf("%s run is incomplete (%s): %d samples scored", f.Side, f.Reason, f.N)
-		if f.Side == "head" {
+		s := fmt.Sprintf("%s run is incomplete (%s): %s scored", f.Side, f.Reason, plural(f.N, "sample", "samples"))
+		switch {
+		case f.Side == "head" && r.Sequential != nil:
+			s += "; an incomplete run cannot pass, re-run `gate check --sequential` (raise --max-duration, or wait for the judge to recover)"
+		case f.Side == "head":
 			s += "; an incomplete run cannot pass, re-run `gate run` to completion (raise --max-duration, or wait for the judge to recover)"
 		}
 		return s, true

@@ -35,7 +35,11 @@ func samplesPhrase(n int) string {
 // of samples it left unjudged.
 func saved(q *compare.SeqSummary) string {
 	if q.CallsFull > 0 {
-		return fmt.Sprintf("%.0f%% of judge calls saved", 100*(1-float64(q.CallsMade)/float64(q.CallsFull)))
+		share := 100 * (1 - float64(q.CallsMade)/float64(q.CallsFull))
+		if share > 99 && q.CallsMade > 0 {
+			return ">99% of judge calls saved"
+		}
+		return fmt.Sprintf("%.0f%% of judge calls saved", share)
 	}
 	if q.Total <= 0 {
 		return "nothing saved"
@@ -89,8 +93,11 @@ func SequentialLine(r *compare.Report) string {
 		}
 		b.WriteString(" Decided: " + strings.Join(parts, ", ") + ".")
 	}
-	if len(open) > 0 {
+	switch {
+	case len(open) > 0 && q.DecidedAfter > 0:
 		b.WriteString(" Not decided when the check stopped on a failure: " + strings.Join(open, ", ") + ".")
+	case len(open) > 0 && q.Judged < q.Total:
+		b.WriteString(" Not decided when the run stopped: " + strings.Join(open, ", ") + ".")
 	}
 	if len(q.FixedOnly) > 0 {
 		b.WriteString(" Decided at the end with the fixed design (no bounded range): " + strings.Join(q.FixedOnly, ", ") + ".")

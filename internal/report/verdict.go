@@ -142,7 +142,11 @@ func verdictCell(m compare.MetricResult) cell {
 		}
 	}
 	if m.LostScores {
-		parts = append(parts, fmt.Sprintf("lost %d scores (p %s)", m.Lost, FormatP(m.PLostAdj)))
+		if m.Sequential != nil {
+			parts = append(parts, fmt.Sprintf("lost %d scores (sequential test)", m.Lost))
+		} else {
+			parts = append(parts, fmt.Sprintf("lost %d scores (p %s)", m.Lost, FormatP(m.PLostAdj)))
+		}
 	}
 	switch m.Status {
 	case compare.StatusFail:
