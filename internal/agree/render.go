@@ -50,9 +50,9 @@ func (r *Report) tables() []table {
 			// What MetricReport.Undefined (JSON "undefined") counts: pairs
 			// of a pairwise report, rows of the others.
 			if r.Kind == KindPairwise {
-				cuts = append(cuts, fmt.Sprintf("%s: %d pairs left out, a score missing", m.Metric, m.Undefined))
+				cuts = append(cuts, fmt.Sprintf("%s: %d %s left out, a score missing", m.Metric, m.Undefined, plural(m.Undefined, "pair")))
 			} else {
-				cuts = append(cuts, fmt.Sprintf("%s: %d rows left out, no score", m.Metric, m.Undefined))
+				cuts = append(cuts, fmt.Sprintf("%s: %d %s left out, no score", m.Metric, m.Undefined, plural(m.Undefined, "row")))
 			}
 		}
 	}
@@ -83,6 +83,14 @@ func (r *Report) tables() []table {
 		out = append(out, d)
 	}
 	return out
+}
+
+// plural is noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
 }
 
 // cells is the metric's row of the figures table.
