@@ -90,6 +90,10 @@ type Metric struct {
 	// Lo and Hi are the range of the metric's scores ([0, 1] when both
 	// are 0).
 	Lo, Hi float64
+	// Declined, when set, is the judge's reason for scoring no row of the
+	// metric ("offline judge cannot score answer_relevancy reliably"): a
+	// minimum on it is refused.
+	Declined string
 }
 
 // Report is the agreement of every metric with the labels.
@@ -127,6 +131,8 @@ type MetricReport struct {
 	Graded        *GradedResult   `json:"graded,omitempty"`
 	Pairwise      *PairwiseResult `json:"pairwise,omitempty"`
 	Disagreements []Disagreement  `json:"disagreements"`
+	// Declined is Metric.Declined.
+	Declined string `json:"-"`
 }
 
 // labelled is a row with a label value read.
@@ -384,7 +390,7 @@ func pairUp(ls []labelled, spec Spec) (pairs [][2]labelled, tied, unpaired int, 
 // are counted and left out.
 func measureMetric(m Metric, kind Kind, ls []labelled, pairs [][2]labelled, spec Spec) MetricReport {
 	sign := 1.0
-	r := MetricReport{Metric: m.Name, Direction: "higher"}
+	r := MetricReport{Metric: m.Name, Direction: "higher", Declined: m.Declined}
 	if m.LowerIsBetter {
 		sign, r.Direction = -1, "lower"
 	}
@@ -502,6 +508,16 @@ func ParseMin(s string) (Min, error) {
 	if a, b, ok := strings.Cut(m.Figure, ":"); ok {
 		m.Metric, m.Figure = strings.TrimSpace(a), strings.TrimSpace(b)
 	}
+	// Every figure lies in [-1, 1]; AUC and the accuracies in [0, 1]. A
+	// minimum outside can never be met (or never be missed).
+	lo := -1.0
+	switch m.Figure {
+	case "auc", "balanced_accuracy", "best_balanced_accuracy", "pairwise_accuracy":
+		lo = 0
+	}
+	if x > 1 || x < lo {
+		return Min{}, fmt.Errorf("%q: %s lies between %g and 1: give a minimum in that range", s, m.Figure, lo)
+	}
 	return m, nil
 }
 
@@ -520,6 +536,10 @@ func (r *Report) Check(mins []Min) ([]string, error) {
 				continue
 			}
 			matched = true
+			if mr.Declined != "" {
+				return nil, fmt.Errorf("--min %s:%s=%g: the judge declined %s on every row (%s): no figure to hold to a minimum; drop it or use a judge that scores the metric",
+					mr.Metric, mn.Figure, mn.Value, mr.Metric, mr.Declined)
+			}
 			e, _ := mr.Figure(mn.Figure)
 			if !e.Defined() || e.Value < mn.Value {
 				below = append(below, fmt.Sprintf("%s %s %s < min %g", mr.Metric, mn.Figure, fmtFig(e.Value), mn.Value))

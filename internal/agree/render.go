@@ -47,7 +47,13 @@ func (r *Report) tables() []table {
 	for _, m := range r.Metrics {
 		figs.rows = append(figs.rows, m.cells())
 		if m.Undefined > 0 {
-			cuts = append(cuts, fmt.Sprintf("%s: %d left out, no score", m.Metric, m.Undefined))
+			// What MetricReport.Undefined (JSON "undefined") counts: pairs
+			// of a pairwise report, rows of the others.
+			if r.Kind == KindPairwise {
+				cuts = append(cuts, fmt.Sprintf("%s: %d %s left out, a score missing", m.Metric, m.Undefined, plural(m.Undefined, "pair")))
+			} else {
+				cuts = append(cuts, fmt.Sprintf("%s: %d %s left out, no score", m.Metric, m.Undefined, plural(m.Undefined, "row")))
+			}
 		}
 	}
 	if len(cuts) > 0 {
@@ -79,14 +85,26 @@ func (r *Report) tables() []table {
 	return out
 }
 
+// plural is noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}
+
 // cells is the metric's row of the figures table.
 func (m MetricReport) cells() []string {
 	switch {
 	case m.Binary != nil:
 		b := m.Binary
 		c := b.At.Confusion
+		best := fmtNum(b.Best.Threshold)
+		if b.N == 0 {
+			best = fmtNum(math.NaN()) // no score to choose a threshold from
+		}
 		return []string{m.Metric, strconv.Itoa(b.N), fmtEst(b.AUC), fmtEst(b.At.BalancedAccuracy), fmtEst(b.At.Kappa),
-			fmt.Sprintf("%d %d %d %d", c.TP, c.FN, c.FP, c.TN), fmtNum(b.Best.Threshold), fmtEst(b.Best.BalancedAccuracy), fmtEst(b.Best.Kappa)}
+			fmt.Sprintf("%d %d %d %d", c.TP, c.FN, c.FP, c.TN), best, fmtEst(b.Best.BalancedAccuracy), fmtEst(b.Best.Kappa)}
 	case m.Graded != nil:
 		return []string{m.Metric, strconv.Itoa(m.Graded.N), fmtEst(m.Graded.Spearman), fmtEst(m.Graded.KendallTauB)}
 	default:

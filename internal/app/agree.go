@@ -142,9 +142,28 @@ func metricsOf(f *results.File) []agree.Metric {
 		if m.User != nil && m.User.Kind == metrics.KindNumeric {
 			lo, hi = observedRange(f, name) // a number in its own units
 		}
-		ms = append(ms, agree.Metric{Name: name, LowerIsBetter: m.Direction == metrics.LowerIsBetter, Lo: lo, Hi: hi})
+		ms = append(ms, agree.Metric{Name: name, LowerIsBetter: m.Direction == metrics.LowerIsBetter, Lo: lo, Hi: hi, Declined: declined(f, name)})
 	}
 	return ms
+}
+
+// declined returns the judge's reason when it scored no sample of metric
+// m and gave every one the same judge reason (a metric it declines), else
+// "".
+func declined(f *results.File, m string) string {
+	reason := ""
+	for i := range f.Samples {
+		s := &f.Samples[i]
+		if v, ok := s.Scores[m]; ok && !v.IsNaN() {
+			return ""
+		}
+		r := s.Undefined[m]
+		if r == "" || (reason != "" && r != reason) || s.KindOf(m) != results.KindJudge {
+			return ""
+		}
+		reason = r
+	}
+	return reason
 }
 
 // observedRange returns the lowest and highest defined score of metric m

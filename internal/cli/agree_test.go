@@ -82,10 +82,10 @@ func TestAgreeOfflineJudgeLabelKinds(t *testing.T) {
 	}
 	b := rep.Metrics[0].Binary
 	// The offline judge catches the invented facts of the degraded
-	// responses: all 20 good ones score at least 0.5, 13 of the 15 bad
+	// responses: all 20 good ones score at least 0.5, 14 of the 15 bad
 	// ones below.
 	if b == nil || b.N != 35 || *b.AUC.Value < 0.9 || *b.AUC.Low > *b.AUC.Value || *b.AUC.High < *b.AUC.Value ||
-		b.At.Confusion["tp"] != 20 || b.At.Confusion["fn"] != 0 || b.At.Confusion["tn"] != 13 || b.At.Confusion["fp"] != 2 {
+		b.At.Confusion["tp"] != 20 || b.At.Confusion["fn"] != 0 || b.At.Confusion["tn"] != 14 || b.At.Confusion["fp"] != 1 {
 		t.Fatalf("faithfulness binary %+v", b)
 	}
 	if d := rep.Metrics[0].Disagreements; len(d) == 0 || d[0].Label != "No" || !strings.HasSuffix(d[0].ID, "-b") {
@@ -121,8 +121,8 @@ func TestAgreeOfflineJudgeLabelKinds(t *testing.T) {
 		}
 	})
 	t.Run("min", func(t *testing.T) {
-		r := gate(t, nil, "agree", "--results", out, "--label", "human", "--positive", "Yes", "--min", "faithfulness:kappa=0.9")
-		if r.code != 1 || !strings.Contains(r.stderr, "faithfulness kappa 0.88") || !strings.Contains(r.stdout, "ROC AUC") {
+		r := gate(t, nil, "agree", "--results", out, "--label", "human", "--positive", "Yes", "--min", "faithfulness:kappa=0.95")
+		if r.code != 1 || !strings.Contains(r.stderr, "faithfulness kappa 0.94") || !strings.Contains(r.stdout, "ROC AUC") {
 			t.Errorf("exit %d, want 1 below the minimum\n%s\n%s", r.code, r.stdout, r.stderr)
 		}
 		r = gate(t, nil, "agree", "--results", out, "--label", "human", "--positive", "Yes", "--min", "auc=0.8")

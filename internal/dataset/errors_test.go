@@ -197,32 +197,38 @@ golden.jsonl:3:4: invalid UTF-8 (byte 0xc3); save the file as UTF-8`,
 			name: "invalid JSON lines",
 			file: "golden.jsonl",
 			data: "{\"user_input\":\"a\",}\n{'user_input':'b'}\n{\"user_input\":\"c\"\n{\"user_input\":\"d\"} {}\n[1]\n{\"user_input\":\"e\",\"response\":NaN}\n{\"user_input\":\"f\tg\"}\n\"text\"",
-			want: `golden.jsonl:1:19: invalid JSON: invalid character '}' looking for beginning of object key string; remove the trailing comma
-golden.jsonl:2:2: invalid JSON: invalid character '\'' looking for beginning of object key string; JSON strings and keys need double quotes
-golden.jsonl:3:18: invalid JSON: unexpected end of JSON input; each line must hold one complete JSON object (is an object split over several lines?)
-golden.jsonl:4:20: invalid JSON: invalid character '{' after top-level value; put one JSON object per line
+			want: `golden.jsonl:1:19: not valid JSON: expected a field name in quotes, found '}'; remove the trailing comma
+golden.jsonl:2:2: not valid JSON: expected a field name in quotes, found '\''; JSON strings and keys need double quotes
+golden.jsonl:3:18: not valid JSON: the text ends before the JSON does; each line must hold one complete JSON object (is an object split over several lines?)
+golden.jsonl:4:20: not valid JSON: found '{' after the end of the object; put one JSON object per line
 golden.jsonl:5:1: expected a JSON object, found a list; each line must be an object like {"user_input": "...", "response": "..."}
-golden.jsonl:6:30: invalid JSON: invalid character 'N' looking for beginning of value; NaN and Infinity are not JSON: use null
-golden.jsonl:7:17: invalid JSON: invalid character '\t' in string literal; write tabs and line breaks inside strings as \t and \n
+golden.jsonl:6:30: not valid JSON: expected a value (a string in quotes, a number, true, false, null, [ or {), found 'N'; NaN and Infinity are not JSON: use null
+golden.jsonl:7:17: not valid JSON: found '\t' inside a string; write tabs and line breaks inside strings as \t and \n
 golden.jsonl:8:1: expected a JSON object, found a string; each line must be an object like {"user_input": "...", "response": "..."}`,
+		},
+		{
+			name: "an unquoted field name",
+			file: "golden.jsonl",
+			data: "{\"id\":\"a\",\"user_input\":\"q\"}\n{\"id\":\"b\", bad json}\n",
+			want: `golden.jsonl:2:12: not valid JSON: expected a field name in quotes, found 'b'`,
 		},
 		{
 			name: "invalid JSON after a BOM with CRLF",
 			file: "golden.jsonl",
 			data: "\ufeff{\"user_input\":\"a\"}\r\n{\"user_input\" \"b\"}\r\n",
-			want: `golden.jsonl:2:15: invalid JSON: invalid character '"' after object key`,
+			want: `golden.jsonl:2:15: not valid JSON: expected a colon (:) after the field name, found '"'`,
 		},
 		{
 			name: "invalid JSON array",
 			file: "golden.json",
 			data: "[\n  {\"user_input\": \"a\"},\n  {\"user_input\": \"b\",\n   \"response\": \"x\",}\n]",
-			want: `golden.json:4:20: invalid JSON: invalid character '}' looking for beginning of object key string; remove the trailing comma`,
+			want: `golden.json:4:20: not valid JSON: expected a field name in quotes, found '}'; remove the trailing comma`,
 		},
 		{
 			name: "unclosed JSON array",
 			file: "golden.json",
 			data: "[\n  {\"user_input\": \"a\"},\n",
-			want: `golden.json:3:1: invalid JSON: unexpected end of JSON input; the JSON ends too early: close every { and [`,
+			want: `golden.json:3:1: not valid JSON: the text ends before the JSON does; the JSON ends too early: close every { and [`,
 		},
 		{
 			name: "JSON array elements are located",
@@ -241,7 +247,7 @@ golden.json:5:3: expected a JSON object, found a list; each sample is an object 
 			name: "objects separated by commas",
 			file: "golden.json",
 			data: "{\"user_input\": \"a\"},\n{\"user_input\": \"b\"}",
-			want: `golden.json:1:20: invalid JSON: invalid character ',' looking for beginning of value; to list objects separated by commas, wrap them in [ and ] to make a JSON array`,
+			want: `golden.json:1:20: not valid JSON: expected a value (a string in quotes, a number, true, false, null, [ or {), found ','; to list objects separated by commas, wrap them in [ and ] to make a JSON array`,
 		},
 		{
 			name: "a .json file that is not JSON",

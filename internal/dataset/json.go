@@ -266,7 +266,7 @@ func (r *reader) syntax(start, end int, mode string) {
 		off--
 	}
 	off = max(start, min(off, end))
-	msg := "invalid JSON: " + se.Error()
+	msg := "not valid JSON: " + syntaxWords(se.Error())
 	var c, prev byte
 	if off < end {
 		c = r.data[off]
@@ -298,6 +298,51 @@ func (r *reader) syntax(start, end int, mode string) {
 		msg += `; write tabs and line breaks inside strings as \t and \n`
 	}
 	r.problem(off, "", msg)
+}
+
+// syntaxWords rewords a message of encoding/json's syntax errors for a
+// user: what was expected where, and the character found ("invalid
+// character 'b' looking for beginning of object key string" is "expected
+// a field name in quotes, found 'b'"). A message it does not know is kept.
+func syntaxWords(msg string) string {
+	if msg == "unexpected end of JSON input" {
+		return "the text ends before the JSON does"
+	}
+	rest, ok := strings.CutPrefix(msg, "invalid character ")
+	if !ok {
+		return msg
+	}
+	// rest is "'c' context", the character quoted by strconv.QuoteRune
+	// style ('\'', '\t', '\x01').
+	end := strings.Index(rest[1:], "' ")
+	if !strings.HasPrefix(rest, "'") || end < 0 {
+		return msg
+	}
+	char, context := rest[:end+2], rest[end+3:]
+	found := ", found " + char
+	switch {
+	case context == "looking for beginning of object key string":
+		return "expected a field name in quotes" + found
+	case context == "looking for beginning of value":
+		return "expected a value (a string in quotes, a number, true, false, null, [ or {)" + found
+	case context == "after object key":
+		return "expected a colon (:) after the field name" + found
+	case context == "after object key:value pair":
+		return "expected a comma or } after the field's value" + found
+	case context == "after array element":
+		return "expected a comma or ] after the list element" + found
+	case context == "after top-level value":
+		return "found " + char + " after the end of the object"
+	case context == "in string literal":
+		return "found " + char + " inside a string"
+	case context == "in string escape code":
+		return "found " + char + ` after a backslash: not an escape JSON knows (\\, \", \n, \t, \uXXXX)`
+	case context == "in numeric literal" || strings.HasPrefix(context, "after decimal point") || strings.HasPrefix(context, "in exponent"):
+		return "found " + char + " inside a number"
+	case strings.HasPrefix(context, "in literal "):
+		return "found " + char + " inside true, false or null (JSON writes them in lower case, unquoted)"
+	}
+	return msg
 }
 
 // object reads the valid JSON value at r.data[i] as a record.

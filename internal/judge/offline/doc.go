@@ -26,7 +26,11 @@
 // "globally"/"global" and "children"/"child" meet.
 //
 // Numbers are read apart from words: "1,000", "1000" and "1000.00" are one
-// number; "71%" is 71; "$15" is 15; "21st" is 21 and "1990s" is 1990; a
+// number; a minus sign right before the digits (not a hyphen after a word
+// or digit) is kept; "13,5" before a space, a unit or the end is 13.5;
+// "$15k", "$1.5m" and "$2b" scale after a currency sign; a unit word right
+// after a number ("15 kWh", "15kg", "15-year", "71%") is part of it (see
+// units: "15 kwh" matches "15 kwh" or a bare 15, never "15 mwh"); "$15" is 15; "21st" is 21 and "1990s" is 1990; a
 // hundred, thousand, million, billion or trillion (or a "bn" suffix) right
 // after a number scales it ("1.5 million" = "1,500,000"); the words two to
 // twenty, thirty to ninety and a lone hundred are numbers. "one" is too
@@ -37,7 +41,13 @@
 // "[2-5]": digits, commas, spaces and hyphens in square brackets) is
 // skipped: its numbers are not claims. A word written with a capital that
 // does not start the text, a sentence (after . ! or ?), a line or what
-// follows a colon is a name ("Peabody" in "from Chevron and Peabody").
+// follows a colon is a name ("Peabody" in "from Chevron and Peabody"); so
+// is a capitalised first word followed by a name ("Maria Berg ..."), but
+// never a unit word. An upper-case stop word beside a number is content
+// ("US 60"). Runs of Han, kana and Hangul are split into overlapping
+// character bigrams; negation cues cover several languages (see
+// negationWords and cjkNegations) and the French elision n'. Markdown
+// table header and separator rows are not statements.
 //
 // Negation cues are not, no, never, n't, cannot, without, none, nor,
 // neither, nobody, nothing and nowhere. A cue reaches the next six words of

@@ -15,7 +15,7 @@ import (
 // answer of any step can change (splitting, stop words, stemming,
 // thresholds, phrases, hashing), so results judged before and after get
 // different judge fingerprints.
-const HeuristicVersion = "offline-heuristics-v4"
+const HeuristicVersion = "offline-heuristics-v5"
 
 const (
 	// ModelName is Info().Model.

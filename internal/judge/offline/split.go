@@ -273,10 +273,14 @@ func splitStatements(text string) []string {
 func splitUnits(text string, clauses bool) []string {
 	out := []string{}
 	seen := map[string]bool{}
-	for _, line := range strings.Split(normalizeText(text), "\n") {
+	lines := strings.Split(normalizeText(text), "\n")
+	for i, line := range lines {
 		line = strings.TrimSpace(line)
 		if strings.HasPrefix(line, "#") {
 			continue // markdown heading
+		}
+		if tableSeparator(line) || (strings.HasPrefix(line, "|") && i+1 < len(lines) && tableSeparator(strings.TrimSpace(lines[i+1]))) {
+			continue // a table's separator row, or its header row above it
 		}
 		line = emphasis.Replace(line)
 		for _, s := range splitLine(stripMarker(line)) {
@@ -303,6 +307,16 @@ func splitUnits(text string, clauses bool) []string {
 		}
 	}
 	return out
+}
+
+// tableSeparator reports whether line is the separator row of a markdown
+// table ("|---|:--:|", "--- | ---"): pipes, dashes, colons and spaces only,
+// with a pipe and three dashes.
+func tableSeparator(line string) bool {
+	if !strings.Contains(line, "|") || !strings.Contains(line, "---") {
+		return false
+	}
+	return strings.Trim(line, "|-: \t") == ""
 }
 
 func lastRune(s string) rune {

@@ -1,6 +1,7 @@
 package offline
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -28,6 +29,17 @@ type token struct {
 	// sentence, line or list item ("Peabody" in "from Chevron and
 	// Peabody"): a name the evidence should hold.
 	name bool
+	// capStart marks a capitalised word that starts a sentence, line or
+	// list item: a name when the next word is one too ("Maria Berg").
+	capStart bool
+	// upper marks a word of two or more letters all in capitals ("US").
+	upper bool
+	// unit is the canonical unit of a number ("kwh", "kg", "%"), empty
+	// when none follows it; a word token never has one.
+	unit string
+	// adjacent marks a token separated from the one before by nothing but
+	// spaces or a hyphen ("15 kWh", "15-year", "15kWh").
+	adjacent bool
 }
 
 func isDigit(r rune) bool { return r >= '0' && r <= '9' }
@@ -89,6 +101,7 @@ func scanTokens(s string, yield func(token) bool) {
 	n := len(s)
 	clause := 0
 	start := true // at the start of a sentence, line or list item
+	lastEnd := -1 // where the last number or word ended
 	for i := 0; i < n; {
 		c, size := runeAt(s, i)
 		switch {
@@ -98,17 +111,61 @@ func scanTokens(s string, yield func(token) bool) {
 			i += citation(s, i)
 		case isDigit(c):
 			var t token
+			negative := minusBefore(s, i)
+			from := i
 			t, i = scanNumber(s, i)
+			if negative && t.num != "" && t.num != "0" {
+				t.num = "-" + t.num
+			}
+			t.adjacent = lastEnd >= 0 && strings.Trim(s[lastEnd:from], " -") == ""
+			lastEnd = i
 			t.clause = clause
 			start = false
 			if !yield(t) {
 				return
 			}
+		case isCJK(c):
+			// A run of Han, kana or Hangul: overlapping character bigrams
+			// (a lone character is one token); a negation character ends
+			// the bigrams before it and is a negation cue.
+			j := i
+			var run []rune
+			flush := func() bool {
+				if len(run) == 1 {
+					return yield(token{word: string(run), clause: clause})
+				}
+				for k := 0; k+1 < len(run); k++ {
+					if !yield(token{word: string(run[k : k+2]), clause: clause}) {
+						return false
+					}
+				}
+				return true
+			}
+			for j < n {
+				r, sz := runeAt(s, j)
+				if !isCJK(r) {
+					break
+				}
+				j += sz
+				if cjkNegations[r] {
+					if !flush() || !yield(token{word: string(r), neg: true, clause: clause}) {
+						return
+					}
+					run = run[:0]
+					continue
+				}
+				run = append(run, r)
+			}
+			if !flush() {
+				return
+			}
+			start = false
+			i = j
 		case isWordRune(c):
 			j, apos := i+size, false
 			for j < n {
 				r, sz := runeAt(s, j)
-				if isWordRune(r) {
+				if isWordRune(r) && !isCJK(r) {
 					j += sz
 					continue
 				}
@@ -124,6 +181,10 @@ func scanTokens(s string, yield func(token) bool) {
 			t := wordToken(strings.ToLower(s[i:j]), apos)
 			t.clause = clause
 			t.name = !start && unicode.IsUpper(c)
+			t.capStart = start && unicode.IsUpper(c)
+			t.upper = allUpper(s[i:j])
+			t.adjacent = lastEnd >= 0 && strings.Trim(s[lastEnd:i], " -") == ""
+			lastEnd = j
 			start = false
 			if !yield(t) {
 				return
@@ -139,6 +200,48 @@ func scanTokens(s string, yield func(token) bool) {
 			i += size
 		}
 	}
+}
+
+// minusBefore reports whether the number at s[i] has a minus sign right
+// before it that is not a hyphen inside a word or range ("-5", "−5",
+// "(-5)"; not "COVID-19" or "10-15").
+func minusBefore(s string, i int) bool {
+	r, sz := utf8.DecodeLastRuneInString(s[:i])
+	if r != '-' && r != '\u2212' {
+		return false
+	}
+	if i-sz == 0 {
+		return true
+	}
+	p, _ := utf8.DecodeLastRuneInString(s[:i-sz])
+	return !isWordRune(p) && p != '.' && p != ','
+}
+
+// isCJK reports whether r is Han, Hiragana, Katakana (with its prolonged
+// sound mark) or Hangul: scripts written without spaces between words.
+func isCJK(r rune) bool {
+	if r < 0x1100 {
+		return false
+	}
+	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul) || r == '\u30fc'
+}
+
+// cjkNegations are the negation characters of Chinese (and of Japanese
+// written in Han): not, have not, without, not yet.
+var cjkNegations = map[rune]bool{'不': true, '没': true, '沒': true, '无': true, '無': true, '未': true}
+
+// allUpper reports whether w has two or more letters, all upper-case.
+func allUpper(w string) bool {
+	letters := 0
+	for _, r := range w {
+		if unicode.IsLetter(r) {
+			if !unicode.IsUpper(r) {
+				return false
+			}
+			letters++
+		}
+	}
+	return letters >= 2
 }
 
 // citation returns the length of the citation marker at s[i] (a '['):
@@ -176,25 +279,38 @@ func scanNumber(s string, i int) (token, int) {
 	for j < n && isDigitByte(s[j]) {
 		j++
 	}
-	// raw is the digits and points of s[i:j] without the thousands
-	// separators: grouped holds what precedes the last separator removed,
-	// from is where the rest starts.
-	var grouped []byte
-	from := i
+	// raw is the digits and point of s[i:j] without the thousands
+	// separators, a decimal comma read as a point.
+	raw := []byte(s[i:j])
 	separators := false
 	for j < n {
 		// Thousands group: ",ddd" not followed by another digit.
 		if s[j] == ',' && j+3 < n && isDigitByte(s[j+1]) && isDigitByte(s[j+2]) && isDigitByte(s[j+3]) &&
 			(j+4 == n || !isDigitByte(s[j+4])) {
-			grouped = append(grouped, s[from:j]...)
-			from = j + 1
+			raw = append(raw, s[j+1:j+4]...)
 			j += 4
 			separators = true
 			continue
 		}
+		// Decimal comma: ",d" or ",dd" then a space, a letter, % or the
+		// end ("13,5 kWh"), once, and not after thousands groups.
+		if s[j] == ',' && !separators && j+1 < n && isDigitByte(s[j+1]) {
+			k := j + 2
+			if k < n && isDigitByte(s[k]) {
+				k++
+			}
+			if k == n || s[k] == ' ' || s[k] == '%' || (s[k] >= 'a' && s[k] <= 'z') || (s[k] >= 'A' && s[k] <= 'Z') {
+				raw = append(append(raw, '.'), s[j+1:k]...)
+				j = k
+				separators = true
+				break
+			}
+		}
 		if s[j] == '.' && j+1 < n && isDigitByte(s[j+1]) {
+			raw = append(raw, '.')
 			j++
 			for j < n && isDigitByte(s[j]) {
+				raw = append(raw, s[j])
 				j++
 			}
 			separators = true
@@ -202,38 +318,82 @@ func scanNumber(s string, i int) (token, int) {
 		}
 		break
 	}
-	raw := s[from:j]
-	if grouped != nil {
-		raw = string(append(grouped, raw...))
+	num := canonicalNumber(string(raw))
+	if j < n && s[j] == '%' {
+		return token{num: num, unit: "%"}, j + 1
 	}
-	// Letters right after the digits: ordinal, decade, scale or a word
-	// ("401k" is a word: a k suffix is too often not a thousand).
+	// Letters right after the digits: ordinal, decade, scale, unit or a
+	// word ("401k" is a word: a k suffix is a thousand only after a
+	// currency sign, "$15k").
 	if j < n {
-		if r, _ := runeAt(s, j); isWordRune(r) && !isDigit(r) {
+		if r, _ := runeAt(s, j); isWordRune(r) && !isDigit(r) && !isCJK(r) {
 			k := j
 			for k < n {
 				r, sz := runeAt(s, k)
-				if !isWordRune(r) {
+				if !isWordRune(r) || isCJK(r) {
 					break
 				}
 				k += sz
 			}
-			switch suffix := strings.ToLower(s[j:k]); suffix {
-			case "st", "nd", "rd", "th", "s":
-				return token{num: canonicalNumber(raw)}, k
-			case "bn":
-				return token{num: shiftNumber(canonicalNumber(raw), 9)}, k
+			suffix := strings.ToLower(s[j:k])
+			currency := currencyBefore(s, i)
+			switch {
+			case suffix == "st" || suffix == "nd" || suffix == "rd" || suffix == "th" || suffix == "s":
+				return token{num: num}, k
+			case suffix == "bn" || (currency && suffix == "b"):
+				return token{num: shiftNumber(num, 9)}, k
+			case currency && (suffix == "m" || suffix == "mn"):
+				return token{num: shiftNumber(num, 6)}, k
+			case currency && suffix == "k":
+				return token{num: shiftNumber(num, 3)}, k
+			case units[suffix] != "" && (k-j > 1 || separators):
+				// "15kWh": the number, then the unit as the next token.
+				return token{num: num}, j
 			default:
 				if !separators {
 					return wordToken(strings.ToLower(s[i:k]), false), k
 				}
 				// "3.5ghz": the number, then the letters as a word.
-				return token{num: canonicalNumber(raw)}, j
+				return token{num: num}, j
 			}
 		}
 	}
-	return token{num: canonicalNumber(raw)}, j
+	return token{num: num}, j
 }
+
+// currencyBefore reports whether a currency sign is right before s[i].
+func currencyBefore(s string, i int) bool {
+	r, _ := utf8.DecodeLastRuneInString(s[:i])
+	return r == '$' || r == '\u20ac' || r == '\u00a3' || r == '\u00a5'
+}
+
+// units maps the unit words that may follow a number to a canonical unit:
+// a number with a unit matches only the same unit, or a mention of the
+// number without one.
+var units = func() map[string]string {
+	m := map[string]string{}
+	for _, group := range []string{
+		"% percent pct", "kwh", "mwh", "gwh", "twh", "wh", "kw", "mw", "gw", "w watt watts",
+		"kj", "mj", "kcal calorie calories", "mg milligram milligrams", "g gram grams",
+		"kg kgs kilo kilos kilogram kilograms", "lb lbs pound pounds", "oz ounce ounces",
+		"t tonne tonnes ton tons", "mm millimeter millimeters millimetre millimetres",
+		"cm centimeter centimeters centimetre centimetres", "m meter meters metre metres",
+		"km kilometer kilometers kilometre kilometres", "mi mile miles", "ft foot feet",
+		"inch inches", "yd yard yards", "ml milliliter milliliters millilitre millilitres",
+		"l liter liters litre litres", "gal gallon gallons", "mph", "kph kmh",
+		"hz hertz", "khz", "mhz", "ghz", "kb", "mb", "gb", "tb",
+		"v volt volts", "kv", "mah", "ms millisecond milliseconds",
+		"second seconds sec", "minute minutes min", "hour hours h hr hrs",
+		"day days", "week weeks", "month months", "year years yr yrs",
+		"celsius", "fahrenheit", "kelvin",
+	} {
+		f := strings.Fields(group)
+		for _, w := range f {
+			m[w] = f[0]
+		}
+	}
+	return m
+}()
 
 // canonicalNumber normalises digits with at most one decimal point:
 // leading zeros of the integer part and trailing zeros of the fraction go.
@@ -282,25 +442,83 @@ var numberWords = map[string]string{
 
 // applyScales folds scale words into the number before them; a lone
 // "hundred" is 100 and other lone scale words are dropped (they are unit
-// words, not content).
+// words, not content). A unit word right after a number (same clause)
+// becomes the number's unit; "minus" before a number makes it negative;
+// an upper-case stop word beside a number is content ("US 60").
 func applyScales(toks []token) []token {
 	out := toks[:0]
 	for _, t := range toks {
+		var prev *token
+		if len(out) > 0 {
+			prev = &out[len(out)-1]
+		}
 		if t.scale > 0 {
-			if len(out) > 0 && out[len(out)-1].num != "" {
-				prev := &out[len(out)-1]
+			if prev != nil && prev.num != "" && prev.unit == "" {
 				prev.num = shiftNumber(prev.num, int(t.scale))
 				prev.weak = false
 				continue
 			}
 			if t.word == "hundred" {
-				out = append(out, token{num: "100"})
+				out = append(out, token{num: "100", clause: t.clause})
 			}
+			continue
+		}
+		if u := units[t.word]; u != "" && t.adjacent && prev != nil && prev.num != "" && prev.unit == "" {
+			prev.unit = u
+			continue
+		}
+		if t.num != "" && prev != nil && prev.word == "minus" && prev.clause == t.clause && !strings.HasPrefix(t.num, "-") && t.num != "0" {
+			t.num = "-" + t.num
+			out[len(out)-1] = t
 			continue
 		}
 		out = append(out, t)
 	}
+	for i := range out {
+		if t := &out[i]; t.stop && t.upper && ((i > 0 && out[i-1].num != "") || (i+1 < len(out) && out[i+1].num != "")) {
+			t.stop = false
+		}
+	}
 	return out
+}
+
+// numKey is the key of a number in a bag: the canonical number, then its
+// unit after a space ("15 kwh"); reasons show it as it is.
+func numKey(t token) string {
+	if t.unit == "" {
+		return t.num
+	}
+	return t.num + " " + t.unit
+}
+
+// plainSuffix marks the key of a number mentioned without a unit ("15 "):
+// a bag's sets hold it beside "15", so that a number with a unit can find
+// a unit-less mention of it.
+const plainSuffix = " "
+
+// numForms are the keys a bag's sets hold for one number: the key, and
+// the bare number when it has a unit or its unit-less mark when not.
+func numForms(t token) [2]string {
+	if t.unit == "" {
+		return [2]string{t.num, t.num + plainSuffix}
+	}
+	return [2]string{numKey(t), t.num}
+}
+
+// numLookups are the keys under which a statement's number key is found
+// in evidence: a number with a unit under the same unit or unit-less; a
+// unit-less number under any mention.
+func numLookups(key string) []string {
+	if base, _, ok := strings.Cut(key, " "); ok {
+		return []string{key, base + plainSuffix}
+	}
+	return []string{key}
+}
+
+// hasNum reports whether a number key of a statement is in set d (a
+// bag's numSet).
+func hasNum(d *distinct, key string) bool {
+	return slices.ContainsFunc(numLookups(key), d.has)
 }
 
 // apostrophes turns curly and modifier apostrophes into straight ones.
@@ -326,6 +544,9 @@ func wordToken(w string, apos bool) token {
 			case "ai":
 				w = "is"
 			}
+		case strings.IndexByte(w, '\'') > 0 && elisions[w[:strings.IndexByte(w, '\'')]]:
+			neg = w[:strings.IndexByte(w, '\'')] == "n"
+			w = w[strings.IndexByte(w, '\'')+1:]
 		default:
 			for _, c := range []string{"'s", "'re", "'ve", "'ll", "'d", "'m"} {
 				if strings.HasSuffix(w, c) {
@@ -381,8 +602,26 @@ var lexicon = func() map[string]lexical {
 	return m
 }()
 
-// negationWords are negation cues; "n't" is another.
-var negationWords = set("not no never cannot without none nor neither nobody nothing nowhere")
+// negationWords are negation cues; "n't" and the French "n'" are others.
+// Beside English (also its contractions written without the apostrophe),
+// the common ones of German, French, Spanish, Portuguese, Italian, Dutch,
+// Russian, Arabic and Korean; Chinese ones are characters (cjkNegations).
+var negationWords = set(`
+not no never cannot without none nor neither nobody nothing nowhere
+cant dont doesnt didnt isnt arent wasnt werent couldnt shouldnt wouldnt wont hasnt havent hadnt mustnt neednt aint
+nicht kein keine keinen keinem keiner keines nie niemals
+ne pas jamais aucun aucune rien
+nunca jamás ningún ninguno ninguna nadie tampoco
+não nem nenhum nenhuma
+niet geen nooit
+не нет никогда
+ليس ليست لا لم لن
+안 못
+`)
+
+// elisions are the French elided words before an apostrophe ("l'eau",
+// "n'est"); n' is a negation cue.
+var elisions = set("l d n j qu c s m t")
 
 // stopWords are not content words: function words, auxiliaries and modals,
 // pronouns, hedges, discourse markers and unit words.
@@ -483,7 +722,16 @@ func undouble(w string) string {
 
 // isContent reports whether a word token is a content word.
 func isContent(t token) bool {
-	return t.word != "" && !t.neg && !t.stop && utf8.RuneCountInString(t.word) > 1
+	if t.word == "" || t.neg || t.stop {
+		return false
+	}
+	if utf8.RuneCountInString(t.word) > 1 {
+		return true
+	}
+	// A lone Han character or Hangul syllable is a word; a lone kana is a
+	// particle.
+	r, _ := utf8.DecodeRuneInString(t.word)
+	return unicode.In(r, unicode.Han, unicode.Hangul)
 }
 
 // negReach is how many words after a negation cue it negates (within
@@ -516,9 +764,11 @@ func newBag(s string) *bag {
 	stems := make([]string, len(toks)) // stem of each content token, else ""
 	for i, t := range toks {
 		if t.num != "" {
-			b.numSet.add(t.num)
-			if !t.weak && required.add(t.num) {
-				b.nums = append(b.nums, t.num)
+			for _, f := range numForms(t) {
+				b.numSet.add(f)
+			}
+			if key := numKey(t); !t.weak && required.add(key) {
+				b.nums = append(b.nums, key)
 			}
 			continue
 		}
@@ -530,7 +780,10 @@ func newBag(s string) *bag {
 		if b.stemSet.add(st) {
 			b.surface = append(b.surface, t.word)
 		}
-		if t.name {
+		// A capitalised first word is a name when the next word is one
+		// too ("Maria Berg designed"); a unit word never is.
+		name := t.name || (t.capStart && i+1 < len(toks) && toks[i+1].name && toks[i+1].clause == t.clause)
+		if name && units[t.word] == "" {
 			b.names.add(st)
 		}
 	}
@@ -545,7 +798,9 @@ func newBag(s string) *bag {
 				b.negStems.add(stems[k])
 				b.neg = true
 			case toks[k].num != "":
-				b.negNums.add(toks[k].num)
+				for _, f := range numForms(toks[k]) {
+					b.negNums.add(f)
+				}
 				b.neg = true
 			}
 		}

@@ -11,7 +11,7 @@ func TestNumbers(t *testing.T) {
 		want []string // required numbers, in order
 	}{
 		{"1,000 and 1000 and 1000.00", []string{"1000"}},
-		{"71% of 150 years", []string{"71", "150"}},
+		{"71% of 150 years", []string{"71 %", "150 year"}}, // a unit is part of the number
 		{"$15 / month, US$10,000", []string{"15", "10000"}},
 		{"3.5 and 3.50 and 03.5", []string{"3.5"}},
 		{"1.5 million people, 1,500,000 people", []string{"1500000"}},

@@ -55,10 +55,12 @@ var labelWords = func() distinct {
 }()
 
 // checkable reports whether a statement has a content word that is not a
-// label word: one the evidence can hold or lack. A number alone is not
-// enough ("42", "$15", "71%": what it counts is not said).
+// label word, or a number with a unit: one the evidence can hold or lack.
+// A number alone is not enough ("42", "$15", "71%": what it counts is not
+// said); "15 kWh" is.
 func checkable(b *bag) bool {
-	return slices.ContainsFunc(b.stems, func(s string) bool { return !labelWords.has(s) })
+	return slices.ContainsFunc(b.stems, func(s string) bool { return !labelWords.has(s) }) ||
+		slices.ContainsFunc(b.nums, func(n string) bool { _, u, _ := strings.Cut(n, " "); return u != "" && u != "%" })
 }
 
 // nothingToCheck is the error of statements none of which is checkable.
@@ -129,8 +131,10 @@ func (m *matches) of(st *bag, ev *evidence) {
 		set(m.neg, ev.negStemAt[s], k)
 	}
 	for k, n := range st.nums {
-		set(m.have, ev.numAt[n], len(st.stems)+k)
-		set(m.neg, ev.negNumAt[n], len(st.stems)+k)
+		for _, key := range numLookups(n) {
+			set(m.have, ev.numAt[key], len(st.stems)+k)
+			set(m.neg, ev.negNumAt[key], len(st.stems)+k)
+		}
 	}
 }
 
@@ -180,7 +184,7 @@ const (
 	missingNumberFactor = 0.5
 	// negationFactor multiplies the support when the negations of the
 	// statement and of its window disagree.
-	negationFactor = 0.7
+	negationFactor = 0.45
 	// missingNameFactor multiplies the support when a name of the
 	// statement is nowhere in the evidence.
 	missingNameFactor = 0.8
@@ -241,7 +245,7 @@ func verifyOne(st *bag, ev *evidence, threshold float64, m *matches) (int, float
 	}
 	for k, n := range st.nums {
 		if !m.found(len(st.stems)+k, wStart, wEnd) {
-			missingNums = append(missingNums, n)
+			missingNums = append(missingNums, strings.Replace(n, " %", "%", 1))
 		}
 	}
 
@@ -347,7 +351,7 @@ func useful(in metrics.UsefulInput, threshold float64) *metrics.UsefulOutput {
 		}
 	}
 	for _, n := range a.nums {
-		if !q.numSet.has(n) {
+		if !hasNum(&q.numSet, n) {
 			target = append(target, "n:"+n)
 		}
 	}
@@ -364,7 +368,7 @@ func useful(in metrics.UsefulInput, threshold float64) *metrics.UsefulOutput {
 	}
 	found := 0
 	for _, t := range target {
-		if (t[0] == 'w' && ctx.stemSet.has(t[2:])) || (t[0] == 'n' && ctx.numSet.has(t[2:])) {
+		if (t[0] == 'w' && ctx.stemSet.has(t[2:])) || (t[0] == 'n' && hasNum(&ctx.numSet, t[2:])) {
 			found++
 		}
 	}

@@ -57,7 +57,7 @@ func TestVerify(t *testing.T) {
 		{"fiqa paraphrase", chequeContext, "A third-party cheque is perfectly legal.", 1, ""},
 		{"1,000 is 1000", "The fund holds 1,000 shares.", "The fund holds 1000 shares.", 1, ""},
 		// Numbers that disagree.
-		{"made-up percentage", carbonMajorsContext, "These 100 companies are responsible for 85% of all GHG emissions since 1988.", 0, "number 85 not in evidence"},
+		{"made-up percentage", carbonMajorsContext, "These 100 companies are responsible for 85% of all GHG emissions since 1988.", 0, "number 85% not in evidence"},
 		{"made-up year (amnesty row 19 response)", qatarContexts, "The government of Qatar started repealing restrictions on migrant workers in 2017.", 0, "number 2017 not in evidence"},
 		{"two made-up numbers", carbonMajorsContext, "These 200 companies are responsible for 71% of all GHG emissions since 1999.", 0, "numbers 200, 1999 not in evidence"},
 		// Negations that disagree.
