@@ -213,11 +213,14 @@ func describeImported(f *results.File) []ImportedMetric {
 	// The file's order (the importer declares the metrics in it), so that
 	// the summary reads as the file does.
 	names := slices.Clone(f.Config.Metrics)
+	var extra []string
 	for m := range counts {
 		if !slices.Contains(names, m) {
-			names = append(names, m)
+			extra = append(extra, m)
 		}
 	}
+	slices.Sort(extra)
+	names = append(names, extra...)
 	out := make([]ImportedMetric, 0, len(names))
 	for _, m := range names {
 		if counts[m] == nil {
