@@ -208,6 +208,8 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env app.Env) (app.S
 	var err error
 	o.Concurrency, err = in.Int("concurrency", o.Concurrency)
 	bad(err)
+	o.MaxUndefined, err = in.Float("max-undefined", o.MaxUndefined)
+	bad(err)
 	if v := in.Get("cache-dir"); v != "" {
 		o.CacheDir = v
 	}

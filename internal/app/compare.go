@@ -250,13 +250,13 @@ func scoresTargetFailures(head *results.File, run RunConfig) error {
 	// cells, DeepEval errors) are held to --max-undefined, as a native
 	// judge's are.
 	if msg := head.TooManyUndefined(run.MaxUndefined); msg != "" {
-		return asOperational(fmt.Errorf("%s; %s (the evaluator left these scores undefined: fix its run and evaluate again, or raise --max-undefined to accept this)", msg, saved))
+		return asOperational(fmt.Errorf("%s; %s (the evaluator left these scores undefined: fix its run and evaluate again, or raise --max-undefined (the action's input max-undefined) to accept this)", msg, saved))
 	}
 	msg := tooManyTargetFailures(head, run.Target.MaxFailures)
 	if msg == "" {
 		return nil
 	}
-	return asOperational(fmt.Errorf("%s; %s (the failed calls' scores are undefined, kind target: fix the pipeline's calls and evaluate again, or raise --max-target-failures to accept this)", msg, saved))
+	return asOperational(fmt.Errorf("%s; %s (the failed calls' scores are undefined, kind target: fix the pipeline's calls and evaluate again, or raise --max-target-failures (the action's input max-target-failures) to accept this)", msg, saved))
 }
 
 // thresholds reads the thresholds of a check, which may name the

@@ -145,7 +145,7 @@ type ImportConfig struct {
 type Imported struct {
 	File   *results.File
 	Format importer.Format
-	// Metrics describe each metric of the file, in catalogue order.
+	// Metrics describe each metric of the file, in the file's order.
 	Metrics []ImportedMetric
 	// Metadata are the sample metadata keys the import kept (columns or
 	// fields that are not scores), sorted.
@@ -210,13 +210,22 @@ func describeImported(f *results.File) []ImportedMetric {
 			}
 		}
 	}
-	names := make([]string, 0, len(counts))
+	// The file's order (the importer declares the metrics in it), so that
+	// the summary reads as the file does.
+	names := slices.Clone(f.Config.Metrics)
+	var extra []string
 	for m := range counts {
-		names = append(names, m)
+		if !slices.Contains(names, m) {
+			extra = append(extra, m)
+		}
 	}
-	metrics.SortByOrder(names)
+	slices.Sort(extra)
+	names = append(names, extra...)
 	out := make([]ImportedMetric, 0, len(names))
 	for _, m := range names {
+		if counts[m] == nil {
+			continue
+		}
 		im := *counts[m]
 		if cm, ok := f.Metric(m); ok {
 			im.Catalogue, im.Direction = cm.User == nil, cm.Direction

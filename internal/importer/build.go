@@ -1,6 +1,7 @@
 package importer
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -26,6 +27,7 @@ type record struct {
 
 	id    string // the tool's id, or the key raggate derived
 	idWhy string // how id was made, for the duplicate message
+	idFix string // what to do about a duplicate ("": the format's advice)
 
 	sample metrics.Sample // texts, present fields and metadata
 
@@ -89,10 +91,10 @@ func build(path string, src source, recs []record, opt Options) (*results.File, 
 		r := &recs[i]
 		if prev, dup := seen[r.id]; dup {
 			return nil, &Error{File: path, Line: r.line, Msg: fmt.Sprintf("%s has the same sample id %q as %s (line %d); %s. %s",
-				r.where, r.id, prev.where, prev.line, r.idWhy, uniqueIDAdvice(src.format))}
+				r.where, r.id, prev.where, prev.line, r.idWhy, cmp.Or(r.idFix, uniqueIDAdvice(src.format)))}
 		}
 		seen[r.id] = r
-		s, err := sampleOf(path, r, cols)
+		s, err := sampleOf(path, src.format, r, cols)
 		if err != nil {
 			return nil, err
 		}
@@ -133,8 +135,8 @@ func rowNoun(f Format) string {
 	return "rows"
 }
 
-// declare names every metric of the file, in the catalogue's order and
-// then the file's, and checks that two of the tool's names do not become
+// declare names every metric of the file, in the file's order (that of
+// their first scores), and checks that two of the tool's names do not become
 // one of raggate's.
 func declare(path string, src source, recs []record) (map[string]column, []string, error) {
 	cols := map[string]column{}
@@ -173,28 +175,22 @@ func declare(path string, src source, recs []record) (map[string]column, []strin
 					c.direction = metrics.LowerIsBetter
 				}
 				c.what = fmt.Sprintf("%s's %q, read by gate import", src.format, s.metric)
+				if m, ok := measured[name]; ok {
+					c.direction, c.reported = metrics.LowerIsBetter, true
+					c.what = fmt.Sprintf("%s's %q, read by gate import: the %s, lower is better, report-only unless the thresholds gate it", src.format, s.metric, m)
+				}
 			}
 			if err := add(c); err != nil {
 				return nil, nil, err
 			}
 		}
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		ka, kb := cols[order[a]].known, cols[order[b]].known
-		if ka != kb {
-			return ka
-		}
-		if ka {
-			return metrics.Order(order[a]) < metrics.Order(order[b])
-		}
-		return false
-	})
 	return cols, order, nil
 }
 
 // sampleOf makes the results sample of a record, checking each score
 // against its metric's range.
-func sampleOf(path string, r *record, cols map[string]column) (results.Sample, error) {
+func sampleOf(path string, format Format, r *record, cols map[string]column) (results.Sample, error) {
 	s := results.Sample{ID: r.id, Question: r.sample.UserInput, Scores: map[string]results.Score{}}
 	s.InputHash = testCaseHash(r.id, &r.sample)
 	if len(r.sample.Metadata) > 0 {
@@ -241,15 +237,34 @@ func sampleOf(path string, r *record, cols map[string]column) (results.Sample, e
 	}
 	for name := range cols {
 		if _, ok := s.Scores[name]; !ok {
-			reason, kind := "the file has no score for this sample", results.KindJudge
-			if r.target != "" {
+			// The row names no score of the metric: its test did not ask
+			// for it (a promptfoo assertion on some tests, a DeepEval
+			// metric of conversational cases only). Not applicable, as a
+			// metric missing a field is: not the evaluator failing. A row
+			// with no score at all was not scored: the evaluator failed.
+			reason, kind := notAsked(format), results.KindData
+			switch {
+			case r.target != "":
 				reason, kind = r.target, results.KindTarget
+			case len(r.scores) == 0:
+				reason, kind = "the file has no score for this sample", results.KindJudge
 			}
 			s.Scores[name] = results.NaN()
 			setUndefined(&s, name, reason, kind)
 		}
 	}
 	return s, nil
+}
+
+// notAsked is the reason of a metric a test did not ask for.
+func notAsked(f Format) string {
+	switch f {
+	case Promptfoo:
+		return "not applicable: the test has no assertion of this metric"
+	case DeepEval:
+		return "not applicable: the test case did not ask for this metric"
+	}
+	return "not applicable: the row has no score of this metric"
 }
 
 func setUndefined(s *results.Sample, metric, reason string, kind results.UndefinedKind) {

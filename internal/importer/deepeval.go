@@ -82,7 +82,7 @@ func readDeepEval(name string, data []byte) (source, []record, error) {
 		for i, el := range l.els {
 			var c deCase
 			if err := json.Unmarshal(el.raw, &c); err != nil {
-				return src, nil, asError(name, lineErr{el.line, fmt.Sprintf("%s[%d]: %v", l.path, i, jsonError(el.raw, err))})
+				return src, nil, asError(name, jsonError(data, el.off, err).prefix(fmt.Sprintf("%s[%d]: ", l.path, i)))
 			}
 			cases = append(cases, c)
 			lines = append(lines, el.line)
@@ -153,7 +153,7 @@ func deNames(cases []deCase, lines []int, wheres []string) (bool, string, error)
 			continue
 		}
 		if j, dup := seen[n]; dup {
-			return false, "", lineErr{lines[i], fmt.Sprintf("%s has the same name %q as %s (line %d); the names are the samples' ids, which pair them with the baseline: give each test case a distinct name (LLMTestCase(name=...)), or remove the duplicate",
+			return false, "", lineErr{line: lines[i], msg: fmt.Sprintf("%s has the same name %q as %s (line %d); the names are the samples' ids, which pair them with the baseline: give each test case a distinct name (LLMTestCase(name=...)), or remove the duplicate",
 				wheres[i], n, wheres[j], lines[j])}
 		}
 		seen[n] = i
@@ -233,18 +233,23 @@ func deRecord(c *deCase, line int, where string, useNames bool, models map[strin
 		rec.idWhy = "ids are the test cases' names"
 	case input != nil && strings.TrimSpace(*input) != "":
 		rec.id = deriveID(*input)
-		rec.idWhy = "the test cases' names are not all given and distinct (DeepEval's test_case_N are positions), so ids are derived from the input, and the same input twice is one id; name each test case (LLMTestCase(name=...)) to tell them apart"
+		rec.idWhy = "the test cases' names are not all given and distinct (DeepEval's test_case_N are positions), so ids are derived from the input, and the same input twice is one id"
 	default:
-		return rec, lineErr{line, fmt.Sprintf("%s has neither a name nor an input to take its id from; give each test case a distinct name", where)}
+		return rec, lineErr{line: line, msg: fmt.Sprintf("%s has neither a name nor an input to take its id from; give each test case a distinct name", where)}
 	}
 	ms := c.MetricsData
 	if ms == nil {
 		ms = c.MetricsDataSnake
 	}
+	seen := map[string]bool{}
 	for _, m := range ms {
 		if m.Name == "" {
-			return rec, lineErr{line, fmt.Sprintf("%s has a metricsData entry without a name", where)}
+			return rec, lineErr{line: line, msg: fmt.Sprintf("%s has a metricsData entry without a name", where)}
 		}
+		if seen[m.Name] {
+			return rec, lineErr{line: line, msg: fmt.Sprintf("%s has two metrics named %q: raggate keeps one score per metric and sample, and would lose one of them; give each metric of a test case its own name (GEval(name=...))", where, m.Name)}
+		}
+		seen[m.Name] = true
 		model := m.EvaluationModel
 		if model == "" {
 			model = m.ModelSnake

@@ -62,10 +62,14 @@ var ErrInput = errors.New("importer: bad input")
 type Error struct {
 	File string
 	Line int // 1-based; 0 when the problem is the whole file
+	Col  int // 1-based, in characters; 0 when not known
 	Msg  string
 }
 
 func (e *Error) Error() string {
+	if e.Line > 0 && e.Col > 0 {
+		return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+	}
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
@@ -132,6 +136,11 @@ func parse(name string, data []byte, opt Options) (*results.File, Format, error)
 	var src source
 	var recs []record
 	var err error
+	if t := bytes.TrimLeft(data, " \t\r\n"); (f == Promptfoo || f == DeepEval) && (t[0] == '{' || t[0] == '[') {
+		if err := checkJSON(data); err != nil {
+			return nil, f, asError(name, err)
+		}
+	}
 	switch f {
 	case Ragas, Table:
 		src, recs, err = readTabular(name, data, f)
@@ -143,6 +152,10 @@ func parse(name string, data []byte, opt Options) (*results.File, Format, error)
 		return nil, "", &Error{File: name, Msg: fmt.Sprintf("unknown format %q; the formats are %s", f, formatList())}
 	}
 	if err != nil {
+		var e *Error
+		if g, ok := Sniff(data); ok && opt.Format != Auto && g != f && errors.As(err, &e) {
+			e.Msg += fmt.Sprintf("; the file looks like %s output, not %s: force the format %s, or leave the format out to have it recognised", g, f, g)
+		}
 		return nil, f, err
 	}
 	out, err := build(name, src, recs, opt)

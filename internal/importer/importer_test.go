@@ -54,7 +54,7 @@ func TestRead(t *testing.T) {
 		prompts  string
 	}{
 		{file: "ragas_index.csv", format: Ragas,
-			metrics: []string{"context_precision", "context_recall", "faithfulness", "answer_relevancy", "factual_correctness", "noise_sensitivity_relevant", "nv_accuracy"},
+			metrics: []string{"faithfulness", "answer_relevancy", "context_precision", "context_recall", "factual_correctness", "noise_sensitivity_relevant", "nv_accuracy"},
 			user:    map[string]metrics.Direction{"nv_accuracy": metrics.HigherIsBetter},
 			samples: []want{
 				{id: deriveID(qRefund), scores: map[string]float64{"faithfulness": 1, "answer_relevancy": 0.9412, "context_precision": 0.9999999999, "factual_correctness": 0.67, "noise_sensitivity_relevant": 0, "nv_accuracy": 0.75},
@@ -67,7 +67,7 @@ func TestRead(t *testing.T) {
 			},
 			provider: "ragas", prompts: "ragas"},
 		{file: "ragas_v01.csv", format: Ragas,
-			metrics: []string{"context_precision", "context_recall", "faithfulness", "answer_relevancy", "context_entity_recall"},
+			metrics: []string{"faithfulness", "answer_relevancy", "context_precision", "context_recall", "context_entity_recall"},
 			user:    map[string]metrics.Direction{"context_entity_recall": metrics.HigherIsBetter},
 			samples: []want{
 				{id: deriveID(qRefund), scores: map[string]float64{"faithfulness": 1, "context_entity_recall": 0.5},
@@ -76,17 +76,17 @@ func TestRead(t *testing.T) {
 					undefined: map[string]string{"faithfulness": "(nan)", "context_precision": "(None)"}},
 			},
 			provider: "ragas", prompts: "ragas"},
-		{file: "ragas_records.json", format: Ragas, metrics: []string{"context_recall", "faithfulness", "answer_relevancy"}, samples: ragasJSON, provider: "ragas", prompts: "ragas"},
-		{file: "ragas_columns.json", format: Ragas, metrics: []string{"context_recall", "faithfulness", "answer_relevancy"}, samples: ragasJSON, provider: "ragas", prompts: "ragas"},
-		{file: "ragas_split.json", format: Ragas, metrics: []string{"context_recall", "faithfulness", "answer_relevancy"}, samples: ragasJSON, provider: "ragas", prompts: "ragas"},
-		{file: "ragas_index.json", format: Ragas, metrics: []string{"context_recall", "faithfulness", "answer_relevancy"}, samples: ragasJSON, provider: "ragas", prompts: "ragas"},
-		{file: "ragas.jsonl", format: Ragas, metrics: []string{"context_recall", "faithfulness", "answer_relevancy"},
+		{file: "ragas_records.json", format: Ragas, metrics: []string{"faithfulness", "answer_relevancy", "context_recall"}, samples: ragasJSON, provider: "ragas", prompts: "ragas"},
+		{file: "ragas_columns.json", format: Ragas, metrics: []string{"faithfulness", "answer_relevancy", "context_recall"}, samples: ragasJSON, provider: "ragas", prompts: "ragas"},
+		{file: "ragas_split.json", format: Ragas, metrics: []string{"faithfulness", "answer_relevancy", "context_recall"}, samples: ragasJSON, provider: "ragas", prompts: "ragas"},
+		{file: "ragas_index.json", format: Ragas, metrics: []string{"faithfulness", "answer_relevancy", "context_recall"}, samples: ragasJSON, provider: "ragas", prompts: "ragas"},
+		{file: "ragas.jsonl", format: Ragas, metrics: []string{"faithfulness", "answer_relevancy", "context_recall"},
 			samples: []want{
 				{id: "refund-window", scores: map[string]float64{"faithfulness": 1}, contexts: refundCtx},
 				{id: "ship-abroad", scores: map[string]float64{"faithfulness": nan, "answer_relevancy": 0.88}},
 			}, provider: "ragas", prompts: "ragas"},
 		{file: "table.csv", format: Table, metrics: []string{"helpfulness", "latency_ms"},
-			user: map[string]metrics.Direction{"helpfulness": metrics.HigherIsBetter, "latency_ms": metrics.HigherIsBetter},
+			user: map[string]metrics.Direction{"helpfulness": metrics.HigherIsBetter, "latency_ms": metrics.LowerIsBetter},
 			samples: []want{
 				{id: "refund-window", scores: map[string]float64{"helpfulness": 4.5, "latency_ms": 812}, metadata: map[string]string{"segment": "billing"}},
 				{id: "ship-abroad", scores: map[string]float64{"helpfulness": nan, "latency_ms": 1030}, undefined: map[string]string{"helpfulness": "the table file has no score"}},
@@ -98,7 +98,7 @@ func TestRead(t *testing.T) {
 				{id: "warranty", scores: map[string]float64{"helpfulness": 2, "latency_ms": nan}},
 			}, provider: "table", prompts: "table"},
 		{file: "promptfoo_v3.json", format: Promptfoo,
-			metrics: []string{"faithfulness", "answer_relevance", "score", "pass", "latency_ms", "cost"},
+			metrics: []string{"answer_relevance", "faithfulness", "score", "pass", "latency_ms", "cost"},
 			user:    map[string]metrics.Direction{"answer_relevance": metrics.HigherIsBetter, "score": metrics.HigherIsBetter, "pass": metrics.HigherIsBetter, "latency_ms": metrics.LowerIsBetter, "cost": metrics.LowerIsBetter},
 			samples: []want{
 				{id: "refund window", scores: map[string]float64{"faithfulness": 1, "answer_relevance": 0.9, "score": 0.95, "pass": 1, "latency_ms": 812, "cost": 0.0002},
@@ -120,7 +120,7 @@ func TestRead(t *testing.T) {
 			},
 			provider: "promptfoo", prompts: "promptfoo"},
 		{file: "deepeval_run.json", format: DeepEval,
-			metrics: []string{"context_precision", "context_recall", "faithfulness", "answer_relevancy", "contextual_relevancy", "hallucination", "correctness_geval"},
+			metrics: []string{"faithfulness", "answer_relevancy", "context_precision", "context_recall", "contextual_relevancy", "hallucination", "correctness_geval"},
 			user:    map[string]metrics.Direction{"contextual_relevancy": metrics.HigherIsBetter, "hallucination": metrics.LowerIsBetter, "correctness_geval": metrics.HigherIsBetter},
 			samples: []want{
 				{id: "refund window", scores: map[string]float64{"faithfulness": 1, "answer_relevancy": 0.9, "context_precision": 1, "context_recall": 1, "contextual_relevancy": 0.8, "hallucination": 0, "correctness_geval": 0.8},
@@ -251,7 +251,7 @@ func TestErrors(t *testing.T) {
 		{name: "raggate results file", file: "r.json", content: `{"schema": "raggate.results/v1", "samples": []}`,
 			want: []string{"raggate results file already"}},
 		{name: "same question twice", file: "dup.csv", content: "user_input,faithfulness\nq1,1\nq2,0.5\nq1,0.7\n", line: 4,
-			want: []string{"row 3 has the same sample id", "as row 1 (line 2)", "derived from user_input", "add an id column"}},
+			want: []string{"row 3 has the same sample id", "as row 1 (line 2)", "derived from user_input", "Add an id column"}},
 		{name: "duplicate id column", file: "dup.jsonl", content: "{\"id\":\"a\",\"m\":1}\n{\"id\":\"b\",\"m\":1}\n{\"id\":\"a\",\"m\":0}\n", line: 3,
 			want: []string{"row 3 has the same sample id \"a\" as row 1 (line 1)"}},
 		{name: "known metric out of range", file: "range.csv", content: "user_input,faithfulness\nq1,1\nq2,1.5\n", line: 3,

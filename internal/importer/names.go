@@ -45,6 +45,22 @@ var toolNames = map[string]string{
 // threshold).
 var lowerIsBetter = map[string]bool{"hallucination": true, "bias": true, "toxicity": true}
 
+// measured lists the names (snake-cased) of what a run measures rather
+// than scores: its latency and cost, lower-is-better and report-only
+// (compared and shown, gated only when the thresholds say), in every
+// format, as promptfoo's latencyMs and cost are and as a native run's
+// latency is. docs/importing.md lists them.
+var measured = map[string]string{
+	"latency":     "latency",
+	"latency_ms":  "latency in ms",
+	"latency_s":   "latency in seconds",
+	"duration_ms": "duration in ms",
+	"duration_s":  "duration in seconds",
+	"cost":        "cost",
+	"cost_usd":    "cost in USD",
+	"total_cost":  "cost",
+}
+
 // metricName returns the raggate name of a tool's metric name and whether
 // it is a catalogue metric.
 func metricName(raw string) (name string, known bool) {

@@ -115,7 +115,7 @@ func readPromptfoo(name string, data []byte) (source, []record, error) {
 	rs := make([]pfResult, len(els))
 	for i, el := range els {
 		if err := json.Unmarshal(el.raw, &rs[i]); err != nil {
-			return src, nil, asError(name, lineErr{el.line, fmt.Sprintf("results[%d]: %v", i, jsonError(el.raw, err))})
+			return src, nil, asError(name, jsonError(data, el.off, err).prefix(fmt.Sprintf("results[%d]: ", i)))
 		}
 	}
 	hasLatency, hasCost := false, false
@@ -423,10 +423,12 @@ func pfRecord(r *pfResult, line, i int, ids []string, hasLatency, hasCost bool) 
 		pass = &v
 	}
 	rec.scores = append(rec.scores, pfScore("pass", pass, reason))
-	if hasLatency {
+	// A result that records no latency or cost was not measured: not
+	// applicable, never the evaluator failing.
+	if hasLatency && r.LatencyMs != nil {
 		rec.scores = append(rec.scores, pfScore("latency_ms", r.LatencyMs, ""))
 	}
-	if hasCost {
+	if hasCost && r.cost() != nil {
 		rec.scores = append(rec.scores, pfScore("cost", r.cost(), ""))
 	}
 	return rec

@@ -126,7 +126,7 @@ func sniffColumns(cols []string) (Format, bool) {
 	}
 	for _, c := range cols {
 		for _, n := range idColumns {
-			if strings.TrimSpace(c) == n {
+			if strings.EqualFold(strings.TrimSpace(c), n) {
 				return Table, true
 			}
 		}

@@ -37,8 +37,19 @@ type cell struct {
 // row is one row of a table: cells by column.
 type row struct {
 	line  int
-	n     int // 1-based row number
+	n     int    // 1-based row number
+	index string // the pandas index label, when the file has one
 	cells map[string]cell
+}
+
+// name is how messages name the row: "row 4", and its pandas index when
+// the file has one ("row 4 (pandas index 3)"), which is what a user sees
+// in the frame and in the file's first column.
+func (r *row) name() string {
+	if r.index != "" && r.index != strconv.Itoa(r.n) {
+		return fmt.Sprintf("row %d (pandas index %s)", r.n, r.index)
+	}
+	return fmt.Sprintf("row %d", r.n)
 }
 
 // table is a file of rows and columns: a Ragas export or a generic table.
@@ -54,12 +65,18 @@ func readTable(data []byte) (*table, error) {
 	trimmed := bytes.TrimLeft(data, " \t\r\n")
 	switch {
 	case len(trimmed) == 0:
-		return nil, lineErr{0, "the file is empty"}
+		return nil, lineErr{line: 0, msg: "the file is empty"}
 	case trimmed[0] == '[':
+		if err := checkJSON(data); err != nil {
+			return nil, err
+		}
 		return tableRecords(data)
 	case trimmed[0] == '{':
 		if isJSONLines(trimmed) {
 			return tableLines(data)
+		}
+		if err := checkJSON(data); err != nil {
+			return nil, err
 		}
 		return tableObject(data)
 	}
@@ -90,7 +107,7 @@ func tableCSV(data []byte) (*table, error) {
 		if h == "" && i == 0 || h == "Unnamed: 0" {
 			h = "" // pandas' index column
 		} else if seen[h] {
-			return nil, lineErr{1, fmt.Sprintf("column %q appears twice in the header; rename one", h)}
+			return nil, lineErr{line: 1, msg: fmt.Sprintf("column %q appears twice in the header; rename one", h)}
 		}
 		seen[h] = true
 		header[i] = h
@@ -112,12 +129,14 @@ func tableCSV(data []byte) (*table, error) {
 			continue // a blank line
 		}
 		if len(rec) != len(header) {
-			return nil, lineErr{line, fmt.Sprintf("row %d has %d cells but the header has %d columns; quote cells that hold commas", n, len(rec), len(header))}
+			return nil, lineErr{line: line, msg: fmt.Sprintf("row %d has %d cells but the header has %d columns; quote cells that hold commas", n, len(rec), len(header))}
 		}
 		rw := row{line: line, n: n, cells: map[string]cell{}}
 		for i, v := range rec {
 			if header[i] != "" {
 				rw.cells[header[i]] = cell{kind: cellText, s: v}
+			} else {
+				rw.index = strings.TrimSpace(v)
 			}
 		}
 		t.rows = append(t.rows, rw)
@@ -128,12 +147,12 @@ func tableCSV(data []byte) (*table, error) {
 func csvError(err error) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return lineErr{pe.Line, fmt.Sprintf("not valid CSV: %v", pe.Err)}
+		return lineErr{line: pe.Line, msg: fmt.Sprintf("not valid CSV: %v", pe.Err)}
 	}
 	if err == io.EOF {
-		return lineErr{0, "the file is empty"}
+		return lineErr{line: 0, msg: "the file is empty"}
 	}
-	return lineErr{0, fmt.Sprintf("not valid CSV: %v", err)}
+	return lineErr{line: 0, msg: fmt.Sprintf("not valid CSV: %v", err)}
 }
 
 // tableRecords reads a JSON array of row objects (orient records).
@@ -144,7 +163,7 @@ func tableRecords(data []byte) (*table, error) {
 	}
 	t := &table{}
 	for i, el := range els {
-		if err := t.addObject(data, el.raw, el.line, i+1); err != nil {
+		if err := t.addObject(data, el.off, el.raw, el.line, i+1); err != nil {
 			return nil, err
 		}
 	}
@@ -160,31 +179,37 @@ func tableLines(data []byte) (*table, error) {
 			continue
 		}
 		n++
-		if !json.Valid(l) {
-			var v any
-			err := json.Unmarshal(l, &v)
-			return nil, lineErr{i + 1, fmt.Sprintf("not valid JSON: %v; JSON Lines hold one object a line", err)}
+		if err := checkJSON(l); err != nil {
+			le := err.(lineErr)
+			le.line = i + 1
+			le.msg += "; JSON Lines hold one object a line"
+			return nil, le
 		}
-		if err := t.addObject(nil, l, i+1, n); err != nil {
+		if err := t.addObject(l, 0, l, i+1, n); err != nil {
 			return nil, err
 		}
 	}
 	return t, nil
 }
 
-// addObject adds the row object raw.
-func (t *table) addObject(data []byte, raw json.RawMessage, line, n int) error {
-	ms, ok, err := objectMembers(nil, raw, 0)
+// addObject adds the row object raw, at offset base of data (the file,
+// or the line of JSON Lines), starting on line.
+func (t *table) addObject(data []byte, base int64, raw json.RawMessage, line, n int) error {
+	ms, ok, err := objectMembers(data, raw, base, line)
 	if err != nil {
-		return lineErr{line, err.Error()}
+		le := err.(lineErr)
+		if len(data) == len(raw) { // a line of JSON Lines
+			le.line += line - 1
+		}
+		return le
 	}
 	if !ok {
-		return lineErr{line, fmt.Sprintf("row %d is not an object; each row is an object of column: value", n)}
+		return lineErr{line: line, msg: fmt.Sprintf("row %d is not an object; each row is an object of column: value", n)}
 	}
 	rw := row{line: line, n: n, cells: map[string]cell{}}
 	for _, m := range ms {
 		if _, dup := rw.cells[m.key]; dup {
-			return lineErr{line, fmt.Sprintf("row %d has key %q twice", n, m.key)}
+			return lineErr{line: line, msg: fmt.Sprintf("row %d has key %q twice", n, m.key)}
 		}
 		rw.cells[m.key] = jsonCell(m.raw)
 		t.addColumn(m.key)
@@ -230,12 +255,12 @@ func jsonCell(raw json.RawMessage) cell {
 // orient columns ({"col": {"0": v}}, the default), index ({"0": {"col":
 // v}}) or split ({"columns": [...], "index": [...], "data": [[...]]}).
 func tableObject(data []byte) (*table, error) {
-	ms, ok, err := objectMembers(data, data, valueStart(data, 0))
+	ms, ok, err := objectMembers(data, data, 0, 1)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, lineErr{1, "not a JSON object"}
+		return nil, lineErr{line: 1, msg: "not a JSON object"}
 	}
 	keys := map[string]json.RawMessage{}
 	for _, m := range ms {
@@ -253,9 +278,10 @@ func tableObject(data []byte) (*table, error) {
 	t := &table{}
 	if allIndex {
 		for i, m := range ms {
-			if err := t.addObject(data, m.raw, m.line, i+1); err != nil {
+			if err := t.addObject(data, m.off, m.raw, m.line, i+1); err != nil {
 				return nil, err
 			}
+			t.rows[len(t.rows)-1].index = m.key
 		}
 		return t, nil
 	}
@@ -263,12 +289,12 @@ func tableObject(data []byte) (*table, error) {
 	byIndex := map[string]*row{}
 	var order []string
 	for _, m := range ms {
-		cm, ok, err := objectMembers(nil, m.raw, 0)
+		cm, ok, err := objectMembers(data, m.raw, m.off, m.line)
 		if err != nil {
-			return nil, lineErr{m.line, err.Error()}
+			return nil, err
 		}
 		if !ok {
-			return nil, lineErr{m.line, fmt.Sprintf("column %q is not an object of index: value; is this pandas to_json output (orient records, columns, index or split)?", m.key)}
+			return nil, lineErr{line: m.line, msg: fmt.Sprintf("the file is a JSON object whose member %q is %s, where a pandas to_json frame has an object of index: value per column (orient columns), an object per row (orient index), or columns and data (orient split)", m.key, describeCell(jsonCell(m.raw)))}
 		}
 		t.addColumn(m.key)
 		for _, c := range cm {
@@ -284,7 +310,7 @@ func tableObject(data []byte) (*table, error) {
 	sortIndex(order)
 	for i, k := range order {
 		r := byIndex[k]
-		r.n = i + 1
+		r.n, r.index = i+1, k
 		t.rows = append(t.rows, *r)
 	}
 	return t, nil
@@ -308,11 +334,11 @@ func sortIndex(keys []string) {
 func tableSplit(data []byte, colsRaw, rowsRaw json.RawMessage) (*table, error) {
 	var cols []string
 	if err := json.Unmarshal(colsRaw, &cols); err != nil {
-		return nil, lineErr{0, "columns of an orient=split frame is not a list of names"}
+		return nil, lineErr{line: 0, msg: "columns of an orient=split frame is not a list of names"}
 	}
 	var rows [][]json.RawMessage
 	if err := json.Unmarshal(rowsRaw, &rows); err != nil {
-		return nil, lineErr{0, "data of an orient=split frame is not a list of rows"}
+		return nil, lineErr{line: 0, msg: "data of an orient=split frame is not a list of rows"}
 	}
 	t := &table{columns: cols}
 	base := bytes.Index(data, []byte(`"data"`))
@@ -322,7 +348,7 @@ func tableSplit(data []byte, colsRaw, rowsRaw json.RawMessage) (*table, error) {
 	}
 	for i, r := range rows {
 		if len(r) != len(cols) {
-			return nil, lineErr{line, fmt.Sprintf("row %d has %d values but there are %d columns", i+1, len(r), len(cols))}
+			return nil, lineErr{line: line, msg: fmt.Sprintf("row %d has %d values but there are %d columns", i+1, len(r), len(cols))}
 		}
 		rw := row{line: line, n: i + 1, cells: map[string]cell{}}
 		for j, v := range r {
@@ -420,13 +446,9 @@ func readTabular(name string, data []byte, f Format) (source, []record, error) {
 			}
 		}
 	}
-	idCol := ""
-	for _, n := range idColumns {
-		if t.has(n) {
-			idCol = n
-			taken[n] = true
-			break
-		}
+	idCol := t.idColumn()
+	if idCol != "" {
+		taken[idCol] = true
 	}
 	if idCol == "" && (f == Table || fields[metrics.UserInput] == "") {
 		what := "a user_input (or question) column to derive ids from, or an id (or sample_id) column"
@@ -470,6 +492,19 @@ func readTabular(name string, data []byte, f Format) (source, []record, error) {
 	return src, recs, nil
 }
 
+// idColumn returns the id column: the first of idColumns, in any case
+// (ID, Sample_ID); "" when there is none.
+func (t *table) idColumn() string {
+	for _, n := range idColumns {
+		for _, c := range t.columns {
+			if strings.EqualFold(strings.TrimSpace(c), n) {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
 func (t *table) has(col string) bool {
 	for _, c := range t.columns {
 		if c == col {
@@ -508,7 +543,7 @@ func (t *table) metricColumn(col string) (isMetric bool, mixed string, err error
 			numbers++
 		case ok || errorCell(c):
 		case known:
-			return false, "", lineErr{r.line, fmt.Sprintf("row %d: %s is %s, not a number; a metric's cell holds its score, or is empty (or NaN) when there is none", r.n, col, describeCell(c))}
+			return false, "", lineErr{line: r.line, msg: fmt.Sprintf("%s: %s is %s, not a number; a metric's cell holds its score, or is empty (or NaN) when there is none", r.name(), col, describeCell(c))}
 		default:
 			texts++
 			if firstText == "" {
@@ -543,7 +578,7 @@ func describeCell(c cell) string {
 }
 
 func tabularRecord(r row, f Format, fields map[metrics.Field]string, idCol string, metricCols, metaCols []string) (record, error) {
-	rec := record{line: r.line, where: fmt.Sprintf("row %d", r.n)}
+	rec := record{line: r.line, where: r.name()}
 	s := &rec.sample
 	s.Present = map[metrics.Field]bool{}
 	for _, fc := range fieldColumns {
@@ -558,7 +593,7 @@ func tabularRecord(r row, f Format, fields map[metrics.Field]string, idCol strin
 		if fc.field.IsList() {
 			items, err := listCell(c)
 			if err != nil {
-				return rec, lineErr{r.line, fmt.Sprintf("row %d: %s: %v", r.n, col, err)}
+				return rec, lineErr{line: r.line, msg: fmt.Sprintf("%s: %s: %v", r.name(), col, err)}
 			}
 			s.SetList(fc.field, items)
 			continue
@@ -567,7 +602,7 @@ func tabularRecord(r row, f Format, fields map[metrics.Field]string, idCol strin
 		if c.kind == cellList { // ground_truths: a list of references
 			items, err := listCell(c)
 			if err != nil {
-				return rec, lineErr{r.line, fmt.Sprintf("row %d: %s: %v", r.n, col, err)}
+				return rec, lineErr{line: r.line, msg: fmt.Sprintf("%s: %s: %v", r.name(), col, err)}
 			}
 			text = strings.Join(items, "\n")
 		} else if items, ok, _ := parseList(text); ok && fc.field == metrics.Reference && col == "ground_truths" {
@@ -578,15 +613,17 @@ func tabularRecord(r row, f Format, fields map[metrics.Field]string, idCol strin
 	if idCol != "" {
 		rec.id = strings.TrimSpace(textCell(r.cells[idCol]))
 		rec.idWhy = fmt.Sprintf("ids come from the %s column", idCol)
+		rec.idFix = fmt.Sprintf("Give each row its own %s, or remove the duplicate", idCol)
 		if rec.id == "" {
-			return rec, lineErr{r.line, fmt.Sprintf("row %d has an empty %s; every row needs its id", r.n, idCol)}
+			return rec, lineErr{line: r.line, msg: fmt.Sprintf("%s has an empty %s; every row needs its id", r.name(), idCol)}
 		}
 	} else {
 		if strings.TrimSpace(s.UserInput) == "" {
-			return rec, lineErr{r.line, fmt.Sprintf("row %d has an empty %s, so it has no id; add an id column (id or sample_id)", r.n, fields[metrics.UserInput])}
+			return rec, lineErr{line: r.line, msg: fmt.Sprintf("%s has an empty %s, so it has no id; add an id column (id or sample_id)", r.name(), fields[metrics.UserInput])}
 		}
 		rec.id = deriveID(s.UserInput)
-		rec.idWhy = fmt.Sprintf("without an id column, ids are derived from %s, so the same question twice is one id; add an id column (id or sample_id) to tell them apart", fields[metrics.UserInput])
+		rec.idWhy = fmt.Sprintf("without an id column, ids are derived from %s, so the same question twice is one id", fields[metrics.UserInput])
+		rec.idFix = "Add an id column (id or sample_id) that tells them apart, or remove the duplicate"
 	}
 	for _, col := range metaCols {
 		c := r.cells[col]
