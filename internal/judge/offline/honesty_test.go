@@ -1,12 +1,9 @@
 package offline
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -36,24 +33,7 @@ type labelledPair struct {
 	good, bad            metrics.Sample
 }
 
-func loadGolden(t testing.TB) []golden {
-	f, err := os.Open(goldenPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []golden
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var g golden
-		if err := json.Unmarshal(sc.Bytes(), &g); err != nil {
-			t.Fatal(err)
-		}
-		rows = append(rows, g)
-	}
-	return rows
-}
+func loadGolden(t testing.TB) []golden { return readJSONL[golden](t, goldenPath) }
 
 // sentences splits a text at ". " and line breaks, dropping list markers.
 func pairSentences(s string) []string {

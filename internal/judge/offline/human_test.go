@@ -300,16 +300,7 @@ func scoreAnswers(t testing.TB, rows []answerRow, metric string) []float64 {
 		samples[i].Set(metrics.Reference, r.reference)
 		samples[i].Set(metrics.Response, r.response)
 	}
-	m, _ := metrics.Lookup(metric)
-	res, err := eval.Run(context.Background(), New(Options{}), samples, eval.Options{Metrics: []metrics.Metric{m}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]float64, len(rows))
-	for i, s := range res.Samples {
-		out[i] = s.Scores[metric]
-	}
-	return out
+	return scoreSamples(t, samples, metric)
 }
 
 // answerFigures are ROC AUC over all answers and pairwise accuracy over
@@ -458,16 +449,7 @@ func scoreSTSB(t testing.TB, rows []simRow, metric string) []float64 {
 		samples[i].Set(metrics.Reference, r.a)
 		samples[i].Set(metrics.Response, r.b)
 	}
-	m, _ := metrics.Lookup(metric)
-	res, err := eval.Run(context.Background(), New(Options{}), samples, eval.Options{Metrics: []metrics.Metric{m}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]float64, len(rows))
-	for i, s := range res.Samples {
-		out[i] = s.Scores[metric]
-	}
-	return out
+	return scoreSamples(t, samples, metric)
 }
 
 // clearMargin is how far above the trivial baseline a metric's figure
@@ -562,4 +544,19 @@ func TestOtherMetricsAgainstHumanLabels(t *testing.T) {
 			t.Errorf("%s does not beat the baseline by %.2f and reach %.2f on every set: the offline judge must decline it (OfflineUnreliable)", m, clearMargin, minAgreement)
 		}
 	}
+}
+
+// scoreSamples scores samples with the offline judge for metric, in
+// order.
+func scoreSamples(t testing.TB, samples []metrics.Sample, metric string) []float64 {
+	m, _ := metrics.Lookup(metric)
+	res, err := eval.Run(context.Background(), New(Options{}), samples, eval.Options{Metrics: []metrics.Metric{m}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, len(samples))
+	for i, s := range res.Samples {
+		out[i] = s.Scores[metric]
+	}
+	return out
 }
