@@ -411,9 +411,14 @@ func ReadTrend(ctx context.Context, env Env, dir string) (*report.History, error
 
 // HistoryOf computes the history of stored baselines.
 func HistoryOf(branch string, entries []baseline.Entry) *report.History {
-	files := make([]report.HistoryFile, len(entries))
-	for i, e := range entries {
-		files[i] = report.HistoryFile{SHA: e.SHA, Date: e.Date, File: e.File}
+	files := make([]report.HistoryFile, 0, len(entries))
+	for _, e := range entries {
+		if q := e.File.Config.Sequential; q != nil && q.Judged < q.Total {
+			// A sequential check's mean over the samples it judged is no
+			// point of the trend (those judged first are the unchanged).
+			continue
+		}
+		files = append(files, report.HistoryFile{SHA: e.SHA, Date: e.Date, File: e.File})
 	}
 	return report.NewHistory(branch, files)
 }

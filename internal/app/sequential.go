@@ -186,7 +186,7 @@ func (q *seqRun) record(f *results.File, light []metrics.Sample, inputs eval.Inp
 	out := make([]results.Sample, 0, len(light))
 	why := fmt.Sprintf("not judged: the sequential check decided after %d of %d samples", q.decided, len(light))
 	if q.decided == 0 {
-		why = fmt.Sprintf("not judged: the run stopped after %d of %d samples, before the sequential check decided", len(judged), len(light))
+		why = fmt.Sprintf("not judged: the run stopped (%d of %d samples judged) before the sequential check could decide", len(judged), len(light))
 	}
 	for i := range light {
 		if k, ok := judged[light[i].ID]; ok {

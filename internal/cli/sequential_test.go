@@ -40,6 +40,7 @@ func seqDataset(t *testing.T, path string, n int, edit func(i int, response stri
 		}
 		row["id"] = fmt.Sprintf("s-%04d", i)
 		row["topic"] = []string{"rights", "climate", "labour"}[i%3]
+		row["latency_ms"] = 800 + i%7*10
 		row["response"] = edit(i, row["response"].(string))
 		line, _ := json.Marshal(row)
 		b.Write(line)
@@ -288,7 +289,7 @@ func TestSequentialReviewed(t *testing.T) {
 	for _, s := range f.Samples {
 		if s.Seq == 0 {
 			for m := range s.Scores {
-				if !strings.Contains(s.Undefined[m], "the run stopped after") {
+				if !strings.Contains(s.Undefined[m], "the run stopped (") {
 					t.Fatalf("unjudged sample of a stopped run: %q", s.Undefined[m])
 				}
 				break
@@ -351,5 +352,32 @@ func TestSequentialSegmentFailureReplays(t *testing.T) {
 	c := gate(t, nil, "compare", "--base", base, "--head", head, "--thresholds", th)
 	if c.code != 1 || !strings.Contains(c.stdout, "topic=rights") {
 		t.Errorf("compare without --segment-by: exit %d, want 1 on topic=rights as the check\n%s", c.code, c.stdout)
+	}
+}
+
+// A gated numeric metric needs every sample to pass, not to fail: a broken
+// head still stops at the first failure, and the numeric metric is said to
+// be left undecided.
+func TestSequentialNumericMetricStopsOnFailure(t *testing.T) {
+	dir, _ := seqFixture(t, 600)
+	mf := filepath.Join(dir, "metrics.yaml")
+	os.WriteFile(mf, []byte("version: 1\nmetrics:\n  latency:\n    kind: numeric\n    description: latency in ms\n    reads: [latency_ms]\n    direction: lower\n"), 0o644)
+	th := filepath.Join(dir, "t.yaml")
+	os.WriteFile(th, []byte("version: 1\ngate: [faithfulness, latency]\n"), 0o644)
+	base := filepath.Join(dir, "base-lat.json")
+	if r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--metrics-file", mf, "--dataset", filepath.Join(dir, "base.jsonl"), "--out", base); r.code != 0 {
+		t.Fatalf("base: exit %d\n%s", r.code, r.stderr)
+	}
+	head := filepath.Join(dir, "head.json")
+	r := gate(t, nil, "check", "--sequential", "--judge", "offline", "--metrics-file", mf, "--thresholds", th,
+		"--dataset", filepath.Join(dir, "broken.jsonl"), "--baseline", base, "--out", head)
+	if r.code != 1 {
+		t.Fatalf("broken head: exit %d, want 1\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if q := readResults(t, head).Config.Sequential; q.Judged >= q.Total {
+		t.Errorf("judged %d of %d: a failure should stop the check even with a numeric metric gated", q.Judged, q.Total)
+	}
+	if !strings.Contains(r.stdout, "Not decided when the check stopped on a failure: latency") {
+		t.Errorf("the report does not say latency was left undecided:\n%s", r.stdout)
 	}
 }

@@ -313,7 +313,8 @@ func (cmp *comparison) checkFloor(mr *MetricResult) (Finding, bool) {
 		return Finding{}, false
 	}
 	hm := mr.HeadMean.Value()
-	if sq := mr.Sequential; sq != nil && sq.Floor != "" && sq.Floor != SeqUndecided && cmp.hs.present[mr.Metric] && mr.HeadN > 0 {
+	if sq := mr.Sequential; sq != nil && sq.Floor != "" && sq.Floor != SeqUndecided && cmp.hs.present[mr.Metric] && mr.HeadN > 0 &&
+		cmp.r.Sequential != nil && cmp.r.Sequential.Judged < cmp.r.Sequential.Total {
 		// A sequential check judged a sample of the head: its floors
 		// are decided by the confidence sequence of the head's mean.
 		if !sq.FloorMean.IsNaN() {

@@ -30,6 +30,14 @@ type statsConfig struct{ boot, draws, minSamples int }
 func (st statsConfig) testPairs(mr *MetricResult, hs, bs *side, pairs []pair, label string) (diffs, bool) {
 	m, lower := mr.Metric, mr.Direction == metrics.LowerIsBetter.String()
 	dd, sums := pairDiffs(mr, hs.scores[m], bs.scores[m], pairs, lower)
+	if hs.notJudged > 0 {
+		// A sequential check's unjudged samples are no pairing gap.
+		for _, p := range pairs {
+			if h, b := hs.scores[m][p.h], bs.scores[m][p.b]; math.IsNaN(h) && !math.IsNaN(b) && hs.f.Samples[p.h].Seq == 0 {
+				mr.Unpaired--
+			}
+		}
+	}
 	testLost(mr, hs, bs, pairs)
 	mr.N = len(dd.d)
 	if mr.N > 0 {

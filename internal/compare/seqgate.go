@@ -182,7 +182,7 @@ func (q *Sequential) Add(s *results.Sample, unchanged bool) {
 
 // Look decides what the samples fed so far allow.
 func (q *Sequential) Look() SeqLook {
-	if q.state == nil || len(q.fixedOnly) > 0 || q.allKnown {
+	if q.state == nil || q.allKnown {
 		return SeqLook{Judged: q.fed}
 	}
 	q.last = q.state.Decide()
@@ -201,6 +201,9 @@ func (q *Sequential) Look() SeqLook {
 			}
 		}
 	}
+	// A metric only the fixed design decides (numeric) needs every sample
+	// to pass, but not to fail: a failure elsewhere decides the gate.
+	all = all && len(q.fixedOnly) == 0
 	return SeqLook{Decided: all || failed, Judged: q.fed}
 }
 
@@ -259,11 +262,15 @@ func callsOf(base, head *results.File, sq *results.Sequential) (made, full int) 
 			return made, max(made, int(math.Round(float64(n)*float64(sq.Total)/float64(len(base.Samples)))))
 		}
 	}
-	judgedChanged := sq.Judged - min(sq.Unchanged, sq.Judged)
+	unchanged := sq.Unchanged
+	if base.Judge.Fingerprint != head.Judge.Fingerprint {
+		unchanged = 0 // another judge: no answer of the base's is cached
+	}
+	judgedChanged := sq.Judged - min(unchanged, sq.Judged)
 	if judgedChanged <= 0 {
 		return made, made
 	}
-	return made, max(made, int(math.Round(float64(made)*float64(sq.Total-sq.Unchanged)/float64(judgedChanged))))
+	return made, max(made, int(math.Round(float64(made)*float64(sq.Total-unchanged)/float64(judgedChanged))))
 }
 
 // replaySequential replays the looks of a sequential head and overrides

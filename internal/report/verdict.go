@@ -189,6 +189,13 @@ func notComparableCell(why string) string {
 // allSamples quotes the all-sample head mean that a floor was checked
 // against when the table shows a different (paired) head mean.
 func allSamples(m compare.MetricResult) string {
+	if sq := m.Sequential; sq != nil && sq.Floor != "" && !sq.FloorMean.IsNaN() && sq.Floor != compare.SeqUndecided && m.Floor != compare.FloorOK {
+		if est := FormatScore(sq.FloorMean); est != FormatScore(m.HeadMean) {
+			// A sequential check decided the floor on its estimate of the
+			// head mean over every sample.
+			return " (estimated mean: " + est + ")"
+		}
+	}
 	shown := tableHead(m)
 	if all := FormatScore(m.HeadMean); all != shown {
 		return " (all samples: " + all + ")"
