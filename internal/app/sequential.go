@@ -91,7 +91,9 @@ func seqSeed(cfg SequentialConfig, datasetSHA string) uint64 {
 	}
 	h := fnv.New64a()
 	fmt.Fprint(h, "raggate sequential order ", datasetSHA)
-	return h.Sum64()
+	// Below 2^53: JSON tools that read numbers as doubles (jq) keep it
+	// exact, so it can be given back to --sequential-seed.
+	return h.Sum64() & (1<<53 - 1)
 }
 
 // newSeqRun orders the samples of in: those whose inputs hash as on the

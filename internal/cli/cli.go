@@ -198,11 +198,12 @@ func newFlagSet(name string, env Env, synopsis string) *flag.FlagSet {
 // limits), as docs/flags.md does.
 var shortHelp = map[string]bool{
 	"dataset": true, "responses": true, "field": true, "metrics": true, "metrics-file": true,
-	"judge": true, "judge-config": true, "model": true, "embedding-model": true, "base-url": true,
-	"concurrency": true, "repeats": true, "max-duration": true, "dry-run": true,
+	"judge": true, "judge-config": true, "model": true, "base-url": true,
+	"concurrency": true, "max-duration": true, "dry-run": true,
 	"out": true, "quiet": true, "target": true, "target-cmd": true, "target-config": true,
 	"shard": true, "alpha": true,
 	"thresholds": true, "baseline": true, "baseline-ref": true, "report": true, "format": true, "segment-by": true,
+	"sequential": true, "scores": true,
 	"label": true, "results": true, "positive": true, "min": true, "pair-by": true,
 }
 

@@ -437,6 +437,9 @@ func legendExtras(r *compare.Report) []string {
 		lost = lost || m.LostScores
 	}
 	var out []string
+	if r.Sequential != nil {
+		out = append(out, "sequential check: for the gated metrics, delta and its interval are the estimate over every sample (unchanged ones judged first, the rest a random draw) and its anytime-valid confidence sequence, decided without a p-value; base and head are the judged pairs' means, so delta need not be head - base")
+	}
 	if lost {
 		out = append(out, "lost N scores: N paired samples scored on base are undefined on head, significantly more than the reverse (exact sign test, in the same correction)")
 	}
