@@ -469,13 +469,10 @@ func readTabular(name string, data []byte, f Format) (source, []record, error) {
 		if mixed != "" {
 			src.warnings = append(src.warnings, mixed)
 		}
-		switch {
-		case isMetric:
+		if isMetric {
 			metricCols = append(metricCols, c)
-		case !t.allEmpty(c):
+		} else {
 			metaCols = append(metaCols, c)
-		default:
-			src.warnings = append(src.warnings, fmt.Sprintf("column %s has no value in any row: ignored", c))
 		}
 	}
 	if len(metricCols) == 0 {
@@ -514,15 +511,6 @@ func (t *table) has(col string) bool {
 	return false
 }
 
-func (t *table) allEmpty(col string) bool {
-	for _, r := range t.rows {
-		if c := r.cells[col]; c.kind != cellNull && !(c.kind == cellText && strings.TrimSpace(c.s) == "") {
-			return false
-		}
-	}
-	return true
-}
-
 // metricColumn decides whether a column holds scores. A column named as
 // a catalogue metric does; its cells must be numbers, no score (empty,
 // NaN) or an evaluator's error text. Another column does when it holds a
@@ -551,7 +539,10 @@ func (t *table) metricColumn(col string) (isMetric bool, mixed string, err error
 			}
 		}
 	}
-	if known || (numbers > 0 && numbers >= texts) {
+	// A column with no number and no plain text (every cell empty, NaN or
+	// an error text) is a metric the evaluator failed on in every row: its
+	// scores are all undefined, and count as such.
+	if known || (numbers > 0 && numbers >= texts) || (numbers == 0 && texts == 0) {
 		return true, "", nil
 	}
 	if numbers > 0 {

@@ -1,0 +1,58 @@
+package importer
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/raggate/raggate/internal/results"
+)
+
+// ragasRows is a Ragas CSV of n rows with faithfulness scored and a user
+// metric my_score whose every cell is cell(i).
+func ragasRows(n int, cell func(i int) string) string {
+	var b strings.Builder
+	b.WriteString(",user_input,response,my_score,faithfulness\n")
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&b, "%d,Question %d?,ans %d,%s,0.8%d\n", i, i, i, cell(i), i%10)
+	}
+	return b.String()
+}
+
+// A user-metric column the evaluator failed on in every row (all empty,
+// or all error texts) is a metric whose every score is undefined: it
+// counts against --max-undefined instead of vanishing.
+func TestReview3AllUndefinedUserMetric(t *testing.T) {
+	for name, cell := range map[string]func(int) string{
+		"empty":  func(int) string { return "" },
+		"errors": func(int) string { return `"openai.RateLimitError('Error code: 429')"` },
+		"mixed": func(i int) string {
+			if i%2 == 0 {
+				return "nan"
+			}
+			return "TimeoutError()"
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			f := readString(t, "r.csv", ragasRows(10, cell))
+			if msg := f.TooManyUndefined(0.5); !strings.Contains(msg, "my_score") {
+				t.Errorf("my_score undefined in every row passes --max-undefined 0.5: %q", msg)
+			}
+			s := f.Samples[3]
+			if k := s.KindOf("my_score"); k != results.KindJudge {
+				t.Errorf("my_score kind %q, want judge", k)
+			}
+			if _, ok := s.Metadata["my_score"]; ok {
+				t.Errorf("my_score kept as metadata: %v", s.Metadata)
+			}
+			if r := s.Undefined["my_score"]; r == "" {
+				t.Errorf("no reason for the undefined score")
+			}
+		})
+	}
+	// A column of plain text stays metadata.
+	f := readString(t, "r.csv", ragasRows(4, func(i int) string { return fmt.Sprintf("note %d", i) }))
+	if got := f.Samples[1].Metadata["my_score"]; got != "note 1" {
+		t.Errorf("text column: metadata %q, want note 1", got)
+	}
+}
