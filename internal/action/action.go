@@ -773,6 +773,11 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 // done lets go of what the run keeps (its texts on disk) once stored.
 func (a *actionRun) baselineResults(ctx context.Context, key baseline.Key, scores *app.Scores) (*results.File, func(), error) {
 	if scores != nil {
+		if scores.Format != "" {
+			// As check mode does: the store holds an imported file to the
+			// max-target-failures and max-undefined inputs.
+			app.UnscoredLimits{MaxTargetFailures: a.o.Target.MaxFailures, MaxUndefined: a.o.MaxUndefined}.Record(scores.File)
+		}
 		scores.File.Git = &results.Git{SHA: key.SHA, Ref: "refs/heads/" + key.Branch}
 		if err := results.Write(a.env.Abs(a.o.Out), scores.File); err != nil {
 			return nil, nil, fmt.Errorf("write %s: %w", a.o.Out, err)

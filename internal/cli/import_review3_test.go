@@ -1,0 +1,83 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// pfFailedCalls is a promptfoo output of 10 tests of which 3 are failed
+// provider calls (failureReason 2, no scores).
+func pfFailedCalls() string {
+	var rs []string
+	for i := 0; i < 10; i++ {
+		if i < 3 {
+			rs = append(rs, fmt.Sprintf(`{"testIdx": %d, "promptIdx": 0, "provider": {"id": "openai:gpt-4o"}, "vars": {"question": "q%d"},
+ "success": false, "score": 0, "namedScores": {}, "gradingResult": null, "response": {"error": "429 Too Many Requests"}, "failureReason": 2, "error": "API error: 429"}`, i, i))
+			continue
+		}
+		rs = append(rs, fmt.Sprintf(`{"testIdx": %d, "promptIdx": 0, "provider": {"id": "openai:gpt-4o"}, "vars": {"question": "q%d"},
+ "success": true, "score": 0.8, "namedScores": {"Faithfulness": 0.9}, "response": {"output": "a"}, "failureReason": 0}`, i, i))
+	}
+	return `{"evalId": "e", "results": {"version": 3, "results": [` + strings.Join(rs, ",\n") + `]}}`
+}
+
+// baseline put holds an imported file to --max-target-failures (and
+// --max-undefined): the defaults refuse 3 failed calls of 10, the flag
+// given lets it be stored.
+func TestBaselinePutReview3Limits(t *testing.T) {
+	pf := writeTemp(t, "pf.json", pfFailedCalls())
+	store := filepath.Join(t.TempDir(), "b.json")
+	put := func(extra ...string) runResult {
+		return gate(t, nil, append([]string{"baseline", "put", "--store", "file", "--path", store, "--results", pf}, extra...)...)
+	}
+	if r := put(); r.code != 2 || !strings.Contains(r.stderr, "target") {
+		t.Fatalf("defaults: exit %d, want 2 naming the failed target calls\n%s", r.code, r.stderr)
+	}
+	if r := put("--max-target-failures", "0.5"); r.code != 0 {
+		t.Fatalf("--max-target-failures 0.5: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+
+	// A metric undefined on 4 of 10 rows: refused at --max-undefined 0.2.
+	var b strings.Builder
+	b.WriteString("id,faithfulness\n")
+	for i := 0; i < 10; i++ {
+		v := "0.9"
+		if i < 4 {
+			v = "TimeoutError()"
+		}
+		fmt.Fprintf(&b, "s%d,%s\n", i, v)
+	}
+	csv := writeTemp(t, "r.csv", b.String())
+	if r := gate(t, nil, "baseline", "put", "--store", "file", "--path", store, "--results", csv, "--max-undefined", "0.2"); r.code != 2 || !strings.Contains(r.stderr, "0.2") {
+		t.Fatalf("--max-undefined 0.2: exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	if r := gate(t, nil, "baseline", "put", "--store", "file", "--path", store, "--results", csv); r.code != 0 {
+		t.Fatalf("default --max-undefined 0.5: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+}
+
+// The action's baseline mode holds an imported scores file to its
+// max-target-failures input.
+func TestActionBaselineReview3Limits(t *testing.T) {
+	pf := writeTemp(t, "pf.json", pfFailedCalls())
+	payload := map[string]any{"repository": map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}}
+	run := func(extra ...string) runResult {
+		dir := t.TempDir()
+		in := map[string]string{"scores": pf, "mode": "baseline", "comment": "false", "baseline-store": "file",
+			"baseline-path": filepath.Join(dir, "store.json"), "results": filepath.Join(dir, "results.json")}
+		for i := 0; i+1 < len(extra); i += 2 {
+			in[extra[i]] = extra[i+1]
+		}
+		env := actionEnv(t, nil, "push", payload, in)
+		env["GITHUB_REF"], env["GITHUB_SHA"] = "refs/heads/main", strings.Repeat("2", 40)
+		return gate(t, env, "action")
+	}
+	if r := run(); r.code != 2 {
+		t.Fatalf("default max-target-failures: exit %d, want 2\n%s", r.code, r.stderr)
+	}
+	if r := run("max-target-failures", "0.5"); r.code != 0 {
+		t.Fatalf("max-target-failures 0.5: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+}
