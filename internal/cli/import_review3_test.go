@@ -81,3 +81,31 @@ func TestActionBaselineReview3Limits(t *testing.T) {
 		t.Fatalf("max-target-failures 0.5: exit %d, want 0\n%s", r.code, r.stderr)
 	}
 }
+
+// acRagas is a Ragas 0.1 export of answer_correctness and
+// answer_similarity (report-only catalogue metrics), worse by shift.
+func acRagas(shift float64) string {
+	var b strings.Builder
+	b.WriteString(",question,answer,ground_truth,answer_correctness,answer_similarity\n")
+	for i := 0; i < 30; i++ {
+		v := 0.5 + 0.4*float64(i%7)/7 - shift
+		fmt.Fprintf(&b, "%d,Question %d?,ans,gt,%.4f,%.4f\n", i, i, v, v+0.05)
+	}
+	return b.String()
+}
+
+// An imported head that gates nothing says so, naming the metrics it
+// could gate; the thresholds' gate list makes them gate.
+func TestCheckScoresReview3NothingGated(t *testing.T) {
+	base := writeTemp(t, "base.csv", acRagas(0))
+	head := writeTemp(t, "head.csv", acRagas(0.2))
+	r := gate(t, nil, "check", "--scores", head, "--baseline", base)
+	out := r.stdout + r.stderr
+	if r.code != 0 || !strings.Contains(out, "no gated metric compared") || !strings.Contains(out, "report-only: semantic_similarity, answer_correctness") {
+		t.Fatalf("exit %d, want 0 with a warning naming the report-only metrics\n%s", r.code, out)
+	}
+	th := writeTemp(t, "t.yaml", "version: 1\ngate: [faithfulness, answer_correctness]\n")
+	if r := gate(t, nil, "check", "--scores", head, "--baseline", base, "--thresholds", th); r.code != 1 {
+		t.Fatalf("answer_correctness gated: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
