@@ -63,7 +63,8 @@ func ReadScoresWith(env Env, path, what string, o ScoresOptions) (*results.File,
 		// A JSON object no other evaluator's shape claims is taken for a
 		// results file whose schema comes later (keys written in another
 		// order): its errors are the results reader's, with its line.
-		if isResultsFile(head) || (!sniffed && isJSONObject(head)) {
+		// A schema that is not a string (pandas orient=table) never is.
+		if isResultsFile(head) || (!sniffed && isJSONObject(head) && !importer.SchemaNotString(head)) {
 			f, err := results.ReadWith(abs, o.Read)
 			if errors.Is(err, results.ErrSchema) && !isResultsFile(head) {
 				err = fmt.Errorf("%w; nor is it a scores file of a shape raggate knows (Ragas, promptfoo, DeepEval, table): if it is one, force its format", err)

@@ -109,3 +109,13 @@ func TestCheckScoresReview3NothingGated(t *testing.T) {
 		t.Fatalf("answer_correctness gated: exit %d, want 1\n%s%s", r.code, r.stdout, r.stderr)
 	}
 }
+
+// A JSON object whose schema is not a string is never read as a results
+// file: the error is the importer's, not Go's.
+func TestCheckScoresReview3SchemaObject(t *testing.T) {
+	p := writeTemp(t, "s.json", `{"schema": {"fields": []}, "other": 1}`)
+	r := gate(t, nil, "check", "--scores", p)
+	if r.code != 2 || strings.Contains(r.stderr, "Go struct") || !strings.Contains(r.stderr, "matches none of the formats") {
+		t.Fatalf("exit %d, want 2 with the formats expected\n%s", r.code, r.stderr)
+	}
+}

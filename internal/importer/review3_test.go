@@ -56,3 +56,29 @@ func TestReview3AllUndefinedUserMetric(t *testing.T) {
 		t.Errorf("text column: metadata %q, want note 1", got)
 	}
 }
+
+// pandas to_json(orient="table") is read as records, its index (the
+// schema's primaryKey) as the rows' index labels, not as a metric.
+func TestReview3OrientTable(t *testing.T) {
+	const doc = `{"schema": {"fields": [{"name": "index", "type": "integer"}, {"name": "user_input", "type": "string"}, {"name": "faithfulness", "type": "number"}], "primaryKey": ["index"], "pandas_version": "1.4.0"},
+ "data": [{"index": 0, "user_input": "q0", "faithfulness": 0.5}, {"index": 1, "user_input": "q1", "faithfulness": null}, {"index": 2, "user_input": "q2", "faithfulness": 0.75}]}`
+	if f, ok := Sniff([]byte(doc)); !ok || f != Ragas {
+		t.Fatalf("sniffed %q %v, want ragas", f, ok)
+	}
+	f := readString(t, "t.json", doc)
+	if len(f.Samples) != 3 {
+		t.Fatalf("%d samples, want 3", len(f.Samples))
+	}
+	if _, ok := f.Metric("index"); ok {
+		t.Error("the index column is taken as a metric")
+	}
+	if v := f.Samples[2].Scores["faithfulness"]; v.Value() != 0.75 {
+		t.Errorf("row 3 faithfulness %v, want 0.75", v)
+	}
+	if k := f.Samples[1].KindOf("faithfulness"); k != results.KindJudge {
+		t.Errorf("null score: kind %q, want judge", k)
+	}
+	if !SchemaNotString([]byte(doc)) || SchemaNotString([]byte(`{"schema": "raggate.results/v1"}`)) {
+		t.Error("SchemaNotString")
+	}
+}

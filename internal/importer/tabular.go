@@ -266,6 +266,9 @@ func tableObject(data []byte) (*table, error) {
 	for _, m := range ms {
 		keys[m.key] = m.raw
 	}
+	if sc := bytes.TrimSpace(keys["schema"]); len(sc) > 0 && sc[0] == '{' && keys["data"] != nil {
+		return tableOrientTable(data, sc)
+	}
 	if cols, okc := keys["columns"]; okc && keys["data"] != nil && len(ms) <= 3 {
 		return tableSplit(data, cols, keys["data"])
 	}
@@ -312,6 +315,47 @@ func tableObject(data []byte) (*table, error) {
 		r := byIndex[k]
 		r.n, r.index = i+1, k
 		t.rows = append(t.rows, *r)
+	}
+	return t, nil
+}
+
+// tableOrientTable reads pandas' to_json(orient="table"): the rows of
+// data as records, the schema's primaryKey columns (the index) as the
+// rows' index labels.
+func tableOrientTable(data []byte, schemaRaw json.RawMessage) (*table, error) {
+	var sc pandasSchema
+	if err := json.Unmarshal(schemaRaw, &sc); err != nil {
+		return nil, lineErr{line: 1, msg: fmt.Sprintf("the schema of a pandas orient=table file is not readable: %v", err)}
+	}
+	els, ok, err := arrayAt(data, "data")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, lineErr{line: 1, msg: "a pandas orient=table file has a data member that is a list of rows"}
+	}
+	t := &table{}
+	for i, el := range els {
+		if err := t.addObject(data, el.off, el.raw, el.line, i+1); err != nil {
+			return nil, err
+		}
+	}
+	if len(sc.PrimaryKey) == 1 {
+		pk := sc.PrimaryKey[0]
+		for i := range t.rows {
+			r := &t.rows[i]
+			if c, ok := r.cells[pk]; ok {
+				r.index = strings.TrimSpace(textCell(c))
+				delete(r.cells, pk)
+			}
+		}
+		cols := t.columns[:0]
+		for _, c := range t.columns {
+			if c != pk {
+				cols = append(cols, c)
+			}
+		}
+		t.columns = cols
 	}
 	return t, nil
 }
