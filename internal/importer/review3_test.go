@@ -82,3 +82,28 @@ func TestReview3OrientTable(t *testing.T) {
 		t.Error("SchemaNotString")
 	}
 }
+
+// promptfoo eval -o out.jsonl: one result a line, read as the results
+// array, errors on the file's own lines; other JSON Lines forced as
+// promptfoo are refused saying which output to write.
+func TestReview3PromptfooJSONLines(t *testing.T) {
+	line := func(i int, score string) string {
+		return fmt.Sprintf(`{"testIdx": %d, "promptIdx": 0, "provider": {"id": "openai:gpt-4o"}, "vars": {"question": "q%d"}, "success": true, "score": %s, "namedScores": {"Faithfulness": 0.9}}`, i, i, score)
+	}
+	doc := line(0, "0.5") + "\n" + line(1, "0.6") + "\n\n" + line(2, "0.7") + "\n"
+	if f, ok := Sniff([]byte(doc)); !ok || f != Promptfoo {
+		t.Fatalf("sniffed %q %v, want promptfoo", f, ok)
+	}
+	f := readString(t, "out.jsonl", doc)
+	if len(f.Samples) != 3 {
+		t.Fatalf("%d samples, want 3", len(f.Samples))
+	}
+	_, _, err := Parse("bad.jsonl", []byte(line(0, "0.5")+"\n\n"+line(1, `"x"`)+"\n"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "bad.jsonl:3") {
+		t.Errorf("bad score on line 3: %v", err)
+	}
+	_, _, err = Parse("r.jsonl", []byte("{\"user_input\": \"q\", \"faithfulness\": 1}\n{\"user_input\": \"r\", \"faithfulness\": 1}\n"), Options{Format: Promptfoo})
+	if err == nil || !strings.Contains(err.Error(), "promptfoo's JSON Lines output is not read: use -o out.json") {
+		t.Errorf("other JSON Lines as promptfoo: %v", err)
+	}
+}
