@@ -6,6 +6,7 @@ package importer
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -136,9 +137,9 @@ func parse(name string, data []byte, opt Options) (*results.File, Format, error)
 	var src source
 	var recs []record
 	var err error
-	if t := bytes.TrimLeft(data, " \t\r\n"); f == Promptfoo && t[0] == '{' && isJSONLines(t) {
+	if t := bytes.TrimLeft(data, " \t\r\n"); f == Promptfoo && t[0] == '{' && isJSONLines(t) && json.Valid(firstLine(t)) {
 		// promptfoo eval -o out.jsonl: one result a line.
-		first, _, _ := bytes.Cut(t, []byte{'\n'})
+		first := firstLine(t)
 		if g, ok := sniffCaseKeys(topKeys(first)); !ok || g != Promptfoo {
 			return nil, f, &Error{File: name, Msg: "promptfoo's JSON Lines output is not read: use -o out.json"}
 		}
@@ -168,6 +169,12 @@ func parse(name string, data []byte, opt Options) (*results.File, Format, error)
 	}
 	out, err := build(name, src, recs, opt)
 	return out, f, err
+}
+
+// firstLine is data up to its first line break.
+func firstLine(data []byte) []byte {
+	first, _, _ := bytes.Cut(data, []byte{'\n'})
+	return first
 }
 
 // linesArray turns JSON Lines into one JSON array, each value on the line

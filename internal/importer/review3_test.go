@@ -107,3 +107,35 @@ func TestReview3PromptfooJSONLines(t *testing.T) {
 		t.Errorf("other JSON Lines as promptfoo: %v", err)
 	}
 }
+
+// An integer id written as a float (pandas, for an id column with a NaN)
+// is put in its integer form in every format, so 1 and 1.0 pair.
+func TestReview3IntegralFloatID(t *testing.T) {
+	for name, doc := range map[string]string{
+		"t.jsonl": "{\"id\": 1.0, \"helpfulness\": 0.5}\n{\"id\": 2.00, \"helpfulness\": 0.6}\n{\"id\": 2.5, \"helpfulness\": 0.6}\n",
+		"t.csv":   "id,helpfulness\n1.0,0.5\n2.00,0.6\n2.5,0.6\n",
+		"de.json": `{"testCases": [{"name": "1.0", "input": "q1", "actualOutput": "a", "metricsData": [{"name": "Faithfulness", "score": 0.9}]}, {"name": "2.00", "input": "q2", "actualOutput": "a", "metricsData": [{"name": "Faithfulness", "score": 0.9}]}, {"name": "2.5", "input": "q3", "actualOutput": "a", "metricsData": [{"name": "Faithfulness", "score": 0.9}]}]}`,
+		"pf.json": `{"evalId": "e", "results": {"version": 3, "results": [` +
+			`{"testIdx": 0, "promptIdx": 0, "provider": "p", "vars": {"question": "q1"}, "testCase": {"description": "1.0"}, "success": true, "score": 1, "namedScores": {}},` +
+			`{"testIdx": 1, "promptIdx": 0, "provider": "p", "vars": {"question": "q2"}, "testCase": {"description": "2.00"}, "success": true, "score": 1, "namedScores": {}},` +
+			`{"testIdx": 2, "promptIdx": 0, "provider": "p", "vars": {"question": "q3"}, "testCase": {"description": "2.5"}, "success": true, "score": 1, "namedScores": {}}]}}`,
+	} {
+		f := readString(t, name, doc)
+		var ids []string
+		for _, s := range f.Samples {
+			ids = append(ids, s.ID)
+		}
+		got := strings.Join(ids, " ")
+		for _, want := range []string{"1", "2", "2.5"} {
+			found := false
+			for _, id := range ids {
+				if id == want {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%s: ids %s, want %s among them", name, got, want)
+			}
+		}
+	}
+}
