@@ -187,7 +187,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env app.Env) (app.S
 		}
 	}
 	o.Scores = in.Get("scores")
-	o.ScoresFormat = in.Get("scores-format")
+	o.ScoresFormat = strings.ToLower(strings.TrimSpace(in.Get("scores-format"))) // Ragas as ragas
 	if st.mode != "comment" && o.Scores == "" {
 		bad(in.Required("dataset"))
 	}

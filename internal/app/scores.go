@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -54,6 +56,9 @@ type ScoresOptions struct {
 // metadata, ids derived from inputs) go to the log, naming the file.
 func ReadScoresWith(env Env, path, what string, o ScoresOptions) (*results.File, importer.Format, error) {
 	abs := env.abs(path)
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+		return nil, "", scoresErr(what, fmt.Errorf("%s does not exist (give the path of the file your evaluator wrote, relative to the working directory)", path))
+	}
 	if o.Format == "" {
 		head, err := readHead(abs)
 		if err != nil {

@@ -119,3 +119,39 @@ func TestCheckScoresReview3SchemaObject(t *testing.T) {
 		t.Fatalf("exit %d, want 2 with the formats expected\n%s", r.code, r.stderr)
 	}
 }
+
+// A missing scores file says so with the path as given; the action's
+// scores-format is read in any case.
+func TestActionReview3ScoresInput(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("user_input,faithfulness\n")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "q%d,0.%d\n", i, 5+i%4)
+	}
+	scores := writeTemp(t, "scores.csv", b.String())
+	base := filepath.Join(t.TempDir(), "base.json")
+	if r := gate(t, nil, "import", scores, "--out", base); r.code != 0 {
+		t.Fatalf("import: exit %d\n%s", r.code, r.stderr)
+	}
+	payload := map[string]any{"repository": map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}}
+	run := func(in map[string]string) runResult {
+		dir := t.TempDir()
+		m := map[string]string{"mode": "check", "comment": "false", "baseline-store": "file", "baseline-path": base,
+			"results": filepath.Join(dir, "results.json"), "report": filepath.Join(dir, "report.md")}
+		for k, v := range in {
+			m[k] = v
+		}
+		return gate(t, actionEnv(t, nil, "workflow_dispatch", payload, m), "action")
+	}
+	r := run(map[string]string{"scores": "evals/out.csv"})
+	want := `input "scores": evals/out.csv does not exist (give the path of the file your evaluator wrote, relative to the working directory)`
+	if r.code != 2 || !strings.Contains(r.stderr, want) {
+		t.Fatalf("missing file: exit %d, want 2 saying %q\n%s", r.code, want, r.stderr)
+	}
+	if r := run(map[string]string{"scores": scores, "scores-format": "Ragas"}); r.code != 0 {
+		t.Fatalf("scores-format Ragas: exit %d, want 0\n%s", r.code, r.stderr)
+	}
+	if r := gate(t, nil, "check", "--scores", "nope.csv"); r.code != 2 || !strings.Contains(r.stderr, "--scores: nope.csv does not exist") {
+		t.Fatalf("check --scores nope.csv: exit %d\n%s", r.code, r.stderr)
+	}
+}
