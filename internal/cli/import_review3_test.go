@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -153,5 +154,34 @@ func TestActionReview3ScoresInput(t *testing.T) {
 	}
 	if r := gate(t, nil, "check", "--scores", "nope.csv"); r.code != 2 || !strings.Contains(r.stderr, "--scores: nope.csv does not exist") {
 		t.Fatalf("check --scores nope.csv: exit %d\n%s", r.code, r.stderr)
+	}
+}
+
+// The action with scores warns about the inputs it ignores, and its model
+// input names the scores' evaluation model.
+func TestActionReview3IgnoredInputsAndModel(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("user_input,faithfulness\n")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "q%d,0.%d\n", i, 5+i%4)
+	}
+	scores := writeTemp(t, "scores.csv", b.String())
+	dir := t.TempDir()
+	out := filepath.Join(dir, "results.json")
+	payload := map[string]any{"repository": map[string]any{"full_name": "acme/support-rag", "default_branch": "main"}}
+	in := map[string]string{"scores": scores, "mode": "check", "comment": "false", "baseline-store": "file",
+		"baseline-path": filepath.Join(dir, "none.json"), "results": out, "report": filepath.Join(dir, "report.md"),
+		"metrics": "faithfulness", "base-url": "http://x", "judge": "auto", "model": "gpt-4o-mini"}
+	r := gate(t, actionEnv(t, nil, "workflow_dispatch", payload, in), "action")
+	if r.code != 0 {
+		t.Fatalf("exit %d\n%s", r.code, r.stderr)
+	}
+	warn := "::warning title=raggate::input scores gates another evaluator's scores; these inputs are for a run of raggate's own judge and are ignored: metrics, base-url"
+	if !strings.Contains(r.stdout, warn+"\n") {
+		t.Errorf("no warning naming metrics and base-url (and only them):\n%s", r.stdout)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(data), `"model": "gpt-4o-mini"`) {
+		t.Errorf("results do not record the model input as the evaluation model: %v\n%.400s", err, data)
 	}
 }
