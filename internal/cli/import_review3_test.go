@@ -185,3 +185,23 @@ func TestActionReview3IgnoredInputsAndModel(t *testing.T) {
 		t.Errorf("results do not record the model input as the evaluation model: %v\n%.400s", err, data)
 	}
 }
+
+// A command in a finding's sentence shows as code in the comment, not as
+// escaped backticks.
+func TestCompareReview3CommandInMarkdown(t *testing.T) {
+	var b, h strings.Builder
+	b.WriteString("id,user_input,faithfulness\n")
+	h.WriteString("id,user_input,faithfulness\n")
+	for i := 0; i < 20; i++ {
+		fmt.Fprintf(&b, "s%d,q%d,0.%d\n", i, i, 5+i%4)
+		if i < 5 {
+			fmt.Fprintf(&h, "s%d,q%d,0.%d\n", i, i, 5+i%4)
+		} else {
+			fmt.Fprintf(&h, "n%d,new%d,0.%d\n", i, i, 5+i%4)
+		}
+	}
+	r := gate(t, nil, "compare", "--base", writeTemp(t, "b.csv", b.String()), "--head", writeTemp(t, "h.csv", h.String()), "--format", "markdown")
+	if !strings.Contains(r.stdout, "store a baseline of the new dataset with `gate baseline put`") || strings.Contains(r.stdout, "\\`") {
+		t.Fatalf("exit %d: want the command as code, no escaped backticks\n%s%s", r.code, r.stdout, r.stderr)
+	}
+}
