@@ -56,7 +56,9 @@ type ScoresOptions struct {
 // metadata, ids derived from inputs) go to the log, naming the file.
 func ReadScoresWith(env Env, path, what string, o ScoresOptions) (*results.File, importer.Format, error) {
 	abs := env.abs(path)
-	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) {
+	// The scores file of check --scores and the action's input: the
+	// output of the evaluator's step, most often a wrong relative path.
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) && (what == "--scores" || what == `input "scores"`) {
 		return nil, "", scoresErr(what, fmt.Errorf("%s does not exist (give the path of the file your evaluator wrote, relative to the working directory)", path))
 	}
 	if o.Format == "" {
