@@ -96,6 +96,11 @@ func runAction(ctx context.Context, env app.Env, pub Publisher, out *actionOutpu
 	for _, w := range gh.Warnings {
 		pub.Warning(w, "raggate")
 	}
+	if st.mode != "comment" && o.Scores != "" {
+		if ignored := ignoredWithScores(in); len(ignored) > 0 {
+			pub.Warning("input scores gates another evaluator's scores; these inputs are for a run of raggate's own judge and are ignored: "+strings.Join(ignored, ", "), "raggate")
+		}
+	}
 	if env.Dir, err = actionDir(env, gh, in.Get("working-directory")); err != nil {
 		return app.WithKind(app.KindUsage, err)
 	}
@@ -187,7 +192,7 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env app.Env) (app.S
 		}
 	}
 	o.Scores = in.Get("scores")
-	o.ScoresFormat = in.Get("scores-format")
+	o.ScoresFormat = strings.ToLower(strings.TrimSpace(in.Get("scores-format"))) // Ragas as ragas
 	if st.mode != "comment" && o.Scores == "" {
 		bad(in.Required("dataset"))
 	}
@@ -246,6 +251,23 @@ func actionOptions(in ghaction.Inputs, gh *ghaction.Context, env app.Env) (app.S
 		return o, st, errors.New(strings.Join(errs, "; "))
 	}
 	return o, st, nil
+}
+
+// ignoredWithScores names the inputs given that a run of the judge uses
+// and a check of imported scores does not (model names the scores'
+// evaluation model; a default value is not given).
+func ignoredWithScores(in ghaction.Inputs) []string {
+	var names []string
+	for _, n := range []string{"responses", "fields", "metrics", "target", "target-config", "target-env",
+		"judge", "embedding-model", "base-url", "azure-endpoint", "azure-deployment", "azure-embedding-deployment",
+		"azure-api-version", "api-key", "strict-fields"} {
+		v := strings.TrimSpace(in.Get(n))
+		if v == "" || (n == "judge" && v == "auto") || (n == "strict-fields" && v == "false") {
+			continue
+		}
+		names = append(names, n)
+	}
+	return names
 }
 
 // judgeInputs reads the judge's inputs into o; empty inputs keep the
@@ -565,12 +587,14 @@ func (a *actionRun) readScores() (*app.Scores, error) {
 	if a.o.Scores == "" {
 		return nil, nil
 	}
-	f, format, err := app.ReadScores(a.env, a.o.Scores, a.o.ScoresFormat, `input "scores"`, results.ReadOptions{Texts: results.AllTexts})
+	// The model input names the scores' evaluation model, as --model
+	// does for gate check --scores.
+	f, format, err := app.ReadScoresWith(a.env, a.o.Scores, `input "scores"`, app.ScoresOptions{Format: a.o.ScoresFormat, Model: a.o.Model, Read: results.ReadOptions{Texts: results.AllTexts}})
 	if err != nil {
 		return nil, err
 	}
 	a.o.UserDefs = append(a.o.UserDefs, f.UserMetrics...)
-	return &app.Scores{File: f, Path: a.o.Scores, Format: format}, nil
+	return &app.Scores{File: f, Path: a.o.Scores, Format: format, Model: a.o.Model}, nil
 }
 
 // writeHTML writes the HTML report (input report-html), reading the texts
@@ -773,6 +797,11 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 // done lets go of what the run keeps (its texts on disk) once stored.
 func (a *actionRun) baselineResults(ctx context.Context, key baseline.Key, scores *app.Scores) (*results.File, func(), error) {
 	if scores != nil {
+		if scores.Format != "" {
+			// As check mode does: the store holds an imported file to the
+			// max-target-failures and max-undefined inputs.
+			app.UnscoredLimits{MaxTargetFailures: a.o.Target.MaxFailures, MaxUndefined: a.o.MaxUndefined}.Record(scores.File)
+		}
 		scores.File.Git = &results.Git{SHA: key.SHA, Ref: "refs/heads/" + key.Branch}
 		if err := results.Write(a.env.Abs(a.o.Out), scores.File); err != nil {
 			return nil, nil, fmt.Errorf("write %s: %w", a.o.Out, err)

@@ -31,11 +31,16 @@ func GetBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key) 
 // format forcing its format) as the baseline of key (its commit, when key
 // has none, from the file) in the store c names, if it can stand for a
 // branch under the thresholds file thresholds ("" = the built-in ones; see
-// Storable). cmd names the command in errors. It returns the key stored.
-func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, path, format, thresholds, cmd string) (baseline.Key, error) {
-	f, _, err := ReadScores(env, path, format, "--results", results.ReadOptions{Texts: results.AllTexts})
+// Storable) and, for an imported file, the limits given (a results file
+// keeps its run's own). cmd names the command in errors. It returns the
+// key stored.
+func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, path, format, thresholds string, limits UnscoredLimits, cmd string) (baseline.Key, error) {
+	f, got, err := ReadScores(env, path, format, "--results", results.ReadOptions{Texts: results.AllTexts})
 	if err != nil {
 		return key, err
+	}
+	if got != "" {
+		limits.Record(f)
 	}
 	g := BaselineGate{Flag: "--thresholds"}
 	if g.Thresholds, err = LoadThresholds(env, thresholds, filesMetrics(f)...); err != nil {
@@ -54,6 +59,26 @@ func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, 
 		return key, err
 	}
 	return PutResults(ctx, store, key, f, g, path, cmd)
+}
+
+// UnscoredLimits are the shares of samples a run may leave unscored: by failed
+// target calls (--max-target-failures) and by the judge
+// (--max-undefined). An imported scores file records the limits given
+// with it, as a run records its own, so that a baseline is held to them.
+type UnscoredLimits struct {
+	MaxTargetFailures, MaxUndefined float64
+}
+
+// DefaultUnscoredLimits are gate run's defaults.
+func DefaultUnscoredLimits() UnscoredLimits {
+	def := DefaultRunConfig()
+	return UnscoredLimits{MaxTargetFailures: def.Target.MaxFailures, MaxUndefined: def.MaxUndefined}
+}
+
+// Record writes the limits into f's configuration.
+func (l UnscoredLimits) Record(f *results.File) {
+	target, undef := l.MaxTargetFailures, l.MaxUndefined
+	f.Config.MaxTargetFailures, f.Config.MaxUndefined = &target, &undef
 }
 
 // BaselineGate is what a baseline is held to besides its own run: the

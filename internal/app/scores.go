@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -54,6 +56,11 @@ type ScoresOptions struct {
 // metadata, ids derived from inputs) go to the log, naming the file.
 func ReadScoresWith(env Env, path, what string, o ScoresOptions) (*results.File, importer.Format, error) {
 	abs := env.abs(path)
+	// The scores file of check --scores and the action's input: the
+	// output of the evaluator's step, most often a wrong relative path.
+	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) && (what == "--scores" || what == `input "scores"`) {
+		return nil, "", scoresErr(what, fmt.Errorf("%s does not exist (give the path of the file your evaluator wrote, relative to the working directory)", path))
+	}
 	if o.Format == "" {
 		head, err := readHead(abs)
 		if err != nil {
@@ -63,7 +70,8 @@ func ReadScoresWith(env Env, path, what string, o ScoresOptions) (*results.File,
 		// A JSON object no other evaluator's shape claims is taken for a
 		// results file whose schema comes later (keys written in another
 		// order): its errors are the results reader's, with its line.
-		if isResultsFile(head) || (!sniffed && isJSONObject(head)) {
+		// A schema that is not a string (pandas orient=table) never is.
+		if isResultsFile(head) || (!sniffed && isJSONObject(head) && !importer.SchemaNotString(head)) {
 			f, err := results.ReadWith(abs, o.Read)
 			if errors.Is(err, results.ErrSchema) && !isResultsFile(head) {
 				err = fmt.Errorf("%w; nor is it a scores file of a shape raggate knows (Ragas, promptfoo, DeepEval, table): if it is one, force its format", err)

@@ -15,6 +15,7 @@ import (
 type baselineFlags struct {
 	store, path, ref, repo, branch, sha, name, storeBranch, results, thresholds, out string
 	scoresFormat                                                                     string
+	limits                                                                           app.UnscoredLimits
 }
 
 func (b *baselineFlags) bind(fs *flag.FlagSet, put bool) {
@@ -31,6 +32,9 @@ func (b *baselineFlags) bind(fs *flag.FlagSet, put bool) {
 		fs.StringVar(&b.results, "results", "", "results `file` to store (required), or another evaluator's scores file (Ragas, promptfoo, DeepEval, table), imported")
 		enumVar(fs, &b.scoresFormat, "scores-format", &app.ScoresFormats, "force the `format` of a scores file: ragas, promptfoo, deepeval or table (default: sniffed)")
 		fs.StringVar(&b.thresholds, "thresholds", "", "thresholds `file` of the checks that will use the baseline: it must score a metric they gate; default: built-in defaults")
+		b.limits = app.DefaultUnscoredLimits()
+		shareVar(fs, &b.limits.MaxUndefined, "max-undefined", "an imported scores file: refuse it when a metric is undefined on more than this `share` of its samples (0 to 1; a results file keeps its run's limit)")
+		shareVar(fs, &b.limits.MaxTargetFailures, "max-target-failures", "an imported scores file: refuse it when the target call failed for more than this `share` of its samples (0 to 1; a results file keeps its run's limit)")
 	} else {
 		fs.StringVar(&b.out, "out", "", "write the baseline to this `file` (default stdout)")
 	}
@@ -65,7 +69,7 @@ func baselineCmd(ctx context.Context, env Env, args []string) error {
 	}
 	key := baseline.Key{Branch: b.branch, SHA: b.sha, Name: b.name}
 	if put {
-		key, err := app.PutBaseline(ctx, env.app(), sc, key, b.results, b.scoresFormat, b.thresholds, "baseline put")
+		key, err := app.PutBaseline(ctx, env.app(), sc, key, b.results, b.scoresFormat, b.thresholds, b.limits, "baseline put")
 		if err != nil {
 			return err
 		}

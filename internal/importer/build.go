@@ -9,6 +9,7 @@ import (
 	"maps"
 	"math"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -89,6 +90,7 @@ func build(path string, src source, recs []record, opt Options) (*results.File, 
 	seen := map[string]*record{}
 	for i := range recs {
 		r := &recs[i]
+		r.id = integralID(r.id)
 		if prev, dup := seen[r.id]; dup {
 			return nil, &Error{File: path, Line: r.line, Msg: fmt.Sprintf("%s has the same sample id %q as %s (line %d); %s. %s",
 				r.where, r.id, prev.where, prev.line, r.idWhy, cmp.Or(r.idFix, uniqueIDAdvice(src.format)))}
@@ -386,3 +388,16 @@ func datasetOf(path string, src source, recs []record) results.Dataset {
 // deriveID is the id of a sample without one: as golden datasets derive
 // it from user_input.
 func deriveID(userInput string) string { return dataset.DeriveID(userInput) }
+
+// integralFloat is an integer written as a float: 1.0, -3.00.
+var integralFloat = regexp.MustCompile(`^-?[0-9]+\.0+$`)
+
+// integralID puts an id that is an integer written as a float (pandas
+// writes 1.0 for the ids of a column that has a NaN) in its integer form,
+// so that it pairs with the 1 of another file.
+func integralID(id string) string {
+	if integralFloat.MatchString(id) {
+		return id[:strings.IndexByte(id, '.')]
+	}
+	return id
+}

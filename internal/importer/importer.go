@@ -6,6 +6,7 @@ package importer
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -136,6 +137,14 @@ func parse(name string, data []byte, opt Options) (*results.File, Format, error)
 	var src source
 	var recs []record
 	var err error
+	if t := bytes.TrimLeft(data, " \t\r\n"); f == Promptfoo && t[0] == '{' && isJSONLines(t) && json.Valid(firstLine(t)) {
+		// promptfoo eval -o out.jsonl: one result a line.
+		first := firstLine(t)
+		if g, ok := sniffCaseKeys(topKeys(first)); !ok || g != Promptfoo {
+			return nil, f, &Error{File: name, Msg: "promptfoo's JSON Lines output is not read: use -o out.json"}
+		}
+		data = linesArray(data)
+	}
 	if t := bytes.TrimLeft(data, " \t\r\n"); (f == Promptfoo || f == DeepEval) && (t[0] == '{' || t[0] == '[') {
 		if err := checkJSON(data); err != nil {
 			return nil, f, asError(name, err)
@@ -160,6 +169,37 @@ func parse(name string, data []byte, opt Options) (*results.File, Format, error)
 	}
 	out, err := build(name, src, recs, opt)
 	return out, f, err
+}
+
+// firstLine is data up to its first line break.
+func firstLine(data []byte) []byte {
+	first, _, _ := bytes.Cut(data, []byte{'\n'})
+	return first
+}
+
+// linesArray turns JSON Lines into one JSON array, each value on the line
+// it had, so that messages keep the file's line numbers.
+func linesArray(data []byte) []byte {
+	lines := bytes.Split(data, []byte{'\n'})
+	last := -1
+	for i, l := range lines {
+		if len(bytes.TrimSpace(l)) > 0 {
+			last = i
+		}
+	}
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.Write(bytes.TrimRight(l, "\r"))
+		if i < last && len(bytes.TrimSpace(l)) > 0 {
+			b.WriteByte(',')
+		}
+	}
+	b.WriteByte(']')
+	return b.Bytes()
 }
 
 func formatList() string {

@@ -45,6 +45,9 @@ func sniffObject(t []byte) (Format, bool) {
 	switch {
 	case set["schema"] && isResultsFile(t):
 		return Auto, false
+	case set["schema"] && SchemaNotString(t):
+		// pandas orient=table: {"schema": {"fields": [...]}, "data": [...]}
+		return sniffColumns(tableSchema(t).columns())
 	case set["testRunData"] || set["testCases"] || set["test_cases"] || set["conversationalTestCases"]:
 		return DeepEval, true
 	case set["evalId"] || (set["results"] && (set["version"] || set["table"] || set["stats"] || set["config"] || set["shareableUrl"])):
@@ -165,4 +168,55 @@ func isResultsFile(data []byte) bool {
 	}
 	var s string
 	return dec.Decode(&s) == nil && strings.HasPrefix(s, "raggate.results/")
+}
+
+// SchemaNotString reports whether data, a JSON object, has a top-level
+// schema member that is not a string, as pandas' to_json(orient="table")
+// writes: such a file is never a raggate results file.
+func SchemaNotString(data []byte) bool {
+	data = bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\xef\xbb\xbf")), " \t\r\n")
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if !enterMember(dec, "schema") {
+		return false
+	}
+	t, err := dec.Token()
+	if err != nil {
+		return false
+	}
+	_, isString := t.(string)
+	return !isString
+}
+
+// pandasSchema is the schema member of pandas' orient=table.
+type pandasSchema struct {
+	Fields []struct {
+		Name string `json:"name"`
+	} `json:"fields"`
+	PrimaryKey []string `json:"primaryKey"`
+}
+
+// columns are the fields' names but the index (primaryKey) ones.
+func (s pandasSchema) columns() []string {
+	index := map[string]bool{}
+	for _, k := range s.PrimaryKey {
+		index[k] = true
+	}
+	var cols []string
+	for _, f := range s.Fields {
+		if !index[f.Name] {
+			cols = append(cols, f.Name)
+		}
+	}
+	return cols
+}
+
+// tableSchema reads the schema member of an orient=table file (as far as
+// data goes: a zero schema when it is cut).
+func tableSchema(data []byte) pandasSchema {
+	var s pandasSchema
+	dec := json.NewDecoder(bytes.NewReader(bytes.TrimLeft(data, " \t\r\n")))
+	if enterMember(dec, "schema") {
+		_ = dec.Decode(&s)
+	}
+	return s
 }

@@ -266,6 +266,9 @@ func tableObject(data []byte) (*table, error) {
 	for _, m := range ms {
 		keys[m.key] = m.raw
 	}
+	if sc := bytes.TrimSpace(keys["schema"]); len(sc) > 0 && sc[0] == '{' && keys["data"] != nil {
+		return tableOrientTable(data, sc)
+	}
 	if cols, okc := keys["columns"]; okc && keys["data"] != nil && len(ms) <= 3 {
 		return tableSplit(data, cols, keys["data"])
 	}
@@ -312,6 +315,47 @@ func tableObject(data []byte) (*table, error) {
 		r := byIndex[k]
 		r.n, r.index = i+1, k
 		t.rows = append(t.rows, *r)
+	}
+	return t, nil
+}
+
+// tableOrientTable reads pandas' to_json(orient="table"): the rows of
+// data as records, the schema's primaryKey columns (the index) as the
+// rows' index labels.
+func tableOrientTable(data []byte, schemaRaw json.RawMessage) (*table, error) {
+	var sc pandasSchema
+	if err := json.Unmarshal(schemaRaw, &sc); err != nil {
+		return nil, lineErr{line: 1, msg: fmt.Sprintf("the schema of a pandas orient=table file is not readable: %v", err)}
+	}
+	els, ok, err := arrayAt(data, "data")
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, lineErr{line: 1, msg: "a pandas orient=table file has a data member that is a list of rows"}
+	}
+	t := &table{}
+	for i, el := range els {
+		if err := t.addObject(data, el.off, el.raw, el.line, i+1); err != nil {
+			return nil, err
+		}
+	}
+	if len(sc.PrimaryKey) == 1 {
+		pk := sc.PrimaryKey[0]
+		for i := range t.rows {
+			r := &t.rows[i]
+			if c, ok := r.cells[pk]; ok {
+				r.index = strings.TrimSpace(textCell(c))
+				delete(r.cells, pk)
+			}
+		}
+		cols := t.columns[:0]
+		for _, c := range t.columns {
+			if c != pk {
+				cols = append(cols, c)
+			}
+		}
+		t.columns = cols
 	}
 	return t, nil
 }
@@ -469,13 +513,10 @@ func readTabular(name string, data []byte, f Format) (source, []record, error) {
 		if mixed != "" {
 			src.warnings = append(src.warnings, mixed)
 		}
-		switch {
-		case isMetric:
+		if isMetric {
 			metricCols = append(metricCols, c)
-		case !t.allEmpty(c):
+		} else {
 			metaCols = append(metaCols, c)
-		default:
-			src.warnings = append(src.warnings, fmt.Sprintf("column %s has no value in any row: ignored", c))
 		}
 	}
 	if len(metricCols) == 0 {
@@ -514,15 +555,6 @@ func (t *table) has(col string) bool {
 	return false
 }
 
-func (t *table) allEmpty(col string) bool {
-	for _, r := range t.rows {
-		if c := r.cells[col]; c.kind != cellNull && !(c.kind == cellText && strings.TrimSpace(c.s) == "") {
-			return false
-		}
-	}
-	return true
-}
-
 // metricColumn decides whether a column holds scores. A column named as
 // a catalogue metric does; its cells must be numbers, no score (empty,
 // NaN) or an evaluator's error text. Another column does when it holds a
@@ -551,7 +583,10 @@ func (t *table) metricColumn(col string) (isMetric bool, mixed string, err error
 			}
 		}
 	}
-	if known || (numbers > 0 && numbers >= texts) {
+	// A column with no number and no plain text (every cell empty, NaN or
+	// an error text) is a metric the evaluator failed on in every row: its
+	// scores are all undefined, and count as such.
+	if known || (numbers > 0 && numbers >= texts) || (numbers == 0 && texts == 0) {
 		return true, "", nil
 	}
 	if numbers > 0 {

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"regexp"
 	"strings"
 	"unicode"
 )
@@ -55,6 +56,26 @@ func snippet(s string, n int) string {
 
 // escapeSnippet is Escape of the first n runes of s.
 func escapeSnippet(s string, n int) string { return escapeFlat(snippet(s, n)) }
+
+// codeSpan is a code span of raggate's own sentences (`gate baseline
+// put`, `gate run --metrics`): characters that cannot end it or break out
+// of it.
+var codeSpan = regexp.MustCompile("`[A-Za-z0-9_ .,:/=-]{1,80}`")
+
+// escapeSentence is escapeSnippet that keeps the code spans a sentence
+// writes (a command to run) as code, not as backticks shown escaped.
+func escapeSentence(s string, n int) string {
+	s = snippet(s, n)
+	var b strings.Builder
+	last := 0
+	for _, m := range codeSpan.FindAllStringIndex(s, -1) {
+		b.WriteString(escapeFlat(s[last:m[0]]))
+		b.WriteString(s[m[0]:m[1]])
+		last = m[1]
+	}
+	b.WriteString(escapeFlat(s[last:]))
+	return b.String()
+}
 
 // flatten turns s into one trimmed line of valid UTF-8 without control or
 // bidirectional formatting characters.

@@ -406,7 +406,7 @@ func writeList(b *strings.Builder, ss []string, p profile) {
 		shown = shown[:p.sentences]
 	}
 	for _, s := range shown {
-		fmt.Fprintf(b, "- %s\n", escapeSnippet(s, p.textRunes))
+		fmt.Fprintf(b, "- %s\n", escapeSentence(s, p.textRunes))
 	}
 	if len(shown) < len(ss) {
 		fmt.Fprintf(b, "- … and %d more\n", len(ss)-len(shown))

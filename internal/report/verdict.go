@@ -382,6 +382,12 @@ func passedHeadline(r *compare.Report, c counts) cell {
 		if c.newGated > 0 {
 			text += fmt.Sprintf(" (%s not in the baseline: store a baseline that scores them)", plural(c.newGated, "new metric", "new metrics"))
 		}
+		if ro := comparedReportOnly(r); len(ro) > 0 {
+			// Say what could have been gated: an imported file's catalogue
+			// metrics outside the core five are report-only unless the
+			// thresholds' gate list names them.
+			text += fmt.Sprintf("; compared but report-only: %s (the thresholds' gate list or report_only decides what gates)", strings.Join(ro, ", "))
+		}
 		return cell{kindWarn, text}
 	}
 	text := "no significant regression"
@@ -396,6 +402,17 @@ func passedHeadline(r *compare.Report, c counts) cell {
 		text += "; " + strings.Join(extra, "; ")
 	}
 	return cell{kindGood, text}
+}
+
+// comparedReportOnly names the report-only metrics the comparison tested.
+func comparedReportOnly(r *compare.Report) []string {
+	var names []string
+	for _, m := range r.Metrics {
+		if m.ReportOnly && m.N > 0 && (m.Change == compare.VerdictRegression || m.Change == compare.VerdictImprovement || m.Change == compare.VerdictNoChange) {
+			names = append(names, m.Metric)
+		}
+	}
+	return names
 }
 
 // fewPairs says that metrics went untested for want of pairs, with the
