@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -311,9 +312,11 @@ type proc struct {
 	stderr *tail
 	line   string
 	exited chan struct{}
-	lines  chan lineResult // the lines of stdout, from read
-	quit   chan struct{}   // closed when the process is stopped
-	once   sync.Once
+	// outFile is the read end of the process's stdout (p.out reads it).
+	outFile *os.File
+	lines   chan lineResult // the lines of stdout, from read
+	quit    chan struct{}   // closed when the process is stopped
+	once    sync.Once
 
 	// answered are the samples whose replies came from this process;
 	// outOfStep, once set, says why they cannot be trusted.
@@ -337,14 +340,23 @@ func (c *Command) start() (*proc, error) {
 	if p.stdin, err = cmd.StdinPipe(); err != nil {
 		return nil, permanent(0, "target command: %v", err)
 	}
-	stdout, err := cmd.StdoutPipe()
+	// Our own pipe, not StdoutPipe: Wait closes a StdoutPipe as soon as
+	// the process exits, which can drop the last line it wrote before the
+	// reader has read it (the extra line that shows a process out of
+	// step). The reader reads this one to its end and closes it.
+	stdout, w, err := os.Pipe()
 	if err != nil {
 		return nil, permanent(0, "target command: %v", err)
 	}
+	cmd.Stdout = w
 	if err := cmd.Start(); err != nil {
+		_ = stdout.Close()
+		_ = w.Close()
 		return nil, permanent(0, "cannot start the target command %q: %v", c.Line, err)
 	}
+	_ = w.Close() // the child holds its copy
 	p.out = bufio.NewReaderSize(stdout, 64<<10)
+	p.outFile = stdout
 	go func() { _ = cmd.Wait(); close(p.exited) }()
 	go p.read()
 	return p, nil
@@ -353,6 +365,7 @@ func (c *Command) start() (*proc, error) {
 // read passes the process's stdout on, a line at a time, as it comes: a
 // line that arrives while no request is waiting is seen as such (ask).
 func (p *proc) read() {
+	defer p.outFile.Close()
 	for {
 		line, err := readLine(p.out)
 		select {
@@ -394,6 +407,20 @@ func (p *proc) ask(ctx context.Context, req []byte) ([]byte, error) {
 		case r := <-p.lines:
 			if r.err != nil {
 				return nil, p.died(r.err)
+			}
+			if written != nil {
+				// A line came before the request was all written (a
+				// banner the process wrote first, say): the request must
+				// still reach the process, so that the reply it owes shows
+				// when it stops (Close) and the line is found out of step.
+				select {
+				case err := <-written:
+					if err != nil {
+						return nil, p.died(err)
+					}
+				case <-ctx.Done():
+					return nil, transient(0, "no reply: %v (the process was stopped)", ctx.Err())
+				}
 			}
 			return r.line, nil
 		case <-ctx.Done():
