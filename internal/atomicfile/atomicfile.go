@@ -39,6 +39,9 @@ func WriteUnsynced(path string, data []byte, perm os.FileMode) error {
 }
 
 func writeFile(path string, perm os.FileMode, sync bool, write func(io.Writer) error) (err error) {
+	if fi, statErr := os.Stat(path); statErr == nil && !fi.Mode().IsRegular() {
+		return writeSpecial(path, fi, write)
+	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create directory for %s: %w", path, err)
@@ -91,4 +94,42 @@ func syncDir(dir string) {
 		_ = d.Sync()
 		d.Close()
 	}
+}
+
+// writeSpecial writes to a path that exists and is no regular file. A
+// character device (/dev/null, /dev/stdout) is written in place: renaming a
+// file over it would replace the device (as root, /dev/null itself). A
+// directory, a named pipe or a socket is refused: the contents would be
+// lost or the write would wait for a reader.
+func writeSpecial(path string, fi os.FileInfo, write func(io.Writer) error) error {
+	if fi.Mode()&os.ModeCharDevice == 0 {
+		return fmt.Errorf("write %s: not a regular file (%s); give a file path", path, kind(fi.Mode()))
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// kind names a file mode's type for a message.
+func kind(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
