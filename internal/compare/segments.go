@@ -79,8 +79,14 @@ type segmentRun struct {
 // segmentValue is pair p's value of key: head's metadata, else base's, else
 // NoSegmentValue.
 func segmentValue(hs, bs *side, p pair, key string) (string, bool) {
-	for _, smp := range []results.Sample{hs.f.Samples[p.h], bs.f.Samples[p.b]} {
-		if v, ok := smp.Metadata[key]; ok && strings.TrimSpace(v) != "" {
+	return metadataValue(hs.f.Samples[p.h].Metadata, bs.f.Samples[p.b].Metadata, key)
+}
+
+// metadataValue is the value of key in head's metadata, else base's, and
+// whether either has one; NoSegmentValue when neither does.
+func metadataValue(head, base map[string]string, key string) (string, bool) {
+	for _, md := range []map[string]string{head, base} {
+		if v, ok := md[key]; ok && strings.TrimSpace(v) != "" {
 			return v, true
 		}
 	}

@@ -3,7 +3,6 @@ package compare
 import (
 	"math"
 	"sort"
-	"strings"
 
 	"github.com/raggate/raggate/internal/results"
 	"github.com/raggate/raggate/metrics"
@@ -148,15 +147,10 @@ func NewSequential(base *results.File, th Thresholds, batch int, all []SeqSample
 	return q
 }
 
-// segValue is a sample's value of a segment key: the head's metadata,
-// else the base's, else NoSegmentValue (as segmentValue).
+// segValue is a sample's value of a segment key, as segmentValue.
 func segValue(head, base map[string]string, key string) string {
-	for _, md := range []map[string]string{head, base} {
-		if v, ok := md[key]; ok && strings.TrimSpace(v) != "" {
-			return v
-		}
-	}
-	return NoSegmentValue
+	v, _ := metadataValue(head, base, key)
+	return v
 }
 
 // Add feeds one judged head sample, in the order judged; unchanged tells

@@ -85,10 +85,7 @@ func loadHaluEvalQA(t testing.TB) []humanRow {
 	}
 	var out []humanRow
 	for i, r := range readJSONL[row](t, haluEvalQAPath) {
-		ctx := []string{r.Knowledge}
-		out = append(out,
-			humanRow{id: fmt.Sprintf("hq-%d-right", i), question: r.Question, response: r.Right, contexts: ctx, good: true},
-			humanRow{id: fmt.Sprintf("hq-%d-hallucinated", i), question: r.Question, response: r.Hallucinated, contexts: ctx, good: false})
+		out = append(out, rightAndWrong(fmt.Sprintf("hq-%d", i), r.Question, r.Knowledge, r.Right, r.Hallucinated)...)
 	}
 	return out
 }
@@ -105,12 +102,19 @@ func loadHaluEvalDialogue(t testing.TB) []humanRow {
 	}
 	var out []humanRow
 	for i, r := range readJSONL[row](t, haluEvalDialoguePath) {
-		ctx := []string{r.Knowledge}
-		out = append(out,
-			humanRow{id: fmt.Sprintf("hd-%d-right", i), question: r.History, response: r.Right, contexts: ctx, good: true},
-			humanRow{id: fmt.Sprintf("hd-%d-hallucinated", i), question: r.History, response: r.Hallucinated, contexts: ctx, good: false})
+		out = append(out, rightAndWrong(fmt.Sprintf("hd-%d", i), r.History, r.Knowledge, r.Right, r.Hallucinated)...)
 	}
 	return out
+}
+
+// rightAndWrong is a HaluEval pair: the right and the hallucinated answer
+// to one question, over the same knowledge passage.
+func rightAndWrong(id, question, knowledge, right, hallucinated string) []humanRow {
+	ctx := []string{knowledge}
+	return []humanRow{
+		{id: id + "-right", question: question, response: right, contexts: ctx, good: true},
+		{id: id + "-hallucinated", question: question, response: hallucinated, contexts: ctx, good: false},
+	}
 }
 
 // contentWordOverlap is the trivial baseline: the share of the response's
