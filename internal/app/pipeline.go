@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"math"
 	"os"
 	"slices"
 	"sync"
@@ -66,8 +65,8 @@ type inputsLog struct {
 	in eval.Inputs
 }
 
-func newInputsLog(n int) *inputsLog {
-	return &inputsLog{in: eval.Inputs{Hash: make(map[string]string, n), Metadata: map[string]map[string]string{}, ContextIDs: map[string][]string{}}}
+func newInputsLog() *inputsLog {
+	return &inputsLog{in: eval.Inputs{Hash: map[string]string{}, Metadata: map[string]map[string]string{}, ContextIDs: map[string][]string{}}}
 }
 
 func (l *inputsLog) add(s *metrics.Sample) {
@@ -81,6 +80,18 @@ func (l *inputsLog) add(s *metrics.Sample) {
 	if ids := s.RetrievedContextIDs; len(ids) > 0 {
 		l.in.ContextIDs[s.ID] = ids
 	}
+}
+
+// take returns the inputs of sample id and forgets them: its record holds
+// them from now on.
+func (l *inputsLog) take(id string) (hash string, md map[string]string, ctxIDs []string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	hash, md, ctxIDs = l.in.Hash[id], l.in.Metadata[id], l.in.ContextIDs[id]
+	delete(l.in.Hash, id)
+	delete(l.in.Metadata, id)
+	delete(l.in.ContextIDs, id)
+	return hash, md, ctxIDs
 }
 
 // syncReasons is a map of sample id to reason safe for concurrent use.
@@ -520,8 +531,9 @@ func (tp *targetPipe) finish(ctx context.Context, res *eval.Result, runErr error
 			total, o.Target.MaxFailures))
 	}
 	if res != nil {
-		for id, why := range tp.outOfStep {
-			failJudged(res, id, why)
+		// Their records are failed as the run's results are assembled.
+		ph.outOfStep = tp.outOfStep
+		for id := range tp.outOfStep {
 			if o.texts != nil {
 				o.texts.Drop(id)
 			}
@@ -558,29 +570,6 @@ func (o *runState) saveAnswers(env Env, tp *targetPipe, incomplete bool) {
 		return
 	}
 	o.answersSaved, o.answersCount = save, tp.rows.count()
-}
-
-// failJudged turns every score of sample id into a failed target call
-// with reason why: its answer was judged before it was found unusable.
-func failJudged(res *eval.Result, id, why string) {
-	for i := range res.Samples {
-		s := &res.Samples[i]
-		if s.ID != id {
-			continue
-		}
-		s.Reasons, s.Raw = nil, nil
-		for m := range s.Scores {
-			s.Scores[m] = math.NaN()
-			if s.Undefined == nil {
-				s.Undefined = map[string]string{}
-			}
-			if s.UndefinedKind == nil {
-				s.UndefinedKind = map[string]results.UndefinedKind{}
-			}
-			s.Undefined[m] = why
-			s.UndefinedKind[m] = results.KindTarget
-		}
-	}
 }
 
 // keepSuite drops from res every metric not in ms.

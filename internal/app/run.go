@@ -38,6 +38,11 @@ type runState struct {
 	answersSaved string
 	answersCount int
 	answersErr   error
+	// passes hold the judging passes' records while the run lasts, and
+	// records the final records the results file is written from (and
+	// read from by the caller until RunResult.Close).
+	passes  []*passRecords
+	records *results.Records
 }
 
 // RunResult is the outcome of Run: the results file written (nil after a
@@ -64,11 +69,30 @@ func (r *RunResult) Close() {
 // validated (Problems, PathProblems). The caller closes a result
 // returned without error.
 func Run(ctx context.Context, env Env, cfg RunConfig) (*RunResult, error) {
+	res, err := RunOnDisk(ctx, env, cfg)
+	if res != nil && res.File != nil {
+		if lerr := res.File.Load(); lerr != nil && err == nil {
+			res.Close()
+			return nil, asOperational(fmt.Errorf("read back the results: %w", lerr))
+		}
+	}
+	return res, err
+}
+
+// RunOnDisk is Run leaving the samples of the results file on disk
+// (File.OnDisk): memory does not grow with them. File.Each, Len and
+// Load read them back until Close.
+func RunOnDisk(ctx context.Context, env Env, cfg RunConfig) (*RunResult, error) {
 	o := &runState{RunConfig: cfg}
 	res, err := execRun(ctx, env, o)
 	o.closeSpool()
+	o.closePasses()
 	if res == nil || err != nil {
-		// What a failed run wrote needs no texts any more.
+		// What a failed run wrote needs no texts any more; its samples
+		// are read back once (Load) before they go.
+		if res != nil && res.File != nil {
+			_ = res.File.Load()
+		}
 		o.closeTexts()
 		return res, err
 	}
@@ -111,19 +135,32 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 		return nil, err
 	}
 	runErr, start := jr.err, jr.start
-	judged := len(jr.runs[len(jr.runs)-1].Samples)
-	inputs := jr.inputs
+	judged := jr.runs[len(jr.runs)-1].Judged
 	prov := provenance(env, o, in.ds, all, jr.info)
 	prov.UserMetrics = definitionsOf(in.ms)
-	f := resultsFile(env, o, prov, inputs, jr)
+	f := resultsFile(env, o, prov, jr)
 	f.Config.MaxUndefined, f.Config.MaxTargetFailures = &o.MaxUndefined, &o.Target.MaxFailures
-	if jr.seq != nil {
-		jr.seq.record(f, in.samples, inputs, o.sequential.th.Defaults.Alpha)
+	a := assembly{ids: func(i int) string { return in.samples[i].ID }, n: len(in.samples), names: f.Config.Metrics, red: env.Red}
+	if ph != nil {
+		a.calls, a.outOfStep = ph.calls, ph.outOfStep
 	}
-	attachTargetCalls(f, ph)
+	var notJudged func(i int) results.Sample
+	if jr.seq != nil {
+		a.seq = jr.seq
+		notJudged = jr.seq.notJudged(in.samples, f.Config.Metrics, jr.inputs)
+	}
+	recs, err := assemble(f, o.passes, a, notJudged)
+	if err != nil {
+		return nil, asOperational(err)
+	}
+	o.records = recs
+	o.closePasses()
+	if jr.seq != nil {
+		jr.seq.record(f, in.samples, o.sequential.th.Defaults.Alpha)
+	}
 	total := len(in.samples)
-	// From here the run needs its results file only: the samples, their
-	// spool and the runs' scores are let go of before it is written.
+	// From here the run needs its results file only: the samples and
+	// their spool are let go of before it is written.
 	o.closeSpool()
 	in.samples, jr.runs, jr.inputs = nil, nil, eval.Inputs{}
 	if runErr != nil {
@@ -361,6 +398,18 @@ func (o *runState) closeTexts() {
 		o.texts.Close()
 		o.texts = nil
 	}
+	if o.records != nil {
+		o.records.Close()
+		o.records = nil
+	}
+}
+
+// closePasses removes the files of the judging passes' records.
+func (o *runState) closePasses() {
+	for _, p := range o.passes {
+		p.close()
+	}
+	o.passes = nil
 }
 
 var errTimeBudget = errors.New("time budget reached")
@@ -422,8 +471,8 @@ func withTimeBudget(ctx context.Context, d time.Duration) (context.Context, cont
 
 // resultsFile makes the results file of the repeated runs, with the
 // judge's usage and, for an LLM judge, its estimated cost.
-func resultsFile(env Env, o *runState, p eval.Provenance, inputs eval.Inputs, jr *repeated) *results.File {
-	f := eval.NewFile(p, inputs, jr.runs)
+func resultsFile(env Env, o *runState, p eval.Provenance, jr *repeated) *results.File {
+	f := eval.NewFile(p, eval.Inputs{}, jr.runs)
 	f.Usage = eval.UsageOf(jr.total, jr.perMetric)
 	if o.judge.metered() {
 		if table, err := prices(env, o); err == nil {
@@ -510,7 +559,7 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 	out := &repeated{perMetric: map[string]judge.Usage{}, start: time.Now()}
 	repeats := max(1, o.Repeats)
 	src := in.store()
-	log := newInputsLog(len(in.samples))
+	log := newInputsLog()
 	cuts := &capCount{}
 	tp, chosen, err := o.newTargetPipe(env, in, src, log, cuts, repeats)
 	if err != nil {
@@ -577,6 +626,9 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		if r == repeats-1 && o.texts != nil {
 			opts.Texts = o.texts.Put
 		}
+		recs := newPassRecords(len(in.samples))
+		o.passes = append(o.passes, recs)
+		opts.Record = recordSink(recs, log, r == 0)
 		pctx, pcancel := context.WithCancel(ctx)
 		produced := make(chan struct{})
 		go func() {

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -72,24 +73,25 @@ func checkScorable(ms []metrics.Metric, has func(metrics.Field) bool, declines f
 // something was scored, or some score is undefined for another reason
 // (the judge, the target or the metric: checked elsewhere).
 func nothingScored(f *results.File) string {
-	if len(f.Samples) == 0 || f.Incomplete != "" {
+	if f.Len() == 0 || f.Incomplete != "" {
 		return ""
 	}
 	reasons := map[string]map[string]int{} // metric -> reason -> samples
-	for i := range f.Samples {
-		s := &f.Samples[i]
+	errScored := errors.New("scored")
+	err := f.Each(func(_ int, s *results.Sample) error {
 		for m, v := range s.Scores {
-			if !v.IsNaN() {
-				return ""
-			}
-			if s.KindOf(m) != results.KindData {
-				return ""
+			if !v.IsNaN() || s.KindOf(m) != results.KindData {
+				return errScored
 			}
 			if reasons[m] == nil {
 				reasons[m] = map[string]int{}
 			}
 			reasons[m][s.Undefined[m]]++
 		}
+		return nil
+	})
+	if err != nil {
+		return ""
 	}
 	if len(reasons) == 0 {
 		return ""

@@ -69,15 +69,20 @@ func redactResults(r *redact.Redactor, f *results.File) {
 	f.Incomplete = r.String(f.Incomplete)
 	r.Strings(f.Warnings)
 	for i := range f.Samples {
-		r.Map(f.Samples[i].Undefined)
-		r.Map(f.Samples[i].Reasons)
-		if t := f.Samples[i].Target; t != nil {
-			t.Error = r.String(t.Error)
-		}
-		if f.Samples[i].HasTexts() {
-			t := redactTexts(r, f.Samples[i].TextsOf())
-			f.Samples[i].SetTexts(t)
-		}
+		redactSample(r, &f.Samples[i])
+	}
+}
+
+// redactSample removes the secrets of one sample's reasons, target error
+// and texts (a run's samples on disk are redacted as they are assembled).
+func redactSample(r *redact.Redactor, s *results.Sample) {
+	r.Map(s.Undefined)
+	r.Map(s.Reasons)
+	if t := s.Target; t != nil {
+		t.Error = r.String(t.Error)
+	}
+	if s.HasTexts() {
+		s.SetTexts(redactTexts(r, s.TextsOf()))
 	}
 }
 

@@ -56,6 +56,7 @@ type seqRun struct {
 	waiting map[int]*results.Sample // judged, by position, not yet fed
 	next    int                     // positions fed to the decider
 	decided int                     // samples fed when it decided (0: not yet)
+	judgedN int                     // samples judged
 	end     func()                  // stops the feed
 	// lead bounds how far ahead of the samples fed the run reads: about
 	// as many as the judge has in flight, so that few are judged after
@@ -149,6 +150,7 @@ func (o *runState) newSeqRun(in *runInputs, log *inputsLog) (*seqRun, error) {
 func (q *seqRun) judged(light []metrics.Sample, i int, r *eval.SampleResult) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	q.judgedN++
 	s := &results.Sample{ID: r.ID, Scores: make(map[string]results.Score, len(r.Scores)), UndefinedKind: r.UndefinedKind}
 	for m, v := range r.Scores {
 		s.Scores[m] = results.Score(v)
@@ -177,40 +179,34 @@ func (q *seqRun) judged(light []metrics.Sample, i int, r *eval.SampleResult) {
 	}
 }
 
-// record marks f as the results of a sequential check: the position of
-// each judged sample, every other sample of the run undefined with kind
-// not_judged, and how the run was ordered and batched.
-func (q *seqRun) record(f *results.File, light []metrics.Sample, inputs eval.Inputs, alpha float64) {
-	judged := make(map[string]int, len(f.Samples))
-	for k := range f.Samples {
-		judged[f.Samples[k].ID] = k
-	}
-	out := make([]results.Sample, 0, len(light))
-	why := fmt.Sprintf("not judged: the sequential check decided after %d of %d samples", q.decided, len(light))
-	if q.decided == 0 {
-		why = fmt.Sprintf("not judged: the run stopped (%d of %d samples judged) before the sequential check could decide", len(judged), len(light))
-	}
-	for i := range light {
-		if k, ok := judged[light[i].ID]; ok {
-			s := f.Samples[k]
-			s.Seq = q.pos[i] + 1
-			out = append(out, s)
-			continue
+// notJudged returns the record of sample i of light when the check did
+// not judge it: every metric undefined with kind not_judged, saying why,
+// with the sample's inputs (from inputs: the samples not judged are
+// those still in the log).
+func (q *seqRun) notJudged(light []metrics.Sample, names []string, inputs eval.Inputs) func(i int) results.Sample {
+	return func(i int) results.Sample {
+		why := fmt.Sprintf("not judged: the sequential check decided after %d of %d samples", q.decided, len(light))
+		if q.decided == 0 {
+			why = fmt.Sprintf("not judged: the run stopped (%d of %d samples judged) before the sequential check could decide", q.judgedCount(), len(light))
 		}
 		id := light[i].ID
-		s := results.Sample{ID: id, Scores: map[string]results.Score{}, Undefined: map[string]string{},
-			UndefinedKind: map[string]results.UndefinedKind{}, InputHash: inputs.Hash[id], Metadata: inputs.Metadata[id],
-			ContextIDs: inputs.ContextIDs[id]}
-		for _, m := range f.Config.Metrics {
-			s.Scores[m] = results.NaN()
-			s.Undefined[m] = why
-			s.UndefinedKind[m] = results.KindNotJudged
-		}
-		out = append(out, s)
+		return notJudgedSample(id, names, why, inputs.Hash[id], inputs.Metadata[id], inputs.ContextIDs[id])
 	}
-	f.Samples = out
-	// The summary stays that of the judged samples (NewFile's).
-	f.Config.Sequential = &results.Sequential{Seed: q.seed, Batch: q.batch, Alpha: alpha, Judged: len(judged), Total: len(light),
+}
+
+// judgedCount is the number of samples the check judged.
+func (q *seqRun) judgedCount() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return q.judgedN
+}
+
+// record marks f as the results of a sequential check (its samples made
+// by assemble: each judged one with its position, the others not_judged):
+// how the run was ordered and batched. The summary stays that of the
+// judged samples.
+func (q *seqRun) record(f *results.File, light []metrics.Sample, alpha float64) {
+	f.Config.Sequential = &results.Sequential{Seed: q.seed, Batch: q.batch, Alpha: alpha, Judged: q.judgedCount(), Total: len(light),
 		DecidedAfter: q.decided, Unchanged: q.unchanged, Segments: q.plan.th.Segments}
 }
 

@@ -19,6 +19,9 @@ import (
 type targetPhase struct {
 	calls      map[string]*results.TargetCall
 	unanswered map[string]string
+	// outOfStep are the samples whose answer was judged before the
+	// target was found out of step: id -> why.
+	outOfStep map[string]string
 }
 
 // stoppedResponsesPath is where a stopped target run without
@@ -138,25 +141,15 @@ func unansweredOf(samples []metrics.Sample) map[string]string {
 	return out
 }
 
-// attachTargetCalls records each sample's call in the results.
-func attachTargetCalls(f *results.File, ph *targetPhase) {
-	if ph == nil {
-		return
-	}
-	for i := range f.Samples {
-		f.Samples[i].Target = ph.calls[f.Samples[i].ID]
-	}
-}
-
 // tooManyTargetFailures is the message of a run whose target failed on
 // more than the share limit of the samples; "" when within it.
 func tooManyTargetFailures(f *results.File, limit float64) string {
 	n, id, reason := f.TargetFailures()
-	if n == 0 || float64(n) <= limit*float64(len(f.Samples)) {
+	if n == 0 || float64(n) <= limit*float64(f.Len()) {
 		return ""
 	}
 	return fmt.Sprintf("the target failed on %d of %d samples (more than --max-target-failures %g); first: sample %s: %s",
-		n, len(f.Samples), limit, id, reason)
+		n, f.Len(), limit, id, reason)
 }
 
 // standIns are samples for a dry run's estimate of a target run, which

@@ -26,7 +26,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 	if err := o.loadUserMetrics(env); err != nil {
 		return err
 	}
-	res, err := app.Run(ctx, env.app(), o.RunConfig)
+	res, err := app.RunOnDisk(ctx, env.app(), o.RunConfig)
 	if err == nil {
 		defer res.Close()
 	}
@@ -37,7 +37,7 @@ func runCmd(ctx context.Context, env Env, args []string) error {
 		if terr := report.RunTable(env.Stdout, f); terr != nil {
 			return terr
 		}
-		fmt.Fprintf(env.Stderr, "wrote %s (%d samples, judge %s)\n", o.Out, len(f.Samples), f.Judge.Provider)
+		fmt.Fprintf(env.Stderr, "wrote %s (%d samples, judge %s)\n", o.Out, f.Len(), f.Judge.Provider)
 	}
 	return err
 }

@@ -62,6 +62,12 @@ type Options struct {
 	// Judged, when set, is called with each sample Run has judged and its
 	// scores, in the order they finish, never concurrently (see Progress).
 	Judged func(i int, r *SampleResult)
+	// Record, when set, takes each judged sample's result (after Judged,
+	// likewise never concurrently) and Run keeps none of them:
+	// Result.Samples stays empty and Result.Judged counts them, so that
+	// memory does not grow with the samples. An error of Record stops the
+	// run as a judge's fatal error does.
+	Record func(i int, r *SampleResult) error
 }
 
 // ErrEnough, returned (or wrapped) by a Feed's Next, ends a run without
@@ -89,11 +95,18 @@ type SampleResult struct {
 // Result is the outcome of a run.
 type Result struct {
 	Metrics []string
-	// Samples holds the finished samples, in dataset order.
+	// Samples holds the finished samples, in dataset order (none when
+	// Options.Record took them).
 	Samples []SampleResult
+	// Judged counts the finished samples.
+	Judged int
 	// Skipped counts samples not evaluated because the run stopped early.
 	Skipped int
 }
+
+// recorded stands, in Run's table of finished samples, for a sample
+// Options.Record took.
+var recorded = &SampleResult{}
 
 // Run evaluates every sample. The judge should be wrapped in judge.Memo so
 // that metrics share steps. A fatal judge error or a cancelled context stops
@@ -172,6 +185,12 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			if opts.Judged != nil {
 				opts.Judged(i, r)
 			}
+			if opts.Record != nil {
+				out[i] = recorded
+				if err := opts.Record(i, r); err != nil {
+					cancel(err)
+				}
+			}
 			if opts.Progress != nil {
 				opts.Progress(done, len(samples))
 			}
@@ -218,11 +237,15 @@ func (opts Options) resolved(samples []metrics.Sample) (ms []metrics.Metric, con
 func collect(names []string, out []*SampleResult) *Result {
 	res := &Result{Metrics: names}
 	for _, r := range out {
-		if r == nil {
+		switch r {
+		case nil:
 			res.Skipped++
-			continue
+		case recorded:
+			res.Judged++
+		default:
+			res.Judged++
+			res.Samples = append(res.Samples, *r)
 		}
-		res.Samples = append(res.Samples, *r)
 	}
 	return res
 }

@@ -228,3 +228,41 @@ func UsageOf(total judge.Usage, perMetric map[string]judge.Usage) results.Usage 
 	}
 	return u
 }
+
+// SampleOf is the results sample of one run's result r, as NewFile makes
+// it from a run without repeats (the inputs aside).
+func SampleOf(r *SampleResult) results.Sample {
+	return combine(r, []map[string]*SampleResult{{r.ID: r}})
+}
+
+// Combine makes one results sample of the same sample's results in every
+// repeat of a run (SampleOf each), as NewFile does: each score the mean
+// of the repeats' defined ones, each repeat's in Runs when there are
+// several; the question, reasons, raw values, undefined reasons and
+// inputs are the first repeat's.
+func Combine(repeats []results.Sample) results.Sample {
+	if len(repeats) == 1 {
+		return repeats[0]
+	}
+	first := &repeats[0]
+	rs := results.Sample{ID: first.ID, Question: first.Question, Scores: make(map[string]results.Score, len(first.Scores)),
+		Reasons: first.Reasons, Raw: first.Raw, InputHash: first.InputHash, Metadata: first.Metadata, ContextIDs: first.ContextIDs}
+	for k := range first.Scores {
+		xs := make([]float64, 0, len(repeats))
+		for r := range repeats {
+			xs = append(xs, float64(repeats[r].Scores[k]))
+		}
+		v := metrics.NanMean(xs)
+		rs.Scores[k] = results.Score(v)
+		if rs.Runs == nil {
+			rs.Runs = map[string][]results.Score{}
+		}
+		for _, x := range xs {
+			rs.Runs[k] = append(rs.Runs[k], results.Score(x))
+		}
+		if math.IsNaN(v) {
+			setUndefined(&rs, k, first.Undefined[k], first.UndefinedKind[k])
+		}
+	}
+	return rs
+}

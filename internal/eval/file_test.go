@@ -122,3 +122,39 @@ func TestUsageOf(t *testing.T) {
 		t.Errorf("no per-metric usage gives %v, want nil (omitted from the file)", u.PerMetric)
 	}
 }
+
+// SampleOf and Combine, which a run uses to write its records one at a
+// time, make the samples NewFile makes from whole runs.
+func TestCombineMakesNewFileSamples(t *testing.T) {
+	nan := math.NaN()
+	one := func(f, c float64, reason string) SampleResult {
+		r := SampleResult{ID: "a", Question: "q a", Scores: map[string]float64{"faithfulness": f, "context_recall": c},
+			Reasons: map[string]string{"faithfulness": reason}, Raw: map[string]float64{"faithfulness": 7}}
+		if math.IsNaN(c) {
+			r.Undefined = map[string]string{"context_recall": "judge failed: " + reason}
+			r.UndefinedKind = map[string]results.UndefinedKind{"context_recall": results.KindJudge}
+		}
+		return r
+	}
+	for _, runs := range [][]SampleResult{
+		{one(0.5, nan, "x")},
+		{one(0.5, 0.2, "x"), one(0.7, nan, "y"), one(nan, 0.4, "z")},
+		{one(0.5, nan, "x"), one(0.7, nan, "y")},
+	} {
+		var whole []*Result
+		var recs []results.Sample
+		for _, r := range runs {
+			whole = append(whole, &Result{Metrics: []string{"faithfulness", "context_recall"}, Samples: []SampleResult{r}})
+			recs = append(recs, SampleOf(&r))
+		}
+		in := Inputs{Hash: map[string]string{"a": "h"}, Metadata: map[string]map[string]string{"a": {"topic": "t"}}}
+		want := NewFile(Provenance{}, in, whole).Samples[0]
+		recs[0].InputHash, recs[0].Metadata = "h", map[string]string{"topic": "t"}
+		got := Combine(recs)
+		wb, _ := results.Marshal(&results.File{Samples: []results.Sample{want}})
+		gb, _ := results.Marshal(&results.File{Samples: []results.Sample{got}})
+		if string(wb) != string(gb) {
+			t.Errorf("%d repeats: Combine\n%s\nNewFile\n%s", len(runs), gb, wb)
+		}
+	}
+}

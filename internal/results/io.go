@@ -311,7 +311,12 @@ func Encode(w io.Writer, f *File) error {
 	if _, err := w.Write(head); err != nil {
 		return err
 	}
-	if err := encodeSamples(w, f.Samples, f.texts); err != nil {
+	if f.OnDisk() {
+		err = encodeSource(w, f.source, f.texts)
+	} else {
+		err = encodeSamples(w, f.Samples, f.texts)
+	}
+	if err != nil {
 		return err
 	}
 	_, err = w.Write(append(tail, '\n'))
@@ -345,6 +350,39 @@ func encodeSamples(w io.Writer, samples []Sample, source TextSource) error {
 	}
 	end := "\n  ]"
 	if len(samples) == 0 {
+		end = "[]"
+	}
+	_, err := io.WriteString(w, end)
+	return err
+}
+
+// encodeSource is encodeSamples for samples on disk.
+func encodeSource(w io.Writer, src SampleSource, source TextSource) error {
+	sep := "[\n    "
+	n := src.Len()
+	for i := range n {
+		smp, err := src.Sample(i)
+		if err != nil {
+			return fmt.Errorf("encode results: %w", err)
+		}
+		s, err := withTexts(&smp, source)
+		if err != nil {
+			return fmt.Errorf("encode results: sample %s: %w", smp.ID, err)
+		}
+		b, err := json.MarshalIndent(s, "    ", "  ")
+		if err != nil {
+			return fmt.Errorf("encode results: sample %s: %w", smp.ID, err)
+		}
+		if _, err := io.WriteString(w, sep); err != nil {
+			return err
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
+		sep = ",\n    "
+	}
+	end := "\n  ]"
+	if n == 0 {
 		end = "[]"
 	}
 	_, err := io.WriteString(w, end)

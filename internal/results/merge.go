@@ -95,10 +95,16 @@ func Summarize(names []string, samples []Sample) map[string]Sum {
 				xs = append(xs, float64(v))
 			}
 		}
-		m := metrics.Summarize(xs)
-		sum[n] = Sum{Mean: Score(m.Mean), N: m.N, Undefined: m.Undefined, Std: Score(m.Std), P10: Score(m.P10), P50: Score(m.P50), P90: Score(m.P90)}
+		sum[n] = SumOf(xs)
 	}
 	return sum
+}
+
+// SumOf summarizes one metric's scores (NaN: undefined), one per sample
+// that has the metric.
+func SumOf(xs []float64) Sum {
+	m := metrics.Summarize(xs)
+	return Sum{Mean: Score(m.Mean), N: m.N, Undefined: m.Undefined, Std: Score(m.Std), P10: Score(m.P10), P50: Score(m.P50), P90: Score(m.P90)}
 }
 
 func addUsage(a, b Usage) Usage {

@@ -42,6 +42,9 @@ type File struct {
 	// texts supplies, when the file is written, the texts of samples that
 	// hold none in memory (see SetTextSource).
 	texts TextSource
+	// source, when set and Samples is nil, gives the samples (see
+	// SetSampleSource).
+	source SampleSource
 }
 
 // TextSource returns the texts recorded for a sample (ok false: none).

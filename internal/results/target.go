@@ -36,17 +36,16 @@ const (
 // record says so, or (a re-judged responses file) a score is undefined
 // with kind target. It returns the first such sample's id and reason.
 func (f *File) TargetFailures() (n int, firstID, reason string) {
-	for i := range f.Samples {
-		s := &f.Samples[i]
+	f.each(func(s *Sample) {
 		r, failed := s.targetFailure()
 		if !failed {
-			continue
+			return
 		}
 		if n == 0 {
 			firstID, reason = s.ID, r
 		}
 		n++
-	}
+	})
 	return n, firstID, reason
 }
 

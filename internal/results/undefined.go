@@ -11,14 +11,15 @@ import (
 // judge-kind undefined scores count (see KindOf): a missing or empty
 // field, or a response with nothing to decompose, is not a judge failure.
 func (f *File) TooManyUndefined(limit float64) string {
-	if limit >= 1 || len(f.Samples) == 0 {
+	if limit >= 1 || f.Len() == 0 {
 		return ""
 	}
 	var bad []string
-	for _, m := range f.Config.Metrics {
-		n, top := f.judgeUndefined(m)
-		if float64(n) > limit*float64(len(f.Samples)) {
-			msg := fmt.Sprintf("%s undefined for %d of %d samples", m, n, len(f.Samples))
+	counts := f.judgeUndefined(f.Config.Metrics)
+	for i, m := range f.Config.Metrics {
+		n, top := counts[i].n, counts[i].top()
+		if float64(n) > limit*float64(f.Len()) {
+			msg := fmt.Sprintf("%s undefined for %d of %d samples", m, n, f.Len())
 			if top != "" {
 				msg += " (most often: " + top + ")"
 			}
@@ -31,26 +32,42 @@ func (f *File) TooManyUndefined(limit float64) string {
 	return "too many samples unscored: " + strings.Join(bad, "; ")
 }
 
-// judgeUndefined counts the samples whose score of metric m the judge
-// left undefined and returns the most frequent reason (the first in
-// byte order on a tie).
-func (f *File) judgeUndefined(m string) (n int, top string) {
-	reasons := map[string]int{}
-	for i := range f.Samples {
-		s := &f.Samples[i]
-		if s.KindOf(m) != KindJudge {
-			continue
-		}
-		n++
-		reasons[s.Undefined[m]]++
-	}
+// undefinedCount is how many samples a metric is undefined on, and why.
+type undefinedCount struct {
+	n       int
+	reasons map[string]int
+}
+
+// top returns the most frequent reason (the first in byte order on a
+// tie).
+func (c undefinedCount) top() (top string) {
 	topN := 0
-	for r, c := range reasons {
-		if c > topN || (c == topN && r < top) {
-			top, topN = r, c
+	for r, k := range c.reasons {
+		if k > topN || (k == topN && r < top) {
+			top, topN = r, k
 		}
 	}
-	return n, top
+	return top
+}
+
+// judgeUndefined counts, for each metric of ms, the samples whose score
+// the judge left undefined and their reasons, in one pass over the
+// samples.
+func (f *File) judgeUndefined(ms []string) []undefinedCount {
+	out := make([]undefinedCount, len(ms))
+	f.each(func(s *Sample) {
+		for i, m := range ms {
+			if s.KindOf(m) != KindJudge {
+				continue
+			}
+			if out[i].reasons == nil {
+				out[i].reasons = map[string]int{}
+			}
+			out[i].n++
+			out[i].reasons[s.Undefined[m]]++
+		}
+	})
+	return out
 }
 
 // Scored counts the defined scores of f (every metric of every sample)
@@ -58,8 +75,7 @@ func (f *File) judgeUndefined(m string) (n int, top string) {
 // in byte order on a tie; "" when none is recorded).
 func (f *File) Scored() (n int, topReason string) {
 	reasons := map[string]int{}
-	for i := range f.Samples {
-		s := &f.Samples[i]
+	f.each(func(s *Sample) {
 		for m, v := range s.Scores {
 			if !v.IsNaN() {
 				n++
@@ -67,7 +83,7 @@ func (f *File) Scored() (n int, topReason string) {
 				reasons[r]++
 			}
 		}
-	}
+	})
 	topN := 0
 	for r, c := range reasons {
 		if c > topN || (c == topN && r < topReason) {
