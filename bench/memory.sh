@@ -9,7 +9,8 @@
 # and per 10,000 samples, the wall time, and the size of the results file
 # per sample, with texts (the default) and, for run, without them.
 #
-# Targets: 40,000 samples under 300 MB peak RSS for run and for check;
+# Targets: 40,000 samples under 300 MB peak RSS for run and for check, and
+# RSS at 40,000 no more than 1.3 x RSS at 10,000 (printed as "growth");
 # results without texts at most 1.5 KB a sample, with texts at most twice
 # the dataset's size.
 #
@@ -34,6 +35,7 @@ done
 
 dir=${BENCH_DIR:-$(mktemp -d)}
 mkdir -p "$dir"
+rm -f "$dir/peaks"
 gate=${GATE:-$dir/gate}
 if [ -z "${GATE:-}" ]; then
 	go build -o "$gate" ./cmd/gate
@@ -106,9 +108,22 @@ for kind in ${BENCH_DATA:-generated real}; do
 			awk -v k="$kind" -v c="$cmd" -v n="$n" -v mb="$mb" -v kb="$kb" -v s="$secs" -v rc="$rc" -v rb="$rb" -v db="$bytes" 'BEGIN {
 				printf "%-9s %-11s %8d %8s  %-5s %10.0f %12.1f %8.1f %8.2f KB %4.1fx\n", k, c, n, mb, rc, kb / 1024, kb / 1024 / (n / 10000), s, rb / n / 1000, rb / db }'
 			[ "$n" -ge 40000 ] && [ "$cmd" != run-notexts ] && [ "$kb" -gt "$worst" ] && worst=$kb
+			echo "$kind $cmd $n $kb" >>"$dir/peaks"
 		done
 	done
 done
 if [ "$worst" -gt 0 ]; then
 	awk -v kb="$worst" 'BEGIN { printf "\n40,000 samples: peak %.0f MB (target 300 MB): %s\n", kb / 1024, (kb / 1024 < 300 ? "ok" : "MISSED") }'
+fi
+# Growth: the peak at 40,000 samples over the peak at 10,000, per kind and
+# command (target 1.3: memory flat in the number of samples).
+if [ -s "$dir/peaks" ]; then
+	awk '{ kb[$1 " " $2 " " $3] = $4; seen[$1 " " $2] = 1 }
+		END {
+			for (k in seen) if ((k " 10000") in kb && (k " 40000") in kb) {
+				r = kb[k " 40000"] / kb[k " 10000"]
+				printf "growth %-21s RSS(40,000) / RSS(10,000) = %.2f (target 1.3): %s\n", k, r, (r <= 1.3 ? "ok" : "MISSED")
+			}
+		}' "$dir/peaks" | sort
+	rm -f "$dir/peaks"
 fi
