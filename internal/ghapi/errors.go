@@ -18,6 +18,7 @@ import (
 	"net/http"
 
 	"github.com/google/go-github/v60/github"
+	"github.com/raggate/raggate/internal/neterr"
 )
 
 // The kinds of GitHub failure Classify recognises. Test with errors.Is.
@@ -78,7 +79,7 @@ func Classify(op string, err error, fix Fixes) error {
 	case http.StatusNotFound:
 		return fmt.Errorf("%s: %w: %s: %w", op, ErrNotFound, orDefault(fix.NotFound, "check the repository, and that the token can see it"), err)
 	}
-	return fmt.Errorf("%s: %w", op, err)
+	return fmt.Errorf("%s: %w", op, neterr.Wrap(err))
 }
 
 func orDefault(s, def string) string {

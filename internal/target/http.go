@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/raggate/raggate/internal/neterr"
 	"github.com/raggate/raggate/internal/retry"
 	"github.com/raggate/raggate/metrics"
 )
@@ -137,6 +138,9 @@ func statusError(resp *http.Response, data []byte) error {
 func unwrapURL(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
+		if neterr.Cause(ue) != "" {
+			return neterr.WrapCause(ue)
+		}
 		return ue.Err
 	}
 	return err

@@ -2,6 +2,7 @@ package openaicompat
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -15,6 +16,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/raggate/raggate/internal/judge"
+	"github.com/raggate/raggate/internal/neterr"
 	"github.com/raggate/raggate/internal/retry"
 )
 
@@ -96,7 +98,10 @@ func brief(err error) error {
 	case *openai.RequestError:
 		return &serverError{msg: describeBody(httpStatus(e.HTTPStatusCode, e.HTTPStatus), e.Body), err: err}
 	}
-	return err
+	if errors.Is(err, context.DeadlineExceeded) {
+		return err // worded with the request time-out by the caller
+	}
+	return neterr.Wrap(err)
 }
 
 func httpStatus(code int, status string) string {
