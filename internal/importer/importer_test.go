@@ -98,7 +98,8 @@ func TestRead(t *testing.T) {
 				{id: "warranty", scores: map[string]float64{"helpfulness": 2, "latency_ms": nan}},
 			}, provider: "table", prompts: "table"},
 		{file: "promptfoo_v3.json", format: Promptfoo,
-			metrics: []string{"answer_relevance", "faithfulness", "score", "pass", "latency_ms", "cost"},
+			// The named scores in the file's order, not alphabetical.
+			metrics: []string{"faithfulness", "answer_relevance", "score", "pass", "latency_ms", "cost"},
 			user:    map[string]metrics.Direction{"answer_relevance": metrics.HigherIsBetter, "score": metrics.HigherIsBetter, "pass": metrics.HigherIsBetter, "latency_ms": metrics.LowerIsBetter, "cost": metrics.LowerIsBetter},
 			samples: []want{
 				{id: "refund window", scores: map[string]float64{"faithfulness": 1, "answer_relevance": 0.9, "score": 0.95, "pass": 1, "latency_ms": 812, "cost": 0.0002},

@@ -24,7 +24,7 @@ type pfResult struct {
 	Vars          map[string]json.RawMessage `json:"vars"`
 	Success       *bool                      `json:"success"`
 	Score         *float64                   `json:"score"`
-	NamedScores   map[string]*float64        `json:"namedScores"`
+	NamedScores   pfNamed                    `json:"namedScores"`
 	GradingResult *pfGrading                 `json:"gradingResult"`
 	LatencyMs     *float64                   `json:"latencyMs"`
 	Cost          *float64                   `json:"cost"`
@@ -43,11 +43,62 @@ type pfResult struct {
 	} `json:"testCase"`
 }
 
+// pfNamed is promptfoo's namedScores object, its keys in the file's order:
+// the metrics keep the order the evaluation gave them.
+type pfNamed struct {
+	keys []string
+	vals map[string]*float64
+}
+
+func (n *pfNamed) UnmarshalJSON(b []byte) error {
+	var vals map[string]*float64
+	if err := json.Unmarshal(b, &vals); err != nil {
+		return err
+	}
+	n.vals, n.keys = vals, nil
+	if vals == nil {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if _, err := dec.Token(); err != nil { // {
+		return err
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		k, _ := t.(string)
+		if !seen[k] {
+			seen[k] = true
+			n.keys = append(n.keys, k)
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add adds v to metric k's score, keeping k's first place.
+func (n *pfNamed) add(k string, v float64) {
+	if n.vals == nil {
+		n.vals = map[string]*float64{}
+	}
+	if n.vals[k] == nil {
+		n.vals[k] = new(float64)
+		n.keys = append(n.keys, k)
+	}
+	*n.vals[k] += v
+}
+
 type pfGrading struct {
-	Pass             *bool               `json:"pass"`
-	Score            *float64            `json:"score"`
-	Reason           string              `json:"reason"`
-	NamedScores      map[string]*float64 `json:"namedScores"`
+	Pass             *bool    `json:"pass"`
+	Score            *float64 `json:"score"`
+	Reason           string   `json:"reason"`
+	NamedScores      pfNamed  `json:"namedScores"`
 	ComponentResults []struct {
 		Pass      bool     `json:"pass"`
 		Score     *float64 `json:"score"`
@@ -380,34 +431,25 @@ func pfRecord(r *pfResult, line, i int, ids []string, hasLatency, hasCost bool) 
 		reason = r.GradingResult.Reason
 	}
 	named := r.NamedScores
-	if len(named) == 0 && r.GradingResult != nil {
+	if len(named.vals) == 0 && r.GradingResult != nil {
 		named = r.GradingResult.NamedScores
 	}
-	if len(named) == 0 && r.GradingResult != nil {
-		named = map[string]*float64{}
+	if len(named.vals) == 0 && r.GradingResult != nil {
+		named = pfNamed{}
 		n := map[string]int{}
 		for _, c := range r.GradingResult.ComponentResults {
 			if c.Assertion == nil || c.Assertion.Metric == "" || c.Score == nil {
 				continue
 			}
-			m := c.Assertion.Metric
-			if named[m] == nil {
-				named[m] = new(float64)
-			}
-			*named[m] += *c.Score
-			n[m]++
+			named.add(c.Assertion.Metric, *c.Score)
+			n[c.Assertion.Metric]++
 		}
 		for m, k := range n {
-			*named[m] /= float64(k)
+			*named.vals[m] /= float64(k)
 		}
 	}
-	names := make([]string, 0, len(named))
-	for k := range named {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		rec.scores = append(rec.scores, pfScore(k, named[k], r.componentReason(k)))
+	for _, k := range named.keys {
+		rec.scores = append(rec.scores, pfScore(k, named.vals[k], r.componentReason(k)))
 	}
 	sc := r.Score
 	if sc == nil && r.GradingResult != nil {
