@@ -121,7 +121,7 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 		jr.seq.record(f, in.samples, inputs, o.sequential.th.Defaults.Alpha)
 	}
 	attachTargetCalls(f, ph)
-	total := len(in.samples)
+	total := in.n
 	// From here the run needs its results file only: the samples, their
 	// spool and the runs' scores are let go of before it is written.
 	o.closeSpool()
@@ -150,11 +150,18 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	return &RunResult{File: f}, runErr
 }
 
-// runInputs are what a run judges: the dataset, the samples of its shard
-// and the metrics.
+// runInputs are what a run judges: the dataset, the n samples of its
+// shard and the metrics.
 type runInputs struct {
-	ds      *dataset.Dataset
+	ds *dataset.Dataset
+	// samples are the run's samples, without texts when the dataset's
+	// spool holds them: a run that reads them back from the spool lets
+	// them go before judging (see judgeRepeats), keeping n and, for a
+	// shard, each sample's position in the spool (at; nil: sample i is
+	// at position i).
 	samples []metrics.Sample
+	n       int
+	at      []int32
 	ms      []metrics.Metric
 }
 
@@ -196,12 +203,12 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 			return nil, asUsage(err)
 		}
 	}
-	samples, err := shardSamples(env, o, ds.Samples)
+	samples, at, err := shardSamples(env, o, ds.Samples)
 	if err != nil {
 		return nil, err
 	}
 	if sp := ds.Spool(); sp != nil {
-		o.warn(env, spooledCapNote(o.Limits.MaxContexts, sp, samples))
+		o.warn(env, spooledCapNote(o.Limits.MaxContexts, sp, len(samples), at))
 	} else {
 		o.warn(env, capContexts(o.Limits.MaxContexts, samples))
 	}
@@ -221,7 +228,7 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 	if err := o.checkTargetFields(ds); err != nil {
 		return nil, err
 	}
-	return &runInputs{ds: ds, samples: samples, ms: ms}, nil
+	return &runInputs{ds: ds, samples: samples, n: len(samples), at: at, ms: ms}, nil
 }
 
 // gateUnscored is the error of a finished run with too many samples left
@@ -309,20 +316,28 @@ func saveResults(env Env, o *runState, f *results.File) error {
 	return nil
 }
 
-// shardSamples returns the samples of the shard --shard names, or all.
-func shardSamples(env Env, o *runState, all []metrics.Sample) ([]metrics.Sample, error) {
+// shardSamples returns the samples of the shard --shard names, or all,
+// and, for a shard, the position of each in all (nil: all of them).
+func shardSamples(env Env, o *runState, all []metrics.Sample) ([]metrics.Sample, []int32, error) {
 	if o.Shard == "" {
-		return all, nil
+		return all, nil, nil
 	}
 	i, n, err := results.ParseShard(o.Shard)
 	if err != nil {
-		return nil, asUsage(fmt.Errorf("--shard: %w", err))
+		return nil, nil, asUsage(fmt.Errorf("--shard: %w", err))
 	}
-	samples := results.ShardOf(all, i, n)
+	var samples []metrics.Sample
+	var at []int32
+	for k := range all {
+		if results.InShard(all[k].ID, i, n) {
+			samples = append(samples, all[k])
+			at = append(at, int32(k))
+		}
+	}
 	if !o.Quiet {
 		fmt.Fprintf(env.Log, "shard %s: %d of %d samples\n", o.Shard, len(samples), len(all))
 	}
-	return samples, nil
+	return samples, at, nil
 }
 
 // markIncomplete records in f why a run stopped after judging judged of
@@ -497,7 +512,7 @@ type repeated struct {
 // store returns where the run's samples are read back from.
 func (in *runInputs) store() sampleStore {
 	if sp := in.ds.Spool(); sp != nil {
-		return spoolStore{sp: sp, light: in.samples}
+		return spoolStore{sp: sp, at: in.at}
 	}
 	return memStore(in.samples)
 }
@@ -510,7 +525,7 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 	out := &repeated{perMetric: map[string]judge.Usage{}, start: time.Now()}
 	repeats := max(1, o.Repeats)
 	src := in.store()
-	log := newInputsLog(len(in.samples))
+	log := newInputsLog(in.n)
 	cuts := &capCount{}
 	tp, chosen, err := o.newTargetPipe(env, in, src, log, cuts, repeats)
 	if err != nil {
@@ -527,6 +542,13 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		unanswered = tp.unanswered.get
 	} else if static := unansweredOf(in.samples); static != nil {
 		unanswered = func(id string) string { return static[id] }
+	}
+	if in.ds.Spool() != nil && tp == nil && o.sequential == nil {
+		// Every pass reads its samples back from the spool, by position:
+		// what memory kept of each (its id, fields and metadata, its
+		// line) can go. (A target run keeps them for its calls, a
+		// sequential check for its decider.)
+		in.samples, in.ds.Lines = nil, nil
 	}
 	var ph *targetPhase
 	if tp != nil {
@@ -559,8 +581,8 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		if tp != nil {
 			ahead += max(1, o.target.Options.Concurrency)
 		}
-		p := newPass(in.samples, ahead)
-		opts.Feed, opts.Release = p.win, p.release
+		p := newPass(in.n, ahead)
+		opts.Feed, opts.Release = p, p.release
 		if o.sequential != nil {
 			// One pass, no target (validated): the samples go in the
 			// sequential order, and the decider ends the feed.
@@ -592,7 +614,7 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 				readAll(pctx, p, src, o.Limits.MaxContexts, &capCount{}, nil, r == repeats-1)
 			}
 		}()
-		res, err := eval.Run(ctx, memo, p.samples, opts)
+		res, err := eval.Run(ctx, memo, nil, opts) // the samples come from p
 		pcancel()
 		<-produced
 		if r == 0 && tp != nil {
