@@ -172,14 +172,11 @@ func (p *pass) release(i int) {
 // inputs when log is set. The last pass lets the store forget each
 // sample it has read.
 func readAll(ctx context.Context, p *pass, src sampleStore, limit int, cuts *capCount, log *inputsLog, last bool) {
-	order := p.order
-	if order == nil {
-		order = make([]int, p.n)
-		for i := range order {
-			order[i] = i
+	for pos := range p.n {
+		i := pos
+		if p.order != nil {
+			i = p.order[pos]
 		}
-	}
-	for pos, i := range order {
 		if p.gate != nil {
 			if err := p.gate(ctx, pos); err != nil {
 				return
@@ -211,10 +208,10 @@ type targetPipe struct {
 	o   *runState
 	env Env
 	src sampleStore
-	// light are the run's samples without texts (their ids).
-	light []metrics.Sample
-	log   *inputsLog
-	cuts  *capCount
+	// ids are the run's samples' ids.
+	ids  []string
+	log  *inputsLog
+	cuts *capCount
 	// answers keeps the answered samples for the later passes of a run
 	// with repeats (nil: one pass).
 	answers    sampleKeeper
@@ -324,7 +321,7 @@ func (tp *targetPipe) done(p *pass, i int, out target.Outcome) {
 		// back for its saved row.
 		full, err := tp.src.get(i)
 		if err != nil {
-			full = metrics.Sample{ID: tp.light[i].ID}
+			full = metrics.Sample{ID: tp.ids[i]}
 		}
 		s = p.put(i, full)
 	}
@@ -493,7 +490,11 @@ func (o *runState) newTargetPipe(env Env, in *runInputs, src sampleStore, log *i
 		return nil, false, nil
 	}
 	rows := newRowSpill()
-	tp := &targetPipe{o: o, env: env, src: src, light: in.samples, log: log, cuts: cuts, calls: map[string]*pendingCall{}, rows: rows, fields: map[metrics.Field]bool{}}
+	ids := make([]string, len(in.samples))
+	for i := range in.samples {
+		ids[i] = in.samples[i].ID
+	}
+	tp := &targetPipe{o: o, env: env, src: src, ids: ids, log: log, cuts: cuts, calls: map[string]*pendingCall{}, rows: rows, fields: map[metrics.Field]bool{}}
 	if repeats > 1 {
 		tp.answers = &memKeeper{s: make([]metrics.Sample, in.n)}
 		if in.ds.Spool() != nil {

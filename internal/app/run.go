@@ -543,11 +543,10 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 	} else if static := unansweredOf(in.samples); static != nil {
 		unanswered = func(id string) string { return static[id] }
 	}
-	if in.ds.Spool() != nil && tp == nil && o.sequential == nil {
+	if in.ds.Spool() != nil && o.sequential == nil {
 		// Every pass reads its samples back from the spool, by position:
 		// what memory kept of each (its id, fields and metadata, its
-		// line) can go. (A target run keeps them for its calls, a
-		// sequential check for its decider.)
+		// line) can go. (A sequential check keeps them for its decider.)
 		in.samples, in.ds.Lines = nil, nil
 	}
 	var ph *targetPhase
