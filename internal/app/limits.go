@@ -81,21 +81,25 @@ func capNote(cut, total, limit, most int) string {
 		cut, total, limit, most, limit)
 }
 
-// spooledCapNote is the warning of --max-contexts for samples kept on
-// disk, counted without reading them back (the cut happens as they are).
-func spooledCapNote(limit int, sp *dataset.Spool, samples []metrics.Sample) string {
+// spooledCapNote is the warning of --max-contexts for the n samples of a
+// run kept on disk (sample i at position at[i], at nil: at i), counted
+// without reading them back (the cut happens as they are).
+func spooledCapNote(limit int, sp *dataset.Spool, n int, at []int32) string {
 	if limit <= 0 {
 		return ""
 	}
 	cut, most := 0, 0
-	for i := range samples {
-		c, ids := sp.Lens(samples[i].ID)
-		if n := max(c, ids); n > limit {
+	for i := range n {
+		k := i
+		if at != nil {
+			k = int(at[i])
+		}
+		if c := sp.MostContexts(k); c > limit {
 			cut++
-			most = max(most, n)
+			most = max(most, c)
 		}
 	}
-	return capNote(cut, len(samples), limit, most)
+	return capNote(cut, n, limit, most)
 }
 
 // dataset returns the limits for the dataset package.

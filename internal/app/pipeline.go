@@ -50,13 +50,19 @@ func (m memStore) forget(i int) {
 // last time.
 type forgetter interface{ forget(i int) }
 
-// spoolStore is a run's samples kept on disk: light holds their ids.
+// spoolStore is a run's samples kept on disk: sample i of the run is at
+// position at[i] of the spool (at nil: at i).
 type spoolStore struct {
-	sp    *dataset.Spool
-	light []metrics.Sample
+	sp *dataset.Spool
+	at []int32
 }
 
-func (s spoolStore) get(i int) (metrics.Sample, error) { return s.sp.Get(s.light[i].ID) }
+func (s spoolStore) get(i int) (metrics.Sample, error) {
+	if s.at != nil {
+		i = int(s.at[i])
+	}
+	return s.sp.Get(i)
+}
 
 // inputsLog collects the inputs of the samples as a pass reads them (the
 // results need their hashes, metadata and context ids, not their texts).
@@ -122,11 +128,16 @@ func (r *syncReasons) snapshot() map[string]string {
 	return maps.Clone(r.m)
 }
 
-// pass is one judging pass over the run's samples: the slice eval.Run
-// reads, filled through the window as the samples arrive.
+// pass is one judging pass over the run's n samples: the feed eval.Run
+// reads (an eval.Holder), holding each sample from its arrival through
+// the window to its release, so never more than the window's.
 type pass struct {
-	samples []metrics.Sample
-	win     *eval.Window
+	n   int
+	win *eval.Window
+	mu  sync.Mutex
+	// held are the samples admitted (or, with a target, handed over) and
+	// not released yet.
+	held map[int]*metrics.Sample
 	// order is the order the samples are read in (nil: dataset order; a
 	// sequential check sets its own), and gate, when set, is waited on
 	// before the pos-th of them is read (a sequential check keeps the
@@ -135,17 +146,35 @@ type pass struct {
 	gate  func(ctx context.Context, pos int) error
 }
 
-func newPass(ids []metrics.Sample, ahead int) *pass {
-	p := &pass{samples: make([]metrics.Sample, len(ids)), win: eval.NewWindow(len(ids), ahead)}
-	for i := range ids {
-		p.samples[i].ID = ids[i].ID
-	}
-	return p
+func newPass(n, ahead int) *pass {
+	return &pass{n: n, win: eval.NewWindow(n, ahead), held: map[int]*metrics.Sample{}}
 }
 
-// release lets go of sample i's texts once it is judged.
+// Next, Arrived, Len and Sample make p an eval.Holder.
+func (p *pass) Next(ctx context.Context) (int, error) { return p.win.Next(ctx) }
+func (p *pass) Arrived(pos int) (int, bool)           { return p.win.Arrived(pos) }
+func (p *pass) Len() int                              { return p.n }
+
+// Sample returns sample i, held from put to release (nil outside).
+func (p *pass) Sample(i int) *metrics.Sample {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.held[i]
+}
+
+// put holds s as sample i until its release and returns it.
+func (p *pass) put(i int, s metrics.Sample) *metrics.Sample {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.held[i] = &s
+	return &s
+}
+
+// release lets go of sample i once it is judged.
 func (p *pass) release(i int) {
-	p.samples[i] = metrics.Sample{ID: p.samples[i].ID}
+	p.mu.Lock()
+	delete(p.held, i)
+	p.mu.Unlock()
 	p.win.Release(i)
 }
 
@@ -154,14 +183,11 @@ func (p *pass) release(i int) {
 // inputs when log is set. The last pass lets the store forget each
 // sample it has read.
 func readAll(ctx context.Context, p *pass, src sampleStore, limit int, cuts *capCount, log *inputsLog, last bool) {
-	order := p.order
-	if order == nil {
-		order = make([]int, len(p.samples))
-		for i := range order {
-			order[i] = i
+	for pos := range p.n {
+		i := pos
+		if p.order != nil {
+			i = p.order[pos]
 		}
-	}
-	for pos, i := range order {
 		if p.gate != nil {
 			if err := p.gate(ctx, pos); err != nil {
 				return
@@ -182,7 +208,7 @@ func readAll(ctx context.Context, p *pass, src sampleStore, limit int, cuts *cap
 		if log != nil {
 			log.add(&s)
 		}
-		p.samples[i] = s
+		p.put(i, s)
 		p.win.Fill(i)
 	}
 }
@@ -190,9 +216,11 @@ func readAll(ctx context.Context, p *pass, src sampleStore, limit int, cuts *cap
 // targetPipe is the target calls of a run, made while the first pass
 // judges the answers.
 type targetPipe struct {
-	o    *runState
-	env  Env
-	src  sampleStore
+	o   *runState
+	env Env
+	src sampleStore
+	// ids are the run's samples' ids.
+	ids  []string
 	log  *inputsLog
 	cuts *capCount
 	// answers keeps the answered samples for the later passes of a run
@@ -241,10 +269,11 @@ func (m *memKeeper) get(i int) (metrics.Sample, error) {
 }
 func (m *memKeeper) close() {}
 
-// spoolKeeper keeps them on disk, in a spool of their own.
+// spoolKeeper keeps them on disk, in a spool of their own: sample i at
+// position i.
 type spoolKeeper struct{ spoolStore }
 
-func (k spoolKeeper) put(_ int, s metrics.Sample) error { _, err := k.sp.Put(s); return err }
+func (k spoolKeeper) put(i int, s metrics.Sample) error { return k.sp.Set(i, s) }
 func (k spoolKeeper) close()                            { _ = k.sp.Close() }
 
 // run calls the target for every sample of p, putting each answer into
@@ -258,10 +287,10 @@ func (tp *targetPipe) run(ctx context.Context, p *pass) {
 	// when it is.
 	opts.Progress = nil
 	if !o.Quiet {
-		fmt.Fprintf(env.Log, "calling the target for %d samples (%d at once), judging each answer as it arrives\n", len(p.samples), opts.Concurrency)
+		fmt.Fprintf(env.Log, "calling the target for %d samples (%d at once), judging each answer as it arrives\n", p.n, opts.Concurrency)
 	}
 	tp.start = time.Now()
-	tp.handed = make([]bool, len(p.samples))
+	tp.handed = make([]bool, p.n)
 	opts.Admit = func(ctx context.Context, i int) error {
 		if err := p.win.Admit(ctx, i); err != nil {
 			return err
@@ -275,12 +304,12 @@ func (tp *targetPipe) run(ctx context.Context, p *pass) {
 			tp.mu.Unlock()
 			return err
 		}
-		p.samples[i] = s
+		p.put(i, s)
 		tp.handed[i] = true
 		return nil
 	}
 	opts.Done = func(i int, out target.Outcome) { tp.done(p, i, out) }
-	target.Run(ctx, b.Target, p.samples, opts) // each finished call goes through done
+	target.Each(ctx, b.Target, p.n, p.Sample, opts) // each finished call goes through done
 	closeErr := b.Target.Close()
 	tp.mu.Lock()
 	defer tp.mu.Unlock()
@@ -297,13 +326,15 @@ func (tp *targetPipe) run(ctx context.Context, p *pass) {
 func (tp *targetPipe) done(p *pass, i int, out target.Outcome) {
 	env, o := tp.env, tp.o
 	redactReply(env.Red, &out.Reply)
-	s := &p.samples[i]
+	s := p.Sample(i)
 	if !tp.handed[i] {
 		// Not handed to a call (the target was taken for down): read it
 		// back for its saved row.
-		if full, err := tp.src.get(i); err == nil {
-			*s = full
+		full, err := tp.src.get(i)
+		if err != nil {
+			full = metrics.Sample{ID: tp.ids[i]}
 		}
+		s = p.put(i, full)
 	}
 	if out.Err != nil {
 		tp.unanswered.set(s.ID, out.Err.Error())
@@ -470,12 +501,16 @@ func (o *runState) newTargetPipe(env Env, in *runInputs, src sampleStore, log *i
 		return nil, false, nil
 	}
 	rows := newRowSpill()
-	tp := &targetPipe{o: o, env: env, src: src, log: log, cuts: cuts, calls: map[string]*pendingCall{}, rows: rows, fields: map[metrics.Field]bool{}}
+	ids := make([]string, len(in.samples))
+	for i := range in.samples {
+		ids[i] = in.samples[i].ID
+	}
+	tp := &targetPipe{o: o, env: env, src: src, ids: ids, log: log, cuts: cuts, calls: map[string]*pendingCall{}, rows: rows, fields: map[metrics.Field]bool{}}
 	if repeats > 1 {
-		tp.answers = &memKeeper{s: make([]metrics.Sample, len(in.samples))}
+		tp.answers = &memKeeper{s: make([]metrics.Sample, in.n)}
 		if in.ds.Spool() != nil {
 			if sp, err := dataset.NewSpool(""); err == nil {
-				tp.answers = spoolKeeper{spoolStore{sp: sp, light: in.samples}}
+				tp.answers = spoolKeeper{spoolStore{sp: sp}}
 			}
 		}
 	}
@@ -507,7 +542,7 @@ func (tp *targetPipe) finish(ctx context.Context, res *eval.Result, runErr error
 	if tp.err != nil {
 		return nil, asOperational(tp.err)
 	}
-	total := len(in.samples)
+	total := in.n
 	finished := len(tp.calls)
 	unanswered := tp.unanswered.snapshot()
 	if !o.Quiet {

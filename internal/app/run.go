@@ -140,7 +140,7 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	prov.UserMetrics = definitionsOf(in.ms)
 	f := resultsFile(env, o, prov, jr)
 	f.Config.MaxUndefined, f.Config.MaxTargetFailures = &o.MaxUndefined, &o.Target.MaxFailures
-	a := assembly{ids: func(i int) string { return in.samples[i].ID }, n: len(in.samples), names: f.Config.Metrics, red: env.Red}
+	a := assembly{ids: in.id, n: in.n, names: f.Config.Metrics, red: env.Red}
 	if ph != nil {
 		a.calls, a.outOfStep = ph.calls, ph.outOfStep
 	}
@@ -158,7 +158,7 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	if jr.seq != nil {
 		jr.seq.record(f, in.samples, o.sequential.th.Defaults.Alpha)
 	}
-	total := len(in.samples)
+	total := in.n
 	// From here the run needs its results file only: the samples and
 	// their spool are let go of before it is written.
 	o.closeSpool()
@@ -187,12 +187,28 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	return &RunResult{File: f}, runErr
 }
 
-// runInputs are what a run judges: the dataset, the samples of its shard
-// and the metrics.
+// runInputs are what a run judges: the dataset, the n samples of its
+// shard and the metrics.
 type runInputs struct {
-	ds      *dataset.Dataset
+	ds *dataset.Dataset
+	// samples are the run's samples, without texts when the dataset's
+	// spool holds them: a run that reads them back from the spool lets
+	// them go before judging (see judgeRepeats), keeping n and, for a
+	// shard, each sample's position in the spool (at; nil: sample i is
+	// at position i).
 	samples []metrics.Sample
+	n       int
+	at      []int32
 	ms      []metrics.Metric
+}
+
+// id names sample i in a message: its id while the samples are held,
+// else its number.
+func (in *runInputs) id(i int) string {
+	if i < len(in.samples) {
+		return in.samples[i].ID
+	}
+	return fmt.Sprintf("number %d", i+1)
 }
 
 // loadRun loads the dataset and checks, before any call, everything that
@@ -233,12 +249,12 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 			return nil, asUsage(err)
 		}
 	}
-	samples, err := shardSamples(env, o, ds.Samples)
+	samples, at, err := shardSamples(env, o, ds.Samples)
 	if err != nil {
 		return nil, err
 	}
 	if sp := ds.Spool(); sp != nil {
-		o.warn(env, spooledCapNote(o.Limits.MaxContexts, sp, samples))
+		o.warn(env, spooledCapNote(o.Limits.MaxContexts, sp, len(samples), at))
 	} else {
 		o.warn(env, capContexts(o.Limits.MaxContexts, samples))
 	}
@@ -258,7 +274,7 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 	if err := o.checkTargetFields(ds); err != nil {
 		return nil, err
 	}
-	return &runInputs{ds: ds, samples: samples, ms: ms}, nil
+	return &runInputs{ds: ds, samples: samples, n: len(samples), at: at, ms: ms}, nil
 }
 
 // gateUnscored is the error of a finished run with too many samples left
@@ -346,20 +362,28 @@ func saveResults(env Env, o *runState, f *results.File) error {
 	return nil
 }
 
-// shardSamples returns the samples of the shard --shard names, or all.
-func shardSamples(env Env, o *runState, all []metrics.Sample) ([]metrics.Sample, error) {
+// shardSamples returns the samples of the shard --shard names, or all,
+// and, for a shard, the position of each in all (nil: all of them).
+func shardSamples(env Env, o *runState, all []metrics.Sample) ([]metrics.Sample, []int32, error) {
 	if o.Shard == "" {
-		return all, nil
+		return all, nil, nil
 	}
 	i, n, err := results.ParseShard(o.Shard)
 	if err != nil {
-		return nil, asUsage(fmt.Errorf("--shard: %w", err))
+		return nil, nil, asUsage(fmt.Errorf("--shard: %w", err))
 	}
-	samples := results.ShardOf(all, i, n)
+	var samples []metrics.Sample
+	var at []int32
+	for k := range all {
+		if results.InShard(all[k].ID, i, n) {
+			samples = append(samples, all[k])
+			at = append(at, int32(k))
+		}
+	}
 	if !o.Quiet {
 		fmt.Fprintf(env.Log, "shard %s: %d of %d samples\n", o.Shard, len(samples), len(all))
 	}
-	return samples, nil
+	return samples, at, nil
 }
 
 // markIncomplete records in f why a run stopped after judging judged of
@@ -546,7 +570,7 @@ type repeated struct {
 // store returns where the run's samples are read back from.
 func (in *runInputs) store() sampleStore {
 	if sp := in.ds.Spool(); sp != nil {
-		return spoolStore{sp: sp, light: in.samples}
+		return spoolStore{sp: sp, at: in.at}
 	}
 	return memStore(in.samples)
 }
@@ -576,6 +600,12 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		unanswered = tp.unanswered.get
 	} else if static := unansweredOf(in.samples); static != nil {
 		unanswered = func(id string) string { return static[id] }
+	}
+	if in.ds.Spool() != nil && o.sequential == nil {
+		// Every pass reads its samples back from the spool, by position:
+		// what memory kept of each (its id, fields and metadata, its
+		// line) can go. (A sequential check keeps them for its decider.)
+		in.samples, in.ds.Lines = nil, nil
 	}
 	var ph *targetPhase
 	if tp != nil {
@@ -608,8 +638,8 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		if tp != nil {
 			ahead += max(1, o.target.Options.Concurrency)
 		}
-		p := newPass(in.samples, ahead)
-		opts.Feed, opts.Release = p.win, p.release
+		p := newPass(in.n, ahead)
+		opts.Feed, opts.Release = p, p.release
 		if o.sequential != nil {
 			// One pass, no target (validated): the samples go in the
 			// sequential order, and the decider ends the feed.
@@ -626,7 +656,7 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		if r == repeats-1 && o.texts != nil {
 			opts.Texts = o.texts.Put
 		}
-		recs := newPassRecords(len(in.samples))
+		recs := newPassRecords(in.n)
 		o.passes = append(o.passes, recs)
 		opts.Record = recordSink(recs, log, r == 0)
 		pctx, pcancel := context.WithCancel(ctx)
@@ -644,7 +674,7 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 				readAll(pctx, p, src, o.Limits.MaxContexts, &capCount{}, nil, r == repeats-1)
 			}
 		}()
-		res, err := eval.Run(ctx, memo, p.samples, opts)
+		res, err := eval.Run(ctx, memo, nil, opts) // the samples come from p
 		pcancel()
 		<-produced
 		if r == 0 && tp != nil {

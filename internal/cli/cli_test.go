@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"math"
 	"os"
@@ -155,6 +156,14 @@ func TestShardAndMerge(t *testing.T) {
 	if r := gate(t, nil, "run", "--quiet", "--dataset", repo+"/testdata/demo/golden.jsonl", "--judge", "offline", "--out", whole); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
+	wholeFile, err := results.Read(whole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[string]*results.Sample{}
+	for k := range wholeFile.Samples {
+		byID[wholeFile.Samples[k].ID] = &wholeFile.Samples[k]
+	}
 	var shards []string
 	total := 0
 	for i := 1; i <= 3; i++ {
@@ -166,6 +175,14 @@ func TestShardAndMerge(t *testing.T) {
 		f, _ := results.Read(p)
 		if f.Shard != string(rune('0'+i))+"/3" {
 			t.Errorf("shard field %q", f.Shard)
+		}
+		// Each sample of a shard is its own (judged on its own texts).
+		for k := range f.Samples {
+			s := &f.Samples[k]
+			w := byID[s.ID]
+			if !results.InShard(s.ID, i, 3) || w == nil || s.InputHash != w.InputHash || fmt.Sprint(s.Scores) != fmt.Sprint(w.Scores) {
+				t.Errorf("shard %d/3: sample %s is not the whole run's (in shard %v)", i, s.ID, results.InShard(s.ID, i, 3))
+			}
 		}
 		total += len(f.Samples)
 		shards = append(shards, p)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	mbits "math/bits"
 	"os"
 	"slices"
@@ -20,12 +21,16 @@ import (
 // not the whole dataset's. Loading with Options.Spool puts each sample in
 // the spool as it is read; Get reads one back. A Spool is safe for
 // concurrent use.
+//
+// Samples are numbered by position: the first Put is sample 0 (for a
+// dataset, its samples' order), and memory keeps 16 bytes a sample to
+// find them.
 type Spool struct {
 	mu   sync.Mutex
 	f    *os.File
 	w    *bufio.Writer
 	size int64
-	at   map[string]spooled
+	at   []spooled // by position; n == 0: none
 	err  error
 	buf  []byte
 	// present holds one fields-present map per distinct set of fields:
@@ -33,13 +38,13 @@ type Spool struct {
 	present map[uint64]map[metrics.Field]bool
 }
 
-// spooled locates a sample in the spool file and says how many retrieved
-// contexts and context ids it has (a run caps them before judging).
+// spooled locates a sample in the spool file (n bytes at off; an encoded
+// sample is never empty) and says how many retrieved contexts or context
+// ids it has, whichever is more (a run caps them before judging).
 type spooled struct {
-	off      int64
-	n        int32
-	contexts int32
-	ids      int32
+	off  int64
+	n    uint32
+	most uint32
 }
 
 // NewSpool creates a spool in a new temporary file of dir ("" is the
@@ -49,28 +54,61 @@ func NewSpool(dir string) (*Spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("create the samples' temporary file: %w", err)
 	}
-	return &Spool{f: f, w: bufio.NewWriterSize(f, 256<<10), at: map[string]spooled{}}, nil
+	return &Spool{f: f, w: bufio.NewWriterSize(f, 256<<10)}, nil
 }
 
-// Put writes s to the spool and returns what memory keeps of it: its id,
-// the fields it has and its metadata, without texts. Its fields-present
-// map is shared with the samples that have the same fields: do not
-// change it (clone it first, as metrics.Sample's setters on a copy
-// would not). A later Put of the same id replaces it.
+// Put writes s to the spool as the next sample (position Len() before
+// the call) and returns what memory keeps of it: its id, the fields it
+// has and its metadata, without texts. Its fields-present map is shared
+// with the samples that have the same fields: do not change it (clone it
+// first, as metrics.Sample's setters on a copy would not).
 func (sp *Spool) Put(s metrics.Sample) (metrics.Sample, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if sp.err != nil {
-		return metrics.Sample{}, sp.err
+	if err := sp.write(len(sp.at), &s); err != nil {
+		return metrics.Sample{}, err
 	}
-	sp.buf = encodeSample(sp.buf[:0], &s)
+	return metrics.Sample{ID: s.ID, Present: sp.shared(s.Present), Metadata: s.Metadata}, nil
+}
+
+// Set writes s to the spool as sample i, replacing the sample i held.
+func (sp *Spool) Set(i int, s metrics.Sample) error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.write(i, &s)
+}
+
+// write writes s as sample i; sp.mu must be held.
+func (sp *Spool) write(i int, s *metrics.Sample) error {
+	if sp.err != nil {
+		return sp.err
+	}
+	if i < 0 {
+		return fmt.Errorf("sample %d is not in the samples' temporary file", i)
+	}
+	sp.buf = encodeSample(sp.buf[:0], s)
+	if len(sp.buf) > math.MaxUint32 {
+		return fmt.Errorf("a sample of %d bytes is too large for the samples' temporary file", len(sp.buf))
+	}
 	if _, err := sp.w.Write(sp.buf); err != nil {
 		sp.err = fmt.Errorf("write the samples' temporary file: %w", err)
-		return metrics.Sample{}, sp.err
+		return sp.err
 	}
-	sp.at[s.ID] = spooled{off: sp.size, n: int32(len(sp.buf)), contexts: int32(len(s.RetrievedContexts)), ids: int32(len(s.RetrievedContextIDs))}
+	if i >= len(sp.at) {
+		sp.at = slices.Grow(sp.at, i+1-len(sp.at))[:i+1]
+	}
+	// A list's count fits: each item takes a byte of the encoding at least.
+	sp.at[i] = spooled{off: sp.size, n: uint32(len(sp.buf)), most: uint32(max(len(s.RetrievedContexts), len(s.RetrievedContextIDs)))}
 	sp.size += int64(len(sp.buf))
-	return metrics.Sample{ID: s.ID, Present: sp.shared(s.Present), Metadata: s.Metadata}, nil
+	return nil
+}
+
+// Len is the number of positions the spool holds (the last sample's,
+// plus one).
+func (sp *Spool) Len() int {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return len(sp.at)
 }
 
 // shared returns the map of sp equal to present; sp.mu must be held.
@@ -94,19 +132,25 @@ func (sp *Spool) shared(present map[metrics.Field]bool) map[metrics.Field]bool {
 	return present
 }
 
-// Lens returns how many retrieved contexts and retrieved context ids the
-// sample id has, without reading it back.
-func (sp *Spool) Lens(id string) (contexts, ids int) {
+// MostContexts returns how many retrieved contexts or retrieved context
+// ids sample i has, whichever is more, without reading it back.
+func (sp *Spool) MostContexts(i int) int {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	e := sp.at[id]
-	return int(e.contexts), int(e.ids)
+	if i < 0 || i >= len(sp.at) {
+		return 0
+	}
+	return int(sp.at[i].most)
 }
 
-// Get reads the sample id back, whole.
-func (sp *Spool) Get(id string) (metrics.Sample, error) {
+// Get reads sample i back, whole.
+func (sp *Spool) Get(i int) (metrics.Sample, error) {
 	sp.mu.Lock()
-	e, ok := sp.at[id]
+	var e spooled
+	if i >= 0 && i < len(sp.at) {
+		e = sp.at[i]
+	}
+	ok := e.n > 0
 	err := sp.err
 	if ok && err == nil {
 		if ferr := sp.w.Flush(); ferr != nil {
@@ -119,7 +163,7 @@ func (sp *Spool) Get(id string) (metrics.Sample, error) {
 		return metrics.Sample{}, err
 	}
 	if !ok {
-		return metrics.Sample{}, fmt.Errorf("sample %q is not in the samples' temporary file", id)
+		return metrics.Sample{}, fmt.Errorf("sample %d is not in the samples' temporary file", i)
 	}
 	b := make([]byte, e.n)
 	if _, err := sp.f.ReadAt(b, e.off); err != nil {

@@ -40,15 +40,15 @@ func TestSpoolGivesBackEverySample(t *testing.T) {
 		if light.ID != want.ID || !reflect.DeepEqual(light.Present, want.Present) {
 			t.Fatalf("sample %d: id %q present %v, want %q %v", i, light.ID, light.Present, want.ID, want.Present)
 		}
-		got, err := sp.Get(light.ID)
+		got, err := sp.Get(i)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("sample %d read back:\n%+v\nwant\n%+v", i, got, want)
 		}
-		if c, _ := sp.Lens(light.ID); c != len(want.RetrievedContexts) {
-			t.Fatalf("Lens = %d contexts, want %d", c, len(want.RetrievedContexts))
+		if c := sp.MostContexts(i); c != max(len(want.RetrievedContexts), len(want.RetrievedContextIDs)) {
+			t.Fatalf("MostContexts = %d, want %d", c, max(len(want.RetrievedContexts), len(want.RetrievedContextIDs)))
 		}
 	}
 }
@@ -74,15 +74,38 @@ func TestSpoolRoundTrip(t *testing.T) {
 	if light.Response != "" || light.ID != s.ID || !reflect.DeepEqual(light.Metadata, s.Metadata) {
 		t.Fatalf("light sample %+v", light)
 	}
-	got, err := sp.Get(s.ID)
+	got, err := sp.Get(0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, s) {
 		t.Fatalf("read back %+v, want %+v", got, s)
 	}
-	if _, err := sp.Get("missing"); err == nil {
-		t.Fatal("Get of an unknown id: no error")
+	for _, i := range []int{-1, 1, 3} {
+		if _, err := sp.Get(i); err == nil {
+			t.Fatalf("Get(%d) of an unknown position: no error", i)
+		}
+	}
+	// Set puts a sample at any position (3 leaves 1 and 2 empty) and
+	// replaces the one there.
+	var u metrics.Sample
+	u.ID = "u"
+	u.Set(metrics.Response, "first")
+	if err := sp.Set(3, u); err != nil {
+		t.Fatal(err)
+	}
+	u.Set(metrics.Response, "second")
+	if err := sp.Set(3, u); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sp.Get(3); err != nil || !reflect.DeepEqual(got, u) {
+		t.Fatalf("Get(3) = %+v, %v; want %+v", got, err, u)
+	}
+	if _, err := sp.Get(2); err == nil || sp.Len() != 4 {
+		t.Fatalf("Get(2) of a position never set: %v; Len %d, want 4", err, sp.Len())
+	}
+	if got, err := sp.Get(0); err != nil || !reflect.DeepEqual(got, s) {
+		t.Fatalf("Get(0) after Set(3) = %+v, %v", got, err)
 	}
 	if err := sp.Close(); err != nil {
 		t.Fatal(err)
@@ -90,7 +113,7 @@ func TestSpoolRoundTrip(t *testing.T) {
 	if _, err := os.Stat(name); !os.IsNotExist(err) {
 		t.Fatalf("the spool file is left behind: %v", err)
 	}
-	if _, err := sp.Get(s.ID); err == nil {
+	if _, err := sp.Get(0); err == nil {
 		t.Fatal("Get after Close: no error")
 	}
 }

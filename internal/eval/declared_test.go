@@ -140,7 +140,8 @@ func TestPrefetchEmbedsDeclaredFields(t *testing.T) {
 		}
 		t.Run(m.Name, func(t *testing.T) {
 			rec := newRecorder(t)
-			p := newPrefetcher(context.Background(), rec, []metrics.Sample{s}, []metrics.Metric{m}, &inOrder{n: 1})
+			n, sample := source([]metrics.Sample{s}, nil)
+			p := newPrefetcher(context.Background(), rec, n, sample, []metrics.Metric{m}, &inOrder{n: 1})
 			p.ahead(0)
 			p.wait()
 			if rec.texts != len(want) {

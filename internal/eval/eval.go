@@ -108,7 +108,8 @@ type Result struct {
 // Options.Record took.
 var recorded = &SampleResult{}
 
-// Run evaluates every sample. The judge should be wrapped in judge.Memo so
+// Run evaluates every sample: those of samples, or, when samples is nil
+// and opts.Feed is a Holder, the Feed's. The judge should be wrapped in judge.Memo so
 // that metrics share steps. A fatal judge error or a cancelled context stops
 // the run: Run then returns the samples that finished together with the
 // error, so nothing finished is lost.
@@ -125,21 +126,22 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 	// Ask for the embeddings the samples about to be judged will need, in
 	// a few large batches across samples; a memoizing judge then serves (or
 	// coalesces with) the per-sample requests.
+	n, sample := source(samples, opts.Feed)
 	feed := opts.Feed
 	if feed == nil {
-		feed = &inOrder{n: len(samples)}
+		feed = &inOrder{n: n}
 	}
-	pf := newPrefetcher(ctx, j, samples, ms, feed)
+	pf := newPrefetcher(ctx, j, n, sample, ms, feed)
 	defer pf.wait()
 
-	out := make([]*SampleResult, len(samples))
+	out := make([]*SampleResult, n)
 	var (
 		mu   sync.Mutex
 		done int
 		sem  = make(chan struct{}, conc)
 		wg   sync.WaitGroup
 	)
-	for pos := range samples {
+	for pos := range n {
 		i, err := feed.Next(ctx)
 		if err != nil {
 			if ctx.Err() == nil && !errors.Is(err, ErrEnough) {
@@ -162,14 +164,15 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 			sj, release := sampleJudge(j)
 			defer release()
 			defer pf.done(pos)
-			se := &sampleEval{ctx: ctx, j: sj, s: &samples[i], strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline,
-				unanswered: opts.unanswered(samples[i].ID)}
+			s := sample(i)
+			se := &sampleEval{ctx: ctx, j: sj, s: s, strictness: strictness, claims: claimsLevels(opts), decline: opts.Decline,
+				unanswered: opts.unanswered(s.ID)}
 			if opts.Texts != nil {
 				se.evidence = map[string][]results.Evidence{}
 			}
 			r, err := se.run(ms)
 			if err == nil && opts.Texts != nil {
-				opts.Texts(samples[i].ID, se.texts())
+				opts.Texts(s.ID, se.texts())
 			}
 			if opts.Release != nil {
 				opts.Release(i)
@@ -192,7 +195,7 @@ func Run(ctx context.Context, j judge.Judge, samples []metrics.Sample, opts Opti
 				}
 			}
 			if opts.Progress != nil {
-				opts.Progress(done, len(samples))
+				opts.Progress(done, n)
 			}
 		}(i, pos)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"sync"
+
+	"github.com/raggate/raggate/metrics"
 )
 
 // Feed gives Run its samples as they become available: read back from
@@ -18,6 +20,27 @@ type Feed interface {
 	Arrived(pos int) (int, bool)
 }
 
+// Holder is a Feed that holds the samples itself, so that memory holds
+// only those between their arrival and their release, not a slice of
+// every sample: Run, given one as Options.Feed and nil samples, judges
+// Len() samples and reads sample i through Sample(i), once Next or
+// Arrived has returned i and until Options.Release(i).
+type Holder interface {
+	Feed
+	Len() int
+	Sample(i int) *metrics.Sample
+}
+
+// source returns the number of samples Run judges and how it reads
+// sample i: from the Feed when it is a Holder and samples is nil, else
+// from samples.
+func source(samples []metrics.Sample, feed Feed) (int, func(i int) *metrics.Sample) {
+	if h, ok := feed.(Holder); ok && samples == nil {
+		return h.Len(), h.Sample
+	}
+	return len(samples), func(i int) *metrics.Sample { return &samples[i] }
+}
+
 // Window is a Feed of n samples that a producer fills while Run judges
 // them, with at most size samples admitted and not yet released: memory
 // holds about size samples' texts, whatever n, and a slow sample holds up
@@ -30,9 +53,9 @@ type Window struct {
 	mu       sync.Mutex
 	changed  chan struct{}
 	admitted []bool
-	pending  int   // admitted, not released
-	arrivals []int // filled, in order
-	taken    int   // arrivals returned by Next
+	pending  int     // admitted, not released
+	arrivals []int32 // filled, in order
+	taken    int     // arrivals returned by Next
 	err      error
 	ended    bool // End was called
 }
@@ -40,7 +63,7 @@ type Window struct {
 // NewWindow returns a window over n samples, at most size admitted and
 // not released at once.
 func NewWindow(n, size int) *Window {
-	return &Window{size: max(1, size), changed: make(chan struct{}), admitted: make([]bool, n), arrivals: make([]int, 0, n)}
+	return &Window{size: max(1, size), changed: make(chan struct{}), admitted: make([]bool, n), arrivals: make([]int32, 0, n)}
 }
 
 // wait blocks until ok (called with w.mu held) holds or ctx ends; ok runs
@@ -83,7 +106,7 @@ func (w *Window) Admit(ctx context.Context, i int) error {
 func (w *Window) Fill(i int) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.arrivals = append(w.arrivals, i)
+	w.arrivals = append(w.arrivals, int32(i))
 	w.signal()
 }
 
@@ -135,7 +158,7 @@ func (w *Window) Next(ctx context.Context) (int, error) {
 	}
 	if w.taken < len(w.arrivals) {
 		w.taken++
-		return w.arrivals[w.taken-1], nil
+		return int(w.arrivals[w.taken-1]), nil
 	}
 	if w.err != nil {
 		return 0, w.err
@@ -148,7 +171,7 @@ func (w *Window) Arrived(pos int) (int, bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if pos < len(w.arrivals) {
-		return w.arrivals[pos], true
+		return int(w.arrivals[pos]), true
 	}
 	return 0, false
 }

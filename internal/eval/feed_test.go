@@ -3,6 +3,8 @@ package eval
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -87,5 +89,72 @@ func TestRunJudgesInArrivalOrder(t *testing.T) {
 	}
 	if len(order) != 3 || order[0] != "c" {
 		t.Fatalf("judged in order %v, want c first (it arrived first)", order)
+	}
+}
+
+// held is a Holder: a Window and the samples between their arrival and
+// their release.
+type held struct {
+	*Window
+	n    int
+	mu   sync.Mutex
+	at   map[int]*metrics.Sample
+	most int // the most samples held at once
+}
+
+func (h *held) Len() int { return h.n }
+func (h *held) Sample(i int) *metrics.Sample {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.at[i]
+}
+func (h *held) put(i int, s metrics.Sample) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.at[i] = &s
+	h.most = max(h.most, len(h.at))
+}
+func (h *held) release(i int) {
+	h.mu.Lock()
+	delete(h.at, i)
+	h.mu.Unlock()
+	h.Window.Release(i)
+}
+
+// Given a Holder and no samples, Run judges the Holder's samples, reading
+// each only between its arrival and its release: the caller holds no
+// more than the window's.
+func TestRunReadsAHoldersSamples(t *testing.T) {
+	const n, size = 40, 3
+	h := &held{Window: NewWindow(n, size), n: n, at: map[int]*metrics.Sample{}}
+	opts := Options{Metrics: mustResolve(t, "string_similarity", "faithfulness"), Concurrency: 2, Feed: h, Release: h.release}
+	go func() {
+		for i := range n {
+			if err := h.Admit(context.Background(), i); err != nil {
+				return
+			}
+			s := metrics.Sample{ID: fmt.Sprintf("s%02d", i)}
+			s.Set(metrics.UserInput, "Where is Paris?")
+			s.Set(metrics.Response, fmt.Sprintf("Paris is in France, said %d.", i))
+			s.Set(metrics.Reference, "Paris is in France.")
+			s.SetList(metrics.RetrievedContexts, []string{"Paris is the capital of France."})
+			h.put(i, s)
+			h.Fill(i)
+		}
+	}()
+	res, err := Run(context.Background(), offline.New(offline.Options{}), nil, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Samples) != n || res.Samples[n-1].ID != fmt.Sprintf("s%02d", n-1) || res.Skipped != 0 {
+		t.Fatalf("%d results (last %q), %d skipped; want %d in order", len(res.Samples), res.Samples[len(res.Samples)-1].ID, res.Skipped, n)
+	}
+	for _, s := range res.Samples {
+		if v := s.Scores["string_similarity"]; !(v > 0) {
+			t.Fatalf("sample %s: string_similarity %v, want a score", s.ID, v)
+		}
+	}
+	if h.most > size || len(h.at) != 0 {
+		t.Fatalf("held %d samples at most (window %d), %d left", h.most, size, len(h.at))
 	}
 }

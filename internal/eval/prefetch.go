@@ -32,9 +32,11 @@ func sampleJudge(j judge.Judge) (judge.Judge, func()) {
 // vectors of a batch stay in the memo until every sample of the batch is
 // done, so memory holds a few batches, not the whole dataset's.
 type prefetcher struct {
-	ctx     context.Context
-	j       judge.Judge
-	samples []metrics.Sample
+	ctx context.Context
+	j   judge.Judge
+	// n samples, sample(i) the i-th.
+	n      int
+	sample func(i int) *metrics.Sample
 	// embeds are the metrics' embed steps: the fields whose texts they
 	// embed, for samples that have every field the metric needs.
 	embeds []embedAhead
@@ -65,8 +67,8 @@ type batch struct {
 
 // newPrefetcher reads from the metrics' declarations (metrics.Ask.Embeds)
 // which texts to embed ahead.
-func newPrefetcher(ctx context.Context, j judge.Judge, samples []metrics.Sample, ms []metrics.Metric, feed Feed) *prefetcher {
-	p := &prefetcher{ctx: ctx, j: j, samples: samples, feed: feed, of: map[int]*batch{}}
+func newPrefetcher(ctx context.Context, j judge.Judge, n int, sample func(i int) *metrics.Sample, ms []metrics.Metric, feed Feed) *prefetcher {
+	p := &prefetcher{ctx: ctx, j: j, n: n, sample: sample, feed: feed, of: map[int]*batch{}}
 	for _, m := range ms {
 		for _, a := range m.Asks {
 			if len(a.Embeds) > 0 {
@@ -85,10 +87,10 @@ func (p *prefetcher) ahead(i int) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	for p.next <= i && p.next < len(p.samples) {
+	for p.next <= i && p.next < p.n {
 		p.start()
 	}
-	if b := p.of[i]; b != nil && p.batches <= b.n+1 && p.next < len(p.samples) && p.isReady(p.next) {
+	if b := p.of[i]; b != nil && p.batches <= b.n+1 && p.next < p.n && p.isReady(p.next) {
 		p.start()
 	}
 }
@@ -102,9 +104,11 @@ func (p *prefetcher) start() {
 	p.batches++
 	seen := map[string]bool{}
 	var texts []string
-	for first := p.next; p.next < len(p.samples) && (len(texts) < embedChunk || p.next == first) && (p.next == first || p.isReady(p.next)); p.next++ {
+	for first := p.next; p.next < p.n && (len(texts) < embedChunk || p.next == first) && (p.next == first || p.isReady(p.next)); p.next++ {
 		i, _ := p.feed.Arrived(p.next)
-		texts = p.texts(&p.samples[i], seen, texts)
+		if s := p.sample(i); s != nil {
+			texts = p.texts(s, seen, texts)
+		}
 		p.of[p.next] = b
 		b.pending++
 	}

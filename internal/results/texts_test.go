@@ -3,6 +3,7 @@ package results
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"reflect"
 	"testing"
@@ -96,6 +97,60 @@ func TestSpillKeepsTheLastPut(t *testing.T) {
 	}
 	if err := sp.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Drop forgets an id's texts until it is put again; ids whose hashes
+// are the same keep their own texts; a Put after a Get is found.
+func TestSpillDropAndSharedHashes(t *testing.T) {
+	sp, err := NewSpill(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.Close()
+	// a, b and d share a hash.
+	key := sp.key
+	sp.key = func(id string) uint64 {
+		if id == "b" || id == "d" {
+			id = "a"
+		}
+		return key(id)
+	}
+	sp.Put("a", Texts{Response: "a1"})
+	sp.Put("b", Texts{Response: "b1"})
+	sp.Put("a", Texts{Response: "a2"})
+	sp.Put("d", Texts{Response: "d1"})
+	get := func(id string) string {
+		t.Helper()
+		got, ok, err := sp.Get(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return "none"
+		}
+		return got.Response
+	}
+	if a, b, d, x := get("a"), get("b"), get("d"), get("x"); a != "a2" || b != "b1" || d != "d1" || x != "none" {
+		t.Fatalf("Get = %s %s %s %s, want a2 b1 d1 none", a, b, d, x)
+	}
+	sp.Drop("a")
+	if a, b := get("a"), get("b"); a != "none" || b != "b1" {
+		t.Fatalf("after Drop(a): Get = %s %s, want none b1", a, b)
+	}
+	sp.Put("a", Texts{Response: "a3"})
+	sp.Put("e", Texts{Response: "e1"})
+	if a, e, d := get("a"), get("e"), get("d"); a != "a3" || e != "e1" || d != "d1" {
+		t.Fatalf("after a Put again: Get = %s %s %s, want a3 e1 d1", a, e, d)
+	}
+	// Many ids, put in any order, each finds its own.
+	for i := range 500 {
+		sp.Put(fmt.Sprintf("s%d", (i*7)%500), Texts{Response: fmt.Sprint((i * 7) % 500)})
+	}
+	for i := range 500 {
+		if got := get(fmt.Sprintf("s%d", i)); got != fmt.Sprint(i) {
+			t.Fatalf("Get(s%d) = %s", i, got)
+		}
 	}
 }
 

@@ -65,11 +65,27 @@ func (o *Outcome) Code() int {
 // at least), the target is taken for down: the samples not called yet
 // fail at once with the first failure's reason instead of each retrying.
 func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) []Outcome {
+	out := make([]Outcome, len(samples))
+	done := opts.Done
+	opts.Done = func(i int, o Outcome) {
+		if done != nil {
+			done(i, o)
+			o.Reply = Reply{}
+		}
+		out[i] = o
+	}
+	Each(ctx, t, len(samples), func(i int) *metrics.Sample { return &samples[i] }, opts)
+	return out
+}
+
+// Each is Run over n samples that sample gives (sample i once
+// opts.Admit(i) has returned, when set), keeping nothing of every sample:
+// each finished call's outcome goes to opts.Done only.
+func Each(ctx context.Context, t Target, n int, sample func(i int) *metrics.Sample, opts Options) {
 	conc := opts.Concurrency
 	if conc <= 0 {
 		conc = 8
 	}
-	out := make([]Outcome, len(samples))
 	next := make(chan int)
 	down := make(chan struct{})
 	var (
@@ -84,9 +100,7 @@ func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) 
 		defer mu.Unlock()
 		if opts.Done != nil {
 			opts.Done(i, o)
-			o.Reply = Reply{}
 		}
-		out[i] = o
 		done++
 		if o.Err == nil {
 			ok++
@@ -97,15 +111,15 @@ func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) 
 			close(down)
 		}
 		if opts.Progress != nil {
-			opts.Progress(done, len(samples))
+			opts.Progress(done, n)
 		}
 	}
-	for range min(conc, max(1, len(samples))) {
+	for range min(conc, max(1, n)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				if o := call(ctx, t, &samples[i], opts); o.Done {
+				if o := call(ctx, t, sample(i), opts); o.Done {
 					finish(i, o)
 				}
 			}
@@ -114,7 +128,7 @@ func Run(ctx context.Context, t Target, samples []metrics.Sample, opts Options) 
 	i := 0
 	var admitErr error
 feed:
-	for ; i < len(samples); i++ {
+	for ; i < n; i++ {
 		// A ready worker and a closed down (or done) are both ready cases
 		// of the select below, which picks one at random: look first, so
 		// that at most one more sample is handed over once the target is
@@ -141,13 +155,12 @@ feed:
 	}
 	close(next)
 	wg.Wait()
-	if ctx.Err() == nil && admitErr == nil && i < len(samples) {
+	if ctx.Err() == nil && admitErr == nil && i < n {
 		err := permanent(0, "not called: the first %d calls to the target all failed (the first: %v)", giveUp, firstErr)
-		for ; i < len(samples); i++ {
+		for ; i < n; i++ {
 			finish(i, Outcome{Done: true, Err: err})
 		}
 	}
-	return out
 }
 
 // giveUpAfter is the fewest failed calls, and no success, after which Run
