@@ -93,14 +93,15 @@ func (s *side) unscored(m string) (dataOnly bool, top string) {
 		if !math.IsNaN(v) {
 			continue
 		}
-		switch _, said := s.undef[i][m]; {
+		e, said := s.undefined(i, m)
+		switch {
 		case s.kindOf(i, m) != results.KindData:
 			other++
 		case said: // a sample with no entry for m says nothing
 			data++
 		}
-		if k, ok := s.undef[i][m]; ok {
-			reasons[s.f.Samples[i].Undefined[k]]++
+		if said {
+			reasons[e.Reason]++
 		}
 	}
 	keys := make([]string, 0, len(reasons))

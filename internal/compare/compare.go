@@ -44,7 +44,25 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 	if head == nil {
 		head = &results.File{}
 	}
-	if sq := head.Config.Sequential; sq != nil && base != nil {
+	var bt *results.Table
+	if base != nil {
+		bt = results.TableOf(base)
+	}
+	r := c.CompareTables(bt, results.TableOf(head), th)
+	if tableCheck != nil {
+		tableCheck(c, base, head, th, r)
+	}
+	return r
+}
+
+// tableCheck, set by the tests, sees every comparison of files in memory
+// and its report (it compares the same files read from their bytes).
+var tableCheck func(c Config, base, head *results.File, th Thresholds, r *Report)
+
+// CompareTables is Compare of results files held by columns (see
+// results.Table): base nil is no baseline; head must not be nil.
+func (c Config) CompareTables(base, head *results.Table, th Thresholds) *Report {
+	if sq := head.File.Config.Sequential; sq != nil && base != nil {
 		// A sequential check decided over its segments: the comparison
 		// shows and replays them, whatever segments it was given.
 		th = th.WithSegments(sq.Segments...)
@@ -69,6 +87,7 @@ type comparison struct {
 	th         Thresholds
 	def        Defaults
 	st         statsConfig
+	// base and head are the headers (base nil without a baseline).
 	base, head *results.File
 	hs, bs     *side // bs is nil without a baseline
 	pairs      []pair
@@ -94,7 +113,7 @@ type comparison struct {
 
 // newComparison resolves the settings, starts the report and indexes the
 // sides.
-func (c Config) newComparison(base, head *results.File, th Thresholds) *comparison {
+func (c Config) newComparison(base, head *results.Table, th Thresholds) *comparison {
 	def := th.resolvedDefaults()
 	boot := c.Bootstrap
 	if boot == 0 {
@@ -121,16 +140,17 @@ func (c Config) newComparison(base, head *results.File, th Thresholds) *comparis
 		Settings: Settings{Thresholds: th.Source, Defaults: def, Bootstrap: boot,
 			PermutationDraws: draws, CILevel: ciLevel, Power: mdePower},
 	}
-	cmp := &comparison{r: r, th: th, def: def, base: base, head: head, hs: newSide(head),
+	cmp := &comparison{r: r, th: th, def: def, head: head.File, hs: newSide(head),
 		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]diffs{},
 		incomparable: map[string]Finding{}}
 	r.Head = cmp.hs.info()
-	r.Counts.Head = len(head.Samples)
+	r.Counts.Head = head.Len()
 	if base != nil {
+		cmp.base = base.File
 		cmp.bs = newSide(base)
 		info := cmp.bs.info()
 		r.Base = &info
-		r.Counts.Base = len(base.Samples)
+		r.Counts.Base = base.Len()
 	}
 	cmp.order = metricOrder(cmp.hs, cmp.bs)
 	return cmp
@@ -143,26 +163,29 @@ func (cmp *comparison) pairSamples() {
 	if bs == nil {
 		return
 	}
-	for i, smp := range cmp.head.Samples {
-		if hs.byID[smp.ID] != i {
+	ht, bt := hs.t, bs.t
+	for i := range ht.Len() {
+		id := ht.ID(i)
+		if first, _ := ht.Index(id); first != i {
 			continue // duplicate id: the first one counts
 		}
-		j, ok := bs.byID[smp.ID]
+		j, ok := bt.Index(id)
 		if !ok {
-			r.New = append(r.New, SampleRef{ID: smp.ID, Question: smp.Question})
+			r.New = append(r.New, SampleRef{ID: id, Question: hs.question(i)})
 			continue
 		}
 		cmp.pairs = append(cmp.pairs, pair{i, j})
-		if b := cmp.base.Samples[j].InputHash; smp.InputHash != "" && b != "" && smp.InputHash != b {
+		if h, b := ht.InputHash(i), bt.InputHash(j); h != "" && b != "" && h != b {
 			r.Counts.InputsChanged++
 		}
 	}
-	for j, smp := range cmp.base.Samples {
-		if bs.byID[smp.ID] != j {
+	for j := range bt.Len() {
+		id := bt.ID(j)
+		if first, _ := bt.Index(id); first != j {
 			continue
 		}
-		if _, ok := hs.byID[smp.ID]; !ok {
-			r.Removed = append(r.Removed, SampleRef{ID: smp.ID, Question: smp.Question})
+		if _, ok := ht.Index(id); !ok {
+			r.Removed = append(r.Removed, SampleRef{ID: id, Question: bs.question(j)})
 		}
 	}
 	r.Counts.Paired, r.Counts.New, r.Counts.Removed = len(cmp.pairs), len(r.New), len(r.Removed)
@@ -233,13 +256,13 @@ func (cmp *comparison) describeMetric(m string) MetricResult {
 	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !gated)
 	if cmp.hs.present[m] {
 		xs := cmp.hs.defined(m)
-		mr.HeadN, mr.HeadUndefined = len(xs), len(cmp.head.Samples)-cmp.hs.notJudged-len(xs)
+		mr.HeadN, mr.HeadUndefined = len(xs), cmp.hs.t.Len()-cmp.hs.notJudged-len(xs)
 		mr.HeadMean, mr.HeadDist = results.Score(mean(xs)), dist(xs)
 		mr.HeadJudgeNoise = cmp.hs.noiseOf(m)
 	}
 	if cmp.bs != nil && cmp.bs.present[m] {
 		xs := cmp.bs.defined(m)
-		mr.BaseN, mr.BaseUndefined = len(xs), len(cmp.base.Samples)-len(xs)
+		mr.BaseN, mr.BaseUndefined = len(xs), cmp.bs.t.Len()-len(xs)
 		mr.BaseMean, mr.BaseDist = results.Score(mean(xs)), dist(xs)
 		mr.BaseJudgeNoise = cmp.bs.noiseOf(m)
 	}
@@ -411,7 +434,7 @@ func (cmp *comparison) situations(segs *segmentRun) {
 		cmp.add(segs.untested(cmp.def.MinSamples)...)
 		cmp.add(cmp.weak...)
 	}
-	cmp.add(headCompleteness(cmp.r, cmp.base, cmp.head)...)
+	cmp.add(headCompleteness(cmp.r, cmp.bs, cmp.hs)...)
 	if cmp.head.Shard != "" {
 		cmp.add(Finding{Kind: KindShardOnly, Level: LevelWarn, Side: "head", Reason: cmp.head.Shard})
 	}
@@ -452,7 +475,7 @@ func (cmp *comparison) baseSituations() []Finding {
 		fs = append(fs, Finding{Kind: KindInputsChanged, Level: LevelNote, N: r.Counts.InputsChanged, Of: r.Counts.Paired})
 	}
 	if base.Incomplete != "" {
-		fs = append(fs, Finding{Kind: KindIncomplete, Level: LevelWarn, Side: "base", Reason: base.Incomplete, N: len(base.Samples)})
+		fs = append(fs, Finding{Kind: KindIncomplete, Level: LevelWarn, Side: "base", Reason: base.Incomplete, N: cmp.bs.t.Len()})
 	}
 	if base.Shard != "" {
 		fs = append(fs, Finding{Kind: KindShardOnly, Level: LevelWarn, Side: "base", Reason: base.Shard})
@@ -522,7 +545,7 @@ func (cmp *comparison) topRegressed() {
 			idx = append(idx, pi)
 		}
 	}
-	ids := func(pi int) string { return cmp.head.Samples[cmp.pairs[pi].h].ID }
+	ids := func(pi int) string { return cmp.hs.t.ID(cmp.pairs[pi].h) }
 	sort.SliceStable(idx, func(a, b int) bool {
 		if w[idx[a]].d != w[idx[b]].d {
 			return w[idx[a]].d < w[idx[b]].d
@@ -559,11 +582,10 @@ func (cmp *comparison) worstPerPair() []worst {
 // metric whose score changed.
 func (cmp *comparison) sampleDelta(p pair, w worst) SampleDelta {
 	hs, bs := cmp.hs, cmp.bs
-	hsmp, bsmp := cmp.head.Samples[p.h], cmp.base.Samples[p.b]
-	sd := SampleDelta{ID: hsmp.ID, Question: hsmp.Question, WorstMetric: w.metric,
+	sd := SampleDelta{ID: hs.t.ID(p.h), Question: hs.question(p.h), WorstMetric: w.metric,
 		WorstDelta: results.Score(w.d), Metrics: []SampleMetric{}, Segments: sampleSegments(cmp.th.Segments, hs, bs, p)}
 	if sd.Question == "" {
-		sd.Question = bsmp.Question
+		sd.Question = bs.question(p.b)
 	}
 	for _, m := range cmp.order {
 		if _, ok := cmp.perMetric[m]; !ok {

@@ -45,8 +45,8 @@ func (cmp *comparison) idTurnover() (unseen, total int) {
 		return 0, 0
 	}
 	seen := map[string]bool{}
-	for i := range cmp.base.Samples {
-		for _, id := range cmp.base.Samples[i].ContextIDs {
+	for i := range cmp.bs.t.Len() {
+		for _, id := range cmp.bs.t.ContextIDs(i) {
 			seen[id] = true
 		}
 	}
@@ -55,7 +55,7 @@ func (cmp *comparison) idTurnover() (unseen, total int) {
 	}
 	head := map[string]bool{}
 	for _, p := range cmp.pairs {
-		for _, id := range cmp.head.Samples[p.h].ContextIDs {
+		for _, id := range cmp.hs.t.ContextIDs(p.h) {
 			if !head[id] {
 				head[id] = true
 				if !seen[id] {

@@ -33,7 +33,7 @@ func (st statsConfig) testPairs(mr *MetricResult, hs, bs *side, pairs []pair, la
 	if hs.notJudged > 0 {
 		// A sequential check's unjudged samples are no pairing gap.
 		for _, p := range pairs {
-			if h, b := hs.scores[m][p.h], bs.scores[m][p.b]; math.IsNaN(h) && !math.IsNaN(b) && hs.f.Samples[p.h].Seq == 0 {
+			if h, b := hs.scores[m][p.h], bs.scores[m][p.b]; math.IsNaN(h) && !math.IsNaN(b) && hs.t.Seq(p.h) == 0 {
 				mr.Unpaired--
 			}
 		}

@@ -1,0 +1,697 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/raggate/raggate/internal/inputfile"
+)
+
+// Table is a results file held by columns: its header (a File whose
+// Samples is nil) and, per sample, only what a comparison reads, in a
+// compact form (a few dozen bytes a sample and metric): the id, the input
+// hash, one column of scores per metric key, the undefined scores' kinds
+// and reasons (dictionary-coded), repeats' runs, Seq, metadata and
+// retrieved context ids (dictionary-coded). The rest of a sample (its
+// question, reasons, target call, ...) is read back when asked for
+// (Sample), from the file for a table read from disk (ReadTable), from
+// memory for one that wraps a File (TableOf).
+//
+// A Table is read-only once built, and not safe for concurrent use
+// (Sample reads the file).
+type Table struct {
+	// File is the header: every field but Samples (nil).
+	File *File
+
+	n int
+	// ids holds every id, one after the other; id i is
+	// ids[idOff[i]:idOff[i+1]].
+	ids   string
+	idOff []uint32
+	// byID lists the samples ordered by id (then position): Index
+	// searches it.
+	byID []uint32
+
+	// hashes are the input hashes of 16 hex digits; a sample whose bit is
+	// set in otherHash has another (hashOther, absent: "").
+	hashes    []uint64
+	otherHash []uint64 // bitset
+	hashOther map[uint32]string
+
+	keys  []*TableKey
+	byKey map[string]*TableKey
+
+	// undef are the distinct undefined entries a key's Undef codes name
+	// (code c is undef[c-1]).
+	undef []UndefinedEntry
+
+	seq []int32 // nil when every sample's Seq is 0
+
+	// strs is the dictionary of metadata keys and values and of context
+	// ids; meta and ctx hold codes into it, sample i's from
+	// metaOff[i] to metaOff[i+1] (key, value pairs) and ctxOff[i] to
+	// ctxOff[i+1]. Both nil when no sample has any.
+	strs    []string
+	meta    []uint32
+	metaOff []uint32
+	ctx     []uint32
+	ctxOff  []uint32
+
+	// mem is the file a TableOf wraps; path, bom and off / size locate
+	// the samples of a table read from disk.
+	mem  *File
+	path string
+	data []byte // the file ParseTable parsed
+	off  []int64
+	size []uint32
+
+	redact func(*Sample)
+	err    error
+}
+
+// TableKey is one metric key of the samples' scores, undefined scores and
+// runs, as the file spells it.
+type TableKey struct {
+	Name string
+	// InScores, InUndefined and InRuns say whether any sample records the
+	// key in its scores, undefined reasons, runs.
+	InScores, InUndefined, InRuns bool
+	// Scores holds the score of every sample: NaN when undefined, absent
+	// or infinite.
+	Scores []float64
+	// undef codes each sample's undefined entry (0: none); nil when no
+	// sample has one.
+	undef []uint32
+	// runs of sample i are runVals[runOff[i]:runOff[i+1]]; nil when no
+	// sample records runs of the key.
+	runOff  []uint32
+	runVals []float64
+}
+
+// UndefinedEntry is what a sample records of an undefined score of a key.
+type UndefinedEntry struct {
+	// Kind is Sample.KindOf of the key.
+	Kind UndefinedKind
+	// Reason is the sample's reason in Undefined ("" when none).
+	Reason string
+	// InUndefined: the key is in the sample's Undefined; InScores: in its
+	// Scores (as null, or as a defined score).
+	InUndefined, InScores bool
+}
+
+// Len is the number of samples.
+func (t *Table) Len() int { return t.n }
+
+// ID is sample i's id.
+func (t *Table) ID(i int) string { return t.ids[t.idOff[i]:t.idOff[i+1]] }
+
+// Index returns the position of the first sample with id id.
+func (t *Table) Index(id string) (int, bool) {
+	k := sort.Search(len(t.byID), func(k int) bool { return t.ID(int(t.byID[k])) >= id })
+	if k < len(t.byID) && t.ID(int(t.byID[k])) == id {
+		return int(t.byID[k]), true
+	}
+	return 0, false
+}
+
+// InputHash is sample i's input hash ("" when it has none).
+func (t *Table) InputHash(i int) string {
+	if t.otherHash[i/64]&(1<<(i%64)) != 0 {
+		return t.hashOther[uint32(i)]
+	}
+	return fmt.Sprintf("%016x", t.hashes[i])
+}
+
+// Seq is sample i's position in a sequential check's order (0: none).
+func (t *Table) Seq(i int) int {
+	if t.seq == nil {
+		return 0
+	}
+	return int(t.seq[i])
+}
+
+// Keys are the metric keys of the samples, in the order first met.
+func (t *Table) Keys() []*TableKey { return t.keys }
+
+// Key returns the key named name (nil when no sample records it).
+func (t *Table) Key(name string) *TableKey { return t.byKey[name] }
+
+// Undefined returns what sample i records of an undefined score of k:
+// ok false when it records nothing (its score defined, or the key
+// absent).
+func (t *Table) Undefined(k *TableKey, i int) (e UndefinedEntry, ok bool) {
+	if k.undef == nil || k.undef[i] == 0 {
+		return UndefinedEntry{}, false
+	}
+	return t.undef[k.undef[i]-1], true
+}
+
+// KindOf is Sample.KindOf of key k on sample i.
+func (t *Table) KindOf(k *TableKey, i int) UndefinedKind {
+	e, _ := t.Undefined(k, i)
+	return e.Kind
+}
+
+// Runs returns sample i's runs of key k (nil when none).
+func (t *Table) Runs(k *TableKey, i int) []float64 {
+	if k.runOff == nil {
+		return nil
+	}
+	return k.runVals[k.runOff[i]:k.runOff[i+1]]
+}
+
+// Meta returns sample i's metadata value of key.
+func (t *Table) Meta(i int, key string) (string, bool) {
+	if t.metaOff == nil {
+		return "", false
+	}
+	for j := t.metaOff[i]; j < t.metaOff[i+1]; j += 2 {
+		if t.strs[t.meta[j]] == key {
+			return t.strs[t.meta[j+1]], true
+		}
+	}
+	return "", false
+}
+
+// MetaKeys returns the keys of sample i's metadata.
+func (t *Table) MetaKeys(i int) []string {
+	if t.metaOff == nil {
+		return nil
+	}
+	var out []string
+	for j := t.metaOff[i]; j < t.metaOff[i+1]; j += 2 {
+		out = append(out, t.strs[t.meta[j]])
+	}
+	return out
+}
+
+// Metadata returns sample i's metadata as a new map (nil when none).
+func (t *Table) Metadata(i int) map[string]string {
+	if t.metaOff == nil || t.metaOff[i] == t.metaOff[i+1] {
+		return nil
+	}
+	out := make(map[string]string, (t.metaOff[i+1]-t.metaOff[i])/2)
+	for j := t.metaOff[i]; j < t.metaOff[i+1]; j += 2 {
+		out[t.strs[t.meta[j]]] = t.strs[t.meta[j+1]]
+	}
+	return out
+}
+
+// ContextIDs returns sample i's retrieved context ids (a new slice; nil
+// when none).
+func (t *Table) ContextIDs(i int) []string {
+	if t.ctxOff == nil || t.ctxOff[i] == t.ctxOff[i+1] {
+		return nil
+	}
+	out := make([]string, 0, t.ctxOff[i+1]-t.ctxOff[i])
+	for _, c := range t.ctx[t.ctxOff[i]:t.ctxOff[i+1]] {
+		out = append(out, t.strs[c])
+	}
+	return out
+}
+
+// Sample returns sample i whole, as Read with ScoresOnly gives it (no
+// texts), read back from the file for a table read from disk. A failed
+// read (the file changed or went away since) returns a sample with its id
+// only and is recorded: see Err.
+func (t *Table) Sample(i int) Sample {
+	if t.mem != nil {
+		return t.mem.Samples[i]
+	}
+	s, err := t.readSample(i)
+	if err != nil {
+		if t.err == nil {
+			t.err = err
+		}
+		return Sample{ID: t.ID(i)}
+	}
+	if t.redact != nil {
+		t.redact(&s)
+	}
+	return s
+}
+
+// Err is the first error of reading a sample back (Sample), nil when
+// none.
+func (t *Table) Err() error { return t.err }
+
+// Redact applies str to the strings the table holds (the header's
+// incomplete and warnings, the undefined reasons) and sample to every
+// sample Sample reads back from now on. A table wrapping a File (TableOf)
+// changes that File.
+func (t *Table) Redact(str func(string) string, sample func(*Sample)) {
+	t.File.Incomplete = str(t.File.Incomplete)
+	for i := range t.File.Warnings {
+		t.File.Warnings[i] = str(t.File.Warnings[i])
+	}
+	for i := range t.undef {
+		t.undef[i].Reason = str(t.undef[i].Reason)
+	}
+	if t.mem != nil {
+		t.mem.Incomplete, t.mem.Warnings = t.File.Incomplete, t.File.Warnings
+		for i := range t.mem.Samples {
+			sample(&t.mem.Samples[i])
+		}
+		return
+	}
+	t.redact = sample
+}
+
+func (t *Table) readSample(i int) (Sample, error) {
+	var src io.ReaderAt = bytes.NewReader(t.data)
+	if t.data == nil {
+		file, err := os.Open(t.path)
+		if err != nil {
+			return Sample{}, err
+		}
+		defer file.Close()
+		src = file
+	}
+	buf := make([]byte, t.size[i])
+	if _, err := src.ReadAt(buf, t.off[i]); err != nil {
+		return Sample{}, fmt.Errorf("%s: read sample %q again: %w", t.path, t.ID(i), err)
+	}
+	buf = bytes.TrimLeft(buf, " \t\r\n,")
+	var s Sample
+	if err := json.Unmarshal(buf, &s); err != nil || s.ID != t.ID(i) {
+		return Sample{}, fmt.Errorf("%s: read sample %q again: the file changed since it was read", t.path, t.ID(i))
+	}
+	s.dropTexts()
+	return s, nil
+}
+
+// TableOf holds f by columns; Sample(i) returns f.Samples[i]. f is not
+// copied: it must not change while the table is in use.
+func TableOf(f *File) *Table {
+	b := newTableBuilder()
+	for i := range f.Samples {
+		b.add(&f.Samples[i], 0, 0)
+	}
+	t := b.finish(header(f))
+	t.mem = f
+	return t
+}
+
+// header is f without its samples.
+func header(f *File) *File {
+	h := *f
+	h.Samples = nil
+	return &h
+}
+
+// ReadTable reads the results file at path into a Table, one sample at a
+// time, never holding the samples whole: the same checks as Read, with
+// the same errors (naming the path). The texts are not kept.
+func ReadTable(path string, o ReadOptions) (*Table, error) {
+	file, err := inputfile.Open(path, inputfile.ResultsLimit())
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	t, err := decodeTable(file, func() ([]byte, error) { return inputfile.ReadFile(path, inputfile.ResultsLimit()) })
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t.path = path
+	return t, nil
+}
+
+// ParseTable parses a results file into a Table, as ReadTable reads one;
+// Sample reads data back. data must not change while the table is in use.
+func ParseTable(data []byte) (*Table, error) {
+	t, err := decodeTable(bytes.NewReader(data), func() ([]byte, error) { return data, nil })
+	if err != nil {
+		return nil, err
+	}
+	t.data = data
+	return t, nil
+}
+
+// decodeTable is decode into a Table.
+func decodeTable(r io.Reader, reread func() ([]byte, error)) (*Table, error) {
+	br := bufio.NewReader(r)
+	var skip int64
+	if b, err := br.Peek(len(bom)); err == nil && bytes.Equal(b, bom) {
+		_, _ = br.Discard(len(bom))
+		skip = int64(len(bom))
+	}
+	var b *tableBuilder
+	f, schema, err := streamTo(br, func(dec *json.Decoder) error {
+		b = newTableBuilder() // the last samples key counts, as in a File
+		return b.stream(dec, skip)
+	})
+	if err != nil {
+		return nil, streamError(err, reread)
+	}
+	if err := checkSchema(schema); err != nil {
+		return nil, err
+	}
+	if b == nil {
+		b = newTableBuilder()
+	}
+	if err := checkHeader(f); err != nil {
+		return nil, err
+	}
+	t := b.finish(f)
+	// As checkFile: the first sample in order with a fault names it; on
+	// one sample, a duplicate id first, then a missing id, a score out of
+	// range, bad evidence.
+	type fault struct {
+		rank int
+		err  error
+	}
+	var faults []fault
+	if dup, at := t.firstDuplicate(); at >= 0 {
+		faults = append(faults, fault{4 * at, fmt.Errorf("%w: duplicate sample id %q", ErrInvalid, dup)})
+	}
+	if b.bad >= 0 {
+		faults = append(faults, fault{4*b.bad + b.badRank, b.badErr})
+	}
+	if at, err := t.checkScores(); err != nil {
+		faults = append(faults, fault{4*at + 2, fmt.Errorf("%w: %w", ErrInvalid, err)})
+	}
+	if len(faults) > 0 {
+		return nil, slices.MinFunc(faults, func(a, b fault) int { return a.rank - b.rank }).err
+	}
+	return t, nil
+}
+
+// checkScores checks every score and run as checkScores does a File's
+// samples, and returns the first sample (in order) out of range.
+func (t *Table) checkScores() (int, error) {
+	keys := slices.Clone(t.keys)
+	slices.SortFunc(keys, func(a, b *TableKey) int { return strings.Compare(a.Name, b.Name) })
+	// Most files have every score in [0, 1]: look closer only then.
+	out := false
+	for _, k := range keys {
+		for _, x := range k.Scores {
+			out = out || x < -rangeSlack || x > 1+rangeSlack
+		}
+		for _, x := range k.runVals {
+			out = out || x < -rangeSlack || x > 1+rangeSlack
+		}
+	}
+	if !out {
+		return 0, nil
+	}
+	for i := 0; i < t.n; i++ {
+		id := t.ID(i)
+		for _, k := range keys {
+			if x := k.Scores[i]; !math.IsNaN(x) {
+				if err := checkScore(t.File, id, k.Name, Score(x), ""); err != nil {
+					return i, err
+				}
+			}
+		}
+		for _, k := range keys {
+			for j, x := range t.Runs(k, i) {
+				if err := checkScore(t.File, id, k.Name, Score(x), fmt.Sprintf(" (run %d)", j+1)); err != nil {
+					return i, err
+				}
+			}
+		}
+	}
+	return 0, nil
+}
+
+// firstDuplicate returns the id of the first sample (in file order) whose
+// id an earlier sample has, and its position; -1 when none.
+func (t *Table) firstDuplicate() (string, int) {
+	at := -1
+	for k := 1; k < len(t.byID); k++ {
+		a, b := int(t.byID[k-1]), int(t.byID[k])
+		if t.ID(a) == t.ID(b) && (at < 0 || b < at) {
+			at = b
+		}
+	}
+	if at < 0 {
+		return "", -1
+	}
+	return t.ID(at), at
+}
+
+// tableBuilder gathers a Table's columns sample by sample.
+type tableBuilder struct {
+	t     *Table
+	ids   strings.Builder
+	undef map[UndefinedEntry]uint32
+	strs  map[string]uint32
+	// bad is the first sample with no id or bad evidence (-1: none),
+	// badRank 1 for no id, 3 for evidence, and badErr the error.
+	bad, badRank int
+	badErr       error
+}
+
+func newTableBuilder() *tableBuilder {
+	return &tableBuilder{t: &Table{byKey: map[string]*TableKey{}, hashOther: map[uint32]string{}},
+		undef: map[UndefinedEntry]uint32{}, strs: map[string]uint32{}, bad: -1}
+}
+
+// stream decodes the samples value from dec (null, or an array) into the
+// table, recording each sample's place in the file.
+func (b *tableBuilder) stream(dec *json.Decoder, skip int64) error {
+	tok, err := dec.Token()
+	if err != nil {
+		return err
+	}
+	if tok == nil {
+		return nil
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return fmt.Errorf("samples is not an array")
+	}
+	for dec.More() {
+		var s Sample
+		start := dec.InputOffset()
+		if err := dec.Decode(&s); err != nil {
+			return &sampleError{index: b.t.n, start: start, err: err}
+		}
+		end := dec.InputOffset()
+		if b.bad < 0 {
+			if s.ID == "" {
+				b.bad, b.badRank, b.badErr = b.t.n, 1, fmt.Errorf("%w: samples[%d] has no id", ErrInvalid, b.t.n)
+			} else if err := checkEvidence(&s); err != nil {
+				b.bad, b.badRank, b.badErr = b.t.n, 3, fmt.Errorf("%w: %w", ErrInvalid, err)
+			}
+		}
+		b.add(&s, start+skip, end-start)
+	}
+	return expectDelim(dec, ']')
+}
+
+func (b *tableBuilder) str(s string) uint32 {
+	c, ok := b.strs[s]
+	if !ok {
+		c = uint32(len(b.t.strs))
+		b.t.strs = append(b.t.strs, s)
+		b.strs[s] = c
+	}
+	return c
+}
+
+// key returns the column of key name, growing it to the samples so far.
+func (b *tableBuilder) key(name string) *TableKey {
+	k, ok := b.t.byKey[name]
+	if !ok {
+		k = &TableKey{Name: name}
+		b.t.byKey[name] = k
+		b.t.keys = append(b.t.keys, k)
+	}
+	return k
+}
+
+// add appends sample s, found at off (size bytes) in the file.
+func (b *tableBuilder) add(s *Sample, off int64, size int64) {
+	t := b.t
+	i := t.n
+	t.n++
+	b.ids.WriteString(s.ID)
+	if t.idOff == nil {
+		t.idOff = []uint32{0}
+	}
+	t.idOff = append(t.idOff, uint32(b.ids.Len()))
+	t.off = append(t.off, off)
+	t.size = append(t.size, uint32(size))
+
+	if i%64 == 0 {
+		t.otherHash = append(t.otherHash, 0)
+	}
+	var h uint64
+	if isHex16(s.InputHash) {
+		h, _ = strconv.ParseUint(s.InputHash, 16, 64)
+	} else {
+		t.otherHash[i/64] |= 1 << (i % 64)
+		if s.InputHash != "" {
+			t.hashOther[uint32(i)] = s.InputHash
+		}
+	}
+	t.hashes = append(t.hashes, h)
+
+	if s.Seq != 0 && t.seq == nil {
+		t.seq = make([]int32, i, i+1)
+	}
+	if t.seq != nil {
+		t.seq = append(t.seq, int32(s.Seq))
+	}
+
+	for _, name := range sortedKeys(s.Scores) {
+		b.key(name).InScores = true
+	}
+	for _, name := range sortedKeys(s.Undefined) {
+		b.key(name).InUndefined = true
+	}
+	for _, name := range sortedKeys(s.Runs) {
+		b.key(name).InRuns = true
+	}
+	for _, name := range sortedKeys(s.UndefinedKind) {
+		b.key(name)
+	}
+	for _, k := range t.keys {
+		v, inScores := s.Scores[k.Name]
+		x := math.NaN()
+		if inScores && !v.IsNaN() && !math.IsInf(v.Value(), 0) {
+			x = v.Value()
+		}
+		k.Scores = append(k.Scores, x)
+		reason, inUndef := s.Undefined[k.Name]
+		_, hasKind := s.UndefinedKind[k.Name]
+		var code uint32
+		if inUndef || hasKind || (inScores && math.IsNaN(x)) {
+			e := UndefinedEntry{Kind: s.KindOf(k.Name), Reason: reason, InUndefined: inUndef, InScores: inScores}
+			c, ok := b.undef[e]
+			if !ok {
+				t.undef = append(t.undef, e)
+				c = uint32(len(t.undef))
+				b.undef[e] = c
+			}
+			code = c
+		}
+		if code != 0 && k.undef == nil {
+			k.undef = make([]uint32, i, i+1)
+		}
+		if k.undef != nil {
+			k.undef = append(k.undef, code)
+		}
+		runs := s.Runs[k.Name]
+		if len(runs) > 0 && k.runOff == nil {
+			k.runOff = make([]uint32, i+1, i+2)
+		}
+		if k.runOff != nil {
+			for _, r := range runs {
+				k.runVals = append(k.runVals, r.Value())
+			}
+			k.runOff = append(k.runOff, uint32(len(k.runVals)))
+		}
+	}
+	// A key first met on this sample has no entries for the samples
+	// before: fill them (absent).
+	for _, k := range t.keys {
+		if len(k.Scores) < t.n {
+			pad := make([]float64, t.n-len(k.Scores), t.n)
+			for j := range pad {
+				pad[j] = math.NaN()
+			}
+			k.Scores = append(pad, k.Scores...)
+		}
+	}
+
+	if len(s.Metadata) > 0 && t.metaOff == nil {
+		t.metaOff = make([]uint32, i+1, i+2)
+	}
+	if t.metaOff != nil {
+		for _, key := range sortedKeys(s.Metadata) {
+			t.meta = append(t.meta, b.str(key), b.str(s.Metadata[key]))
+		}
+		t.metaOff = append(t.metaOff, uint32(len(t.meta)))
+	}
+	if len(s.ContextIDs) > 0 && t.ctxOff == nil {
+		t.ctxOff = make([]uint32, i+1, i+2)
+	}
+	if t.ctxOff != nil {
+		for _, id := range s.ContextIDs {
+			t.ctx = append(t.ctx, b.str(id))
+		}
+		t.ctxOff = append(t.ctxOff, uint32(len(t.ctx)))
+	}
+}
+
+// isHex16 reports whether h is 16 lower-case hex digits, as a run writes
+// an input hash.
+func isHex16(h string) bool {
+	if len(h) != 16 {
+		return false
+	}
+	for i := 0; i < len(h); i++ {
+		if c := h[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// finish completes the table with its header f (whose samples are
+// dropped) and indexes the ids.
+func (b *tableBuilder) finish(f *File) *Table {
+	t := b.t
+	f.Samples = nil
+	t.File = f
+	t.ids = b.ids.String()
+	if t.idOff == nil {
+		t.idOff = []uint32{0}
+	}
+	t.byID = make([]uint32, t.n)
+	for i := range t.byID {
+		t.byID[i] = uint32(i)
+	}
+	sort.SliceStable(t.byID, func(a, c int) bool { return t.ID(int(t.byID[a])) < t.ID(int(t.byID[c])) })
+	t.off, t.size = slices.Clip(t.off), slices.Clip(t.size)
+	return t
+}
+
+// Lite returns sample i as the table holds it: id, input hash, scores,
+// undefined reasons and kinds, runs, metadata, retrieved context ids and
+// Seq (no question, reasons or target: see Sample). KindOf of every key
+// is that of the sample in the file.
+func (t *Table) Lite(i int) Sample {
+	s := Sample{ID: t.ID(i), InputHash: t.InputHash(i), Seq: t.Seq(i), Metadata: t.Metadata(i), ContextIDs: t.ContextIDs(i)}
+	for _, k := range t.keys {
+		x := k.Scores[i]
+		e, undef := t.Undefined(k, i)
+		if !math.IsNaN(x) || e.InScores {
+			if s.Scores == nil {
+				s.Scores = map[string]Score{}
+			}
+			s.Scores[k.Name] = Score(x)
+		}
+		if e.InUndefined {
+			if s.Undefined == nil {
+				s.Undefined = map[string]string{}
+			}
+			s.Undefined[k.Name] = e.Reason
+		}
+		if undef && e.Kind != "" {
+			if s.UndefinedKind == nil {
+				s.UndefinedKind = map[string]UndefinedKind{}
+			}
+			s.UndefinedKind[k.Name] = e.Kind
+		}
+		if k.runOff != nil && k.runOff[i] != k.runOff[i+1] {
+			if s.Runs == nil {
+				s.Runs = map[string][]Score{}
+			}
+			for _, r := range t.Runs(k, i) {
+				s.Runs[k.Name] = append(s.Runs[k.Name], Score(r))
+			}
+		}
+	}
+	return s
+}

@@ -1,0 +1,274 @@
+package results
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// badFiles are the invalid results files of this package's tests (parse
+// errors, schema, ids, ranges, evidence, temperatures, created_at).
+func badFiles() map[string]string {
+	v1 := `"schema": "` + Schema + `"`
+	ev := func(evidence string) string {
+		return `{"schema": "raggate.results/v1", "judge": {"provider": "offline", "fingerprint": "f"}, "config": {"metrics": ["faithfulness"]},
+"samples": [{"id": "a", "scores": {"faithfulness": 0.5}, "response": "r", "evidence": {"faithfulness": ` + evidence + `}}]}`
+	}
+	return map[string]string{
+		"syntax error in a sample": "{" + v1 + `,
+  "samples": [
+    {"id": "a", "scores": {}},
+    {"id": "b" "scores": {}}
+  ]}`,
+		"samples not an array":             "{" + v1 + `, "samples": "x"}`,
+		"other schema, other sample shape": `{"schema": "raggate.results/v2", "samples": {"a": 1}}`,
+		"other schema":                     `{"schema": "raggate.results/v2", "samples": []}`,
+		"empty schema":                     `{"schema": "", "samples": []}`,
+		"null schema":                      `{"schema": null}`,
+		"no schema":                        `{"samples": []}`,
+		"not an object":                    `[1, 2]`,
+		"data after the object":            "{" + v1 + "}\n{}",
+		"truncated":                        "{" + v1 + `, "samples": [{"id": "a"`,
+		"no id":                            "{" + v1 + `, "samples": [{"scores": {}}]}`,
+		"duplicate id":                     "{" + v1 + `, "samples": [{"id": "a"}, {"id": "a"}]}`,
+		"score out of range":               "{" + v1 + `, "samples": [{"id": "a", "scores": {"faithfulness": 1.5}}]}`,
+		"wrong type in a sample": "{" + v1 + `,
+  "samples": [{"id": 7}]}`,
+		"score of the wrong type":        "{" + v1 + `, "samples": [{"id": "a"}, {"id": "b", "scores": {"faithfulness": 1, "recall": "high"}}]}`,
+		"run of the wrong type":          "{" + v1 + `, "samples": [{"id": "a", "runs": {"faithfulness": [1, true]}}]}`,
+		"sample not an object":           "{" + v1 + `, "samples": [{"id": "a"}, 7]}`,
+		"target field":                   "{" + v1 + `, "samples": [{"id": "a", "target": {"status": "ok", "attempts": 1.5}}]}`,
+		"not json":                       "{\n  \"schema\": oops}",
+		"negative score":                 `{"schema":"raggate.results/v1","samples":[{"id":"q-7","scores":{"faithfulness":-1.0}}]}`,
+		"score above 1":                  `{"schema":"raggate.results/v1","samples":[{"id":"a"},{"id":"b","scores":{"faithfulness":5}}]}`,
+		"run out of range":               `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"context_recall":0.5},"runs":{"context_recall":[0.5,1.5]}}]}`,
+		"unknown metric out of range":    `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"my_metric":2}}]}`,
+		"cosine below its range":         `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"answer_relevancy":-1.5}}]}`,
+		"evidence more":                  ev(`[{"text": "x", "verdict": 1}, {"more": -5}]`),
+		"evidence marker":                ev(`[{"text": "x", "verdict": 1, "more": 3}]`),
+		"evidence order":                 ev(`[{"more": 2}, {"text": "x", "verdict": 1}]`),
+		"evidence verdict":               ev(`[{"text": "x", "verdict": 7}]`),
+		"sample temperature":             `{"schema": "raggate.results/v1", "judge": {"provider": "openai", "fingerprint": "f", "temperature": 0, "sample_temperature": -5}, "samples": [{"id": "a", "scores": {"faithfulness": 0.5}}]}`,
+		"temperature":                    `{"schema": "raggate.results/v1", "judge": {"provider": "openai", "fingerprint": "f", "temperature": 1e300}, "samples": [{"id": "a", "scores": {"faithfulness": 0.5}}]}`,
+		"created_at":                     "{\n\"schema\": \"raggate.results/v1\",\n\"created_at\": \"yesterday\"}\n",
+		"syntax error at the first byte": "x{}",
+		// Several faults: the first in file order names the file, as
+		// the whole-file checks do.
+		"duplicate before a bad score":             `{"schema":"raggate.results/v1","samples":[{"id":"a"},{"id":"a"},{"id":"b","scores":{"faithfulness":5}}]}`,
+		"bad score before a duplicate":             `{"schema":"raggate.results/v1","samples":[{"id":"a"},{"id":"b","scores":{"faithfulness":5}},{"id":"a"}]}`,
+		"no id after a duplicate":                  `{"schema":"raggate.results/v1","samples":[{"id":"a"},{"id":"a"},{"scores":{}}]}`,
+		"bad evidence and bad score on one sample": `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"faithfulness":5},"evidence":{"faithfulness":[{"text":"x","verdict":7}]}}]}`,
+		"bad evidence before a bad score":          `{"schema":"raggate.results/v1","samples":[{"id":"a","evidence":{"faithfulness":[{"text":"x","verdict":7}]}},{"id":"b","scores":{"faithfulness":5}}]}`,
+		"duplicate of a sample with bad evidence":  `{"schema":"raggate.results/v1","samples":[{"id":"b"},{"id":"b","evidence":{"faithfulness":[{"text":"x","verdict":7}]}}]}`,
+		// A numeric user metric's scores (any finite number) are in
+		// range: the bad score is the later one.
+		"numeric user metric before a bad score": `{"schema":"raggate.results/v1","samples":[{"id":"a","scores":{"latency":5}},{"id":"b","scores":{"latency":-1,"faithfulness":2}}],
+			"user_metrics":[{"name":"latency","kind":"numeric","direction":"lower","reads":["latency_ms"]}]}`,
+	}
+}
+
+// ReadTable refuses every file Read refuses, with the same error.
+func TestReadTableErrorsAreRead(t *testing.T) {
+	for name, data := range badFiles() {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "results.json")
+			if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, want := Read(path)
+			_, err := ReadTable(path, ScoresOnly)
+			if want == nil {
+				t.Fatalf("Read accepts the file (ReadTable: %v)", err)
+			}
+			if err == nil || err.Error() != want.Error() {
+				t.Fatalf("ReadTable: %v\nRead: %v", err, want)
+			}
+			if _, err := ParseTable([]byte(data)); err == nil || path+": "+err.Error() != want.Error() {
+				t.Errorf("ParseTable: %v\nRead: %v", err, want)
+			}
+		})
+	}
+}
+
+// tableFiles are valid results files of every shape a table holds.
+func tableFiles(t *testing.T) map[string][]byte {
+	demo, err := os.ReadFile(filepath.Join("..", "..", "testdata", "demo", "baseline.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, err := Marshal(fullFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	odd := sampleFile()
+	odd.Samples = append(odd.Samples,
+		Sample{ID: "q-003", InputHash: "0123456789abcdef", Seq: 3, Metadata: map[string]string{"topic": "a", "lang": "en"},
+			ContextIDs: []string{"c1", "c2", "c1"}, Scores: map[string]Score{"faithfulness": 1, "new_metric": 0.25},
+			UndefinedKind: map[string]UndefinedKind{"context_recall": KindData}, Reasons: map[string]string{"faithfulness": "fine"}},
+		Sample{ID: "q-000", InputHash: "ABCDEF0123456789", Scores: map[string]Score{"faithfulness": 0},
+			Runs: map[string][]Score{"faithfulness": {0, NaN(), 0.5}, "other": {}}, ContextIDs: []string{"c3"}},
+		Sample{ID: "q-004", InputHash: "0000000000000000", Undefined: map[string]string{"faithfulness": "missing field response"}, Question: "why?"},
+	)
+	oddData, err := Marshal(odd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string][]byte{
+		"demo":        demo,
+		"every field": full,
+		"odd":         append([]byte("\ufeff"), oddData...),
+		"samples first": []byte(`{"samples": [{"id": "b", "scores": {"faithfulness": null}}, {"id": "a"}], "unknown": {"x": [1, 2]},
+		"Tool": {"name": "raggate"}, "schema": "` + Schema + `"}`),
+		"samples null":  []byte(`{"schema": "` + Schema + `", "samples": null}`),
+		"samples twice": []byte(`{"schema": "` + Schema + `", "samples": [{"id": "x"}], "samples": [{"id": "y"}, {"id": "z"}]}`),
+		"no samples":    []byte(`{"schema": "` + Schema + `"}`),
+	}
+}
+
+// A table read from a file holds what a table of the file read whole
+// holds, and reads each sample back as Read gives it without texts.
+func TestReadTableIsTableOfRead(t *testing.T) {
+	for name, data := range tableFiles(t) {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "results.json")
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := ReadWith(path, ScoresOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := ReadTable(path, ScoresOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := TableOf(f)
+			sameTables(t, got, want, f)
+			for i := range f.Samples {
+				if g, w := mustJSON(t, got.Sample(i)), mustJSON(t, f.Samples[i]); g != w {
+					t.Errorf("Sample(%d) = %s, want %s", i, g, w)
+				}
+			}
+			if got.Err() != nil {
+				t.Error(got.Err())
+			}
+		})
+	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// sameTables checks every accessor of got against the file f (and
+// want, TableOf(f)).
+func sameTables(t *testing.T, got, want *Table, f *File) {
+	t.Helper()
+	if g, w := mustJSON(t, got.File), mustJSON(t, header(f)); g != w {
+		t.Errorf("header = %s, want %s", g, w)
+	}
+	if got.Len() != len(f.Samples) || want.Len() != len(f.Samples) {
+		t.Fatalf("Len = %d, %d, want %d", got.Len(), want.Len(), len(f.Samples))
+	}
+	for _, tb := range []*Table{got, want} {
+		for i := range f.Samples {
+			s := &f.Samples[i]
+			if tb.ID(i) != s.ID || tb.InputHash(i) != s.InputHash || tb.Seq(i) != s.Seq {
+				t.Errorf("sample %d: id %q hash %q seq %d, want %q %q %d", i, tb.ID(i), tb.InputHash(i), tb.Seq(i), s.ID, s.InputHash, s.Seq)
+			}
+			if j, ok := tb.Index(s.ID); !ok || f.Samples[j].ID != s.ID || j > i {
+				t.Errorf("Index(%q) = %d, %v", s.ID, j, ok)
+			}
+			if md := tb.Metadata(i); !reflect.DeepEqual(md, s.Metadata) && (len(md) != 0 || len(s.Metadata) != 0) {
+				t.Errorf("sample %d: metadata %v, want %v", i, md, s.Metadata)
+			}
+			for k, v := range s.Metadata {
+				if g, ok := tb.Meta(i, k); !ok || g != v {
+					t.Errorf("sample %d: Meta(%s) = %q, %v", i, k, g, ok)
+				}
+			}
+			if ids := tb.ContextIDs(i); !reflect.DeepEqual(ids, s.ContextIDs) {
+				t.Errorf("sample %d: context ids %v, want %v", i, ids, s.ContextIDs)
+			}
+			for _, k := range tb.Keys() {
+				v, inScores := s.Scores[k.Name]
+				x := k.Scores[i]
+				if inScores && !v.IsNaN() {
+					if x != v.Value() {
+						t.Errorf("sample %d: %s = %v, want %v", i, k.Name, x, v)
+					}
+				} else if !math.IsNaN(x) {
+					t.Errorf("sample %d: %s = %v, want NaN", i, k.Name, x)
+				}
+				e, _ := tb.Undefined(k, i)
+				reason, inUndef := s.Undefined[k.Name]
+				if e.Kind != s.KindOf(k.Name) || e.Reason != reason || e.InUndefined != inUndef {
+					t.Errorf("sample %d: %s undefined %+v, want %q %q %v", i, k.Name, e, s.KindOf(k.Name), reason, inUndef)
+				}
+				if e != (UndefinedEntry{}) && e.InScores != inScores {
+					t.Errorf("sample %d: %s in scores %v, want %v", i, k.Name, e.InScores, inScores)
+				}
+				runs := s.Runs[k.Name]
+				gr := tb.Runs(k, i)
+				if len(gr) != len(runs) {
+					t.Errorf("sample %d: %s runs %v, want %v", i, k.Name, gr, runs)
+				}
+				for j := range min(len(gr), len(runs)) {
+					if gr[j] != runs[j].Value() && !(math.IsNaN(gr[j]) && runs[j].IsNaN()) {
+						t.Errorf("sample %d: %s runs %v, want %v", i, k.Name, gr, runs)
+					}
+				}
+			}
+		}
+		for _, s := range f.Samples {
+			for name := range s.Scores {
+				if k := tb.Key(name); k == nil || !k.InScores {
+					t.Errorf("key %s not in scores", name)
+				}
+			}
+			for name := range s.Undefined {
+				if k := tb.Key(name); k == nil || !k.InUndefined {
+					t.Errorf("key %s not in undefined", name)
+				}
+			}
+			for name := range s.Runs {
+				if k := tb.Key(name); k == nil || !k.InRuns {
+					t.Errorf("key %s not in runs", name)
+				}
+			}
+		}
+	}
+	if !strings.HasPrefix(got.File.Schema, "raggate") && len(f.Samples) > 0 {
+		t.Errorf("schema %q", got.File.Schema)
+	}
+}
+
+// A sample read back from a file that changed since is an error, not
+// another sample.
+func TestTableSampleOfAChangedFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "results.json")
+	if err := Write(path, sampleFile()); err != nil {
+		t.Fatal(err)
+	}
+	tb, err := ReadTable(path, ScoresOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := sampleFile()
+	f.Samples[0].ID, f.Samples[1].ID = "q-002", "q-001"
+	if err := Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	if s := tb.Sample(1); s.ID != "q-002" || tb.Err() == nil || !strings.Contains(tb.Err().Error(), "changed") {
+		t.Errorf("Sample(1) = %+v, Err %v", s, tb.Err())
+	}
+}
