@@ -83,10 +83,10 @@ func (c Config) CompareTables(base, head *results.Table, th Thresholds) *Report 
 
 // comparison is the state of one Compare call, shared by its steps.
 type comparison struct {
-	r          *Report
-	th         Thresholds
-	def        Defaults
-	st         statsConfig
+	r   *Report
+	th  Thresholds
+	def Defaults
+	st  statsConfig
 	// base and head are the headers (base nil without a baseline).
 	base, head *results.File
 	hs, bs     *side // bs is nil without a baseline
