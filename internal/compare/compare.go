@@ -93,9 +93,13 @@ type comparison struct {
 	pairs      []pair
 	// order lists the metrics either side scored, in catalogue order.
 	order []string
-	// perMetric holds each tested metric's oriented differences, for the
-	// per-sample view.
-	perMetric map[string]diffs
+	// perMetric holds the metrics whose differences were computed, for
+	// the per-sample view; worstD and worstM are each pair's most negative
+	// oriented difference over them and its metric (an index of order),
+	// folded in as each metric is tested.
+	perMetric map[string]bool
+	worstD    []float64
+	worstM    []int32
 	// tested indexes the metrics of r whose sign-flip test ran.
 	tested []int
 	// findings collects the findings in report order; few, weak and
@@ -141,7 +145,7 @@ func (c Config) newComparison(base, head *results.Table, th Thresholds) *compari
 			PermutationDraws: draws, CILevel: ciLevel, Power: mdePower},
 	}
 	cmp := &comparison{r: r, th: th, def: def, head: head.File, hs: newSide(head),
-		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]diffs{},
+		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]bool{},
 		incomparable: map[string]Finding{}}
 	r.Head = cmp.hs.info()
 	r.Counts.Head = head.Len()
@@ -164,6 +168,7 @@ func (cmp *comparison) pairSamples() {
 		return
 	}
 	ht, bt := hs.t, bs.t
+	cmp.pairs = make([]pair, 0, min(ht.Len(), bt.Len()))
 	for i := range ht.Len() {
 		id := ht.ID(i)
 		if first, _ := ht.Index(id); first != i {
@@ -174,7 +179,7 @@ func (cmp *comparison) pairSamples() {
 			r.New = append(r.New, SampleRef{ID: id, Question: hs.question(i)})
 			continue
 		}
-		cmp.pairs = append(cmp.pairs, pair{i, j})
+		cmp.pairs = append(cmp.pairs, pair{int32(i), int32(j)})
 		if h, b := ht.InputHash(i), bt.InputHash(j); h != "" && b != "" && h != b {
 			r.Counts.InputsChanged++
 		}
@@ -215,7 +220,7 @@ func metricOrder(hs, bs *side) []string {
 // test where both sides scored it.
 func (cmp *comparison) testMetrics() {
 	idsChanged := cmp.idsChanged()
-	for _, m := range cmp.order {
+	for mi, m := range cmp.order {
 		mr := cmp.describeMetric(m)
 		switch {
 		case cmp.bs == nil:
@@ -229,7 +234,7 @@ func (cmp *comparison) testMetrics() {
 			cmp.idFindings = append(cmp.idFindings, cmp.leaveOut(&mr))
 		default:
 			dd, ok := cmp.st.testPairs(&mr, cmp.hs, cmp.bs, cmp.pairs, m)
-			cmp.perMetric[m] = dd
+			cmp.foldWorst(mi, dd)
 			if !ok {
 				if f := cmp.untested(&mr); f.Kind == KindNotComparable {
 					cmp.incomparable[m] = f
@@ -532,23 +537,41 @@ type worst struct {
 	d      float64
 }
 
+// foldWorst records metric order[mi]'s differences in each pair's
+// worst; ties go to the first metric in catalogue order (the order the
+// metrics are tested in).
+func (cmp *comparison) foldWorst(mi int, dd diffs) {
+	cmp.perMetric[cmp.order[mi]] = true
+	if cmp.worstD == nil {
+		cmp.worstD, cmp.worstM = make([]float64, len(cmp.pairs)), make([]int32, len(cmp.pairs))
+		for i := range cmp.worstD {
+			cmp.worstD[i], cmp.worstM[i] = math.Inf(1), -1
+		}
+	}
+	for k, pi := range dd.pairIdx {
+		if dd.d[k] < cmp.worstD[pi] {
+			cmp.worstD[pi], cmp.worstM[pi] = dd.d[k], int32(mi)
+		}
+	}
+}
+
 // topRegressed lists the paired samples that got worse, worst first (ties
 // by id), at most topRegressed of them.
 func (cmp *comparison) topRegressed() {
-	if cmp.bs == nil {
+	if cmp.bs == nil || cmp.worstD == nil {
 		return
 	}
-	w := cmp.worstPerPair()
-	var idx []int
+	wd := cmp.worstD
+	var idx []int32
 	for pi := range cmp.pairs {
-		if w[pi].d < -zeroDiff {
-			idx = append(idx, pi)
+		if wd[pi] < -zeroDiff {
+			idx = append(idx, int32(pi))
 		}
 	}
-	ids := func(pi int) string { return cmp.hs.t.ID(cmp.pairs[pi].h) }
+	ids := func(pi int32) string { return cmp.hs.t.ID(int(cmp.pairs[pi].h)) }
 	sort.SliceStable(idx, func(a, b int) bool {
-		if w[idx[a]].d != w[idx[b]].d {
-			return w[idx[a]].d < w[idx[b]].d
+		if wd[idx[a]] != wd[idx[b]] {
+			return wd[idx[a]] < wd[idx[b]]
 		}
 		return ids(idx[a]) < ids(idx[b])
 	})
@@ -556,39 +579,22 @@ func (cmp *comparison) topRegressed() {
 		idx = idx[:topRegressed]
 	}
 	for _, pi := range idx {
-		cmp.r.TopRegressed = append(cmp.r.TopRegressed, cmp.sampleDelta(cmp.pairs[pi], w[pi]))
+		w := worst{cmp.order[cmp.worstM[pi]], wd[pi]}
+		cmp.r.TopRegressed = append(cmp.r.TopRegressed, cmp.sampleDelta(cmp.pairs[pi], w))
 	}
-}
-
-// worstPerPair returns each pair's worst metric; ties go to the first
-// metric in catalogue order.
-func (cmp *comparison) worstPerPair() []worst {
-	w := make([]worst, len(cmp.pairs))
-	for i := range w {
-		w[i].d = math.Inf(1)
-	}
-	for _, m := range cmp.order {
-		dd := cmp.perMetric[m]
-		for k, pi := range dd.pairIdx {
-			if dd.d[k] < w[pi].d {
-				w[pi] = worst{m, dd.d[k]}
-			}
-		}
-	}
-	return w
 }
 
 // sampleDelta is pair p's change: its worst metric and every tested
 // metric whose score changed.
 func (cmp *comparison) sampleDelta(p pair, w worst) SampleDelta {
 	hs, bs := cmp.hs, cmp.bs
-	sd := SampleDelta{ID: hs.t.ID(p.h), Question: hs.question(p.h), WorstMetric: w.metric,
+	sd := SampleDelta{ID: hs.t.ID(int(p.h)), Question: hs.question(int(p.h)), WorstMetric: w.metric,
 		WorstDelta: results.Score(w.d), Metrics: []SampleMetric{}, Segments: sampleSegments(cmp.th.Segments, hs, bs, p)}
 	if sd.Question == "" {
-		sd.Question = bs.question(p.b)
+		sd.Question = bs.question(int(p.b))
 	}
 	for _, m := range cmp.order {
-		if _, ok := cmp.perMetric[m]; !ok {
+		if !cmp.perMetric[m] {
 			continue
 		}
 		h, b := hs.scores[m][p.h], bs.scores[m][p.b]
@@ -596,7 +602,7 @@ func (cmp *comparison) sampleDelta(p pair, w worst) SampleDelta {
 			continue
 		}
 		sm := SampleMetric{Metric: m, Base: results.Score(b), Head: results.Score(h), Delta: results.Score(h - b)}
-		sm.Reason = hs.reason(p.h, m)
+		sm.Reason = hs.reason(int(p.h), m)
 		sd.Metrics = append(sd.Metrics, sm)
 	}
 	return sd

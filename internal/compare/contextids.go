@@ -55,7 +55,7 @@ func (cmp *comparison) idTurnover() (unseen, total int) {
 	}
 	head := map[string]bool{}
 	for _, p := range cmp.pairs {
-		for _, id := range cmp.hs.t.ContextIDs(p.h) {
+		for _, id := range cmp.hs.t.ContextIDs(int(p.h)) {
 			if !head[id] {
 				head[id] = true
 				if !seen[id] {
@@ -96,10 +96,10 @@ func (cmp *comparison) idHits() (head, base int) {
 		return false
 	}
 	for _, p := range cmp.pairs {
-		if hit(cmp.hs, p.h) {
+		if hit(cmp.hs, int(p.h)) {
 			head++
 		}
-		if hit(cmp.bs, p.b) {
+		if hit(cmp.bs, int(p.b)) {
 			base++
 		}
 	}

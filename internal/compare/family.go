@@ -142,12 +142,12 @@ func transitions(hs, bs *side, pairs []pair, m string) (lost, regained, counted 
 	// reported on its own, not as lost scores.
 	judgeChanged := hs.f.Judge.Fingerprint != bs.f.Judge.Fingerprint
 	for _, p := range pairs {
-		hk, bk := hs.kindOf(p.h, m), bs.kindOf(p.b, m)
+		hk, bk := hs.kindOf(int(p.h), m), bs.kindOf(int(p.b), m)
 		if hk == results.KindData || bk == results.KindData {
 			continue
 		}
 		if judgeChanged && hk != bk {
-			if h, b := hs.t.InputHash(p.h), bs.t.InputHash(p.b); h != "" && h == b {
+			if h, b := hs.t.InputHash(int(p.h)), bs.t.InputHash(int(p.b)); h != "" && h == b {
 				continue
 			}
 		}
@@ -155,7 +155,7 @@ func transitions(hs, bs *side, pairs []pair, m string) (lost, regained, counted 
 		switch {
 		case hk != "" && bk == "":
 			lost++
-			e, _ := hs.undefined(p.h, m)
+			e, _ := hs.undefined(int(p.h), m)
 			reasons[e.Reason]++
 		case hk == "" && bk != "":
 			regained++

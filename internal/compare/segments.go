@@ -82,7 +82,7 @@ func segmentValue(hs, bs *side, p pair, key string) (string, bool) {
 	for _, md := range []struct {
 		t *results.Table
 		i int
-	}{{hs.t, p.h}, {bs.t, p.b}} {
+	}{{hs.t, int(p.h)}, {bs.t, int(p.b)}} {
 		if v, ok := md.t.Meta(md.i, key); ok && strings.TrimSpace(v) != "" {
 			return v, true
 		}
@@ -159,10 +159,10 @@ func groupPairs(hs, bs *side, pairs []pair, key string) (map[string][]pair, []st
 func missingKey(key string, hs, bs *side, pairs []pair) Finding {
 	seen := map[string]bool{}
 	for _, p := range pairs {
-		for _, k := range hs.t.MetaKeys(p.h) {
+		for _, k := range hs.t.MetaKeys(int(p.h)) {
 			seen[k] = true
 		}
-		for _, k := range bs.t.MetaKeys(p.b) {
+		for _, k := range bs.t.MetaKeys(int(p.b)) {
 			seen[k] = true
 		}
 	}

@@ -22,7 +22,7 @@ type side struct {
 }
 
 // pair is a paired sample: its index in head and in base.
-type pair struct{ h, b int }
+type pair struct{ h, b int32 }
 
 // newSide indexes t: the metrics it scored, each metric's column of
 // scores (the mean of the runs where runs were recorded), its judge

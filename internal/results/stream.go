@@ -66,7 +66,7 @@ var bom = []byte("\ufeff")
 // when keep is nil) are dropped as they are read.
 func stream(r io.Reader, keep func(id string) bool) (*File, *string, error) {
 	var samples []Sample
-	f, schema, err := streamTo(r, func(dec *json.Decoder) error {
+	f, schema, err := streamTo(r, func(dec *json.Decoder, _ []byte) error {
 		var err error
 		samples, err = streamSamples(dec, keep)
 		return err
@@ -78,8 +78,9 @@ func stream(r io.Reader, keep func(id string) bool) (*File, *string, error) {
 }
 
 // streamTo decodes the top-level object as stream does, handing the
-// samples value to samples (which must consume it from dec).
-func streamTo(r io.Reader, samples func(dec *json.Decoder) error) (*File, *string, error) {
+// samples value to samples (which must consume it from dec) with the
+// keys read before it (an object lacking its closing brace).
+func streamTo(r io.Reader, samples func(dec *json.Decoder, before []byte) error) (*File, *string, error) {
 	dec := json.NewDecoder(r)
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, nil, err
@@ -93,7 +94,7 @@ func streamTo(r io.Reader, samples func(dec *json.Decoder) error) (*File, *strin
 		}
 		key, _ := tok.(string)
 		if strings.EqualFold(key, "samples") {
-			if err := samples(dec); err != nil {
+			if err := samples(dec, rest.Bytes()); err != nil {
 				return nil, nil, err
 			}
 			continue

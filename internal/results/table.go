@@ -66,13 +66,16 @@ type Table struct {
 	ctx     []uint32
 	ctxOff  []uint32
 
-	// mem is the file a TableOf wraps; path, bom and off / size locate
-	// the samples of a table read from disk.
+	// mem is the file a TableOf wraps; path and off locate the samples
+	// of a table read from disk: sample i is at off[i] to off[i+1] (the
+	// samples follow each other, with their separators).
 	mem  *File
 	path string
 	data []byte // the file ParseTable parsed
-	off  []int64
-	size []uint32
+	// off holds the offsets while they fit in 32 bits (a results file is
+	// at most inputfile.DefaultResultsLimit bytes), off64 once they do not.
+	off   []uint32
+	off64 []int64
 
 	redact func(*Sample)
 	err    error
@@ -276,8 +279,9 @@ func (t *Table) readSample(i int) (Sample, error) {
 		defer file.Close()
 		src = file
 	}
-	buf := make([]byte, t.size[i])
-	if _, err := src.ReadAt(buf, t.off[i]); err != nil {
+	start, end := t.offset(i), t.offset(i+1)
+	buf := make([]byte, end-start)
+	if _, err := src.ReadAt(buf, start); err != nil {
 		return Sample{}, fmt.Errorf("%s: read sample %q again: %w", t.path, t.ID(i), err)
 	}
 	buf = bytes.TrimLeft(buf, " \t\r\n,")
@@ -289,10 +293,36 @@ func (t *Table) readSample(i int) (Sample, error) {
 	return s, nil
 }
 
+// offset is the i-th offset of the samples (see off).
+func (t *Table) offset(i int) int64 {
+	if t.off64 != nil {
+		return t.off64[i]
+	}
+	return int64(t.off[i])
+}
+
+// addOffset appends an offset of the samples.
+func (t *Table) addOffset(o int64) {
+	if t.off64 == nil && o > math.MaxUint32 {
+		t.off64 = make([]int64, len(t.off), len(t.off)+1)
+		for i, x := range t.off {
+			t.off64[i] = int64(x)
+		}
+		t.off = nil
+	}
+	if t.off64 != nil {
+		t.off64 = append(t.off64, o)
+	} else {
+		t.off = append(t.off, uint32(o))
+	}
+}
+
 // TableOf holds f by columns; Sample(i) returns f.Samples[i]. f is not
 // copied: it must not change while the table is in use.
 func TableOf(f *File) *Table {
 	b := newTableBuilder()
+	b.mem = true
+	b.reserve(len(f.Samples))
 	for i := range f.Samples {
 		b.add(&f.Samples[i], 0, 0)
 	}
@@ -345,8 +375,9 @@ func decodeTable(r io.Reader, reread func() ([]byte, error)) (*Table, error) {
 		skip = int64(len(bom))
 	}
 	var b *tableBuilder
-	f, schema, err := streamTo(br, func(dec *json.Decoder) error {
+	f, schema, err := streamTo(br, func(dec *json.Decoder, before []byte) error {
 		b = newTableBuilder() // the last samples key counts, as in a File
+		b.reserve(samplesHint(before))
 		return b.stream(dec, skip)
 	})
 	if err != nil {
@@ -423,6 +454,37 @@ func (t *Table) checkScores() (int, error) {
 	return 0, nil
 }
 
+// samplesHint is the number of samples the header read so far says the
+// dataset has (0: unknown): a run writes the dataset before the samples.
+func samplesHint(before []byte) int {
+	var h struct {
+		Dataset struct {
+			Samples int `json:"samples"`
+		} `json:"dataset"`
+	}
+	if json.Unmarshal(append(slices.Clip(before), '}'), &h) != nil || h.Dataset.Samples < 0 {
+		return 0
+	}
+	return min(h.Dataset.Samples, 1<<22) // a hint: the file may say anything
+}
+
+// reserve makes room for n samples, so that the columns of a file
+// whose header says how many samples it has are not grown (and copied)
+// while it is read.
+func (b *tableBuilder) reserve(n int) {
+	if n <= 0 {
+		return
+	}
+	t := b.t
+	t.idOff = make([]uint32, 1, n+1)
+	if !b.mem {
+		t.off = make([]uint32, 0, n+1)
+	}
+	t.hashes = make([]uint64, 0, n)
+	t.otherHash = make([]uint64, 0, (n+63)/64)
+	b.hint = n
+}
+
 // firstDuplicate returns the id of the first sample (in file order) whose
 // id an earlier sample has, and its position; -1 when none.
 func (t *Table) firstDuplicate() (string, int) {
@@ -445,6 +507,8 @@ type tableBuilder struct {
 	ids   strings.Builder
 	undef map[UndefinedEntry]uint32
 	strs  map[string]uint32
+	hint  int  // the samples expected (0: unknown)
+	mem   bool // a TableOf: no offsets
 	// bad is the first sample with no id or bad evidence (-1: none),
 	// badRank 1 for no id, 3 for evidence, and badErr the error.
 	bad, badRank int
@@ -502,7 +566,7 @@ func (b *tableBuilder) str(s string) uint32 {
 func (b *tableBuilder) key(name string) *TableKey {
 	k, ok := b.t.byKey[name]
 	if !ok {
-		k = &TableKey{Name: name}
+		k = &TableKey{Name: name, Scores: make([]float64, 0, max(b.hint, b.t.n+1))}
 		b.t.byKey[name] = k
 		b.t.keys = append(b.t.keys, k)
 	}
@@ -514,13 +578,20 @@ func (b *tableBuilder) add(s *Sample, off int64, size int64) {
 	t := b.t
 	i := t.n
 	t.n++
+	if i == 0 && b.hint > 0 {
+		b.ids.Grow(b.hint * (len(s.ID) + 1))
+	}
 	b.ids.WriteString(s.ID)
 	if t.idOff == nil {
 		t.idOff = []uint32{0}
 	}
 	t.idOff = append(t.idOff, uint32(b.ids.Len()))
-	t.off = append(t.off, off)
-	t.size = append(t.size, uint32(size))
+	if !b.mem {
+		if i == 0 {
+			t.addOffset(off)
+		}
+		t.addOffset(off + size) // sample i ends where i+1 starts
+	}
 
 	if i%64 == 0 {
 		t.otherHash = append(t.otherHash, 0)
@@ -653,7 +724,6 @@ func (b *tableBuilder) finish(f *File) *Table {
 		t.byID[i] = uint32(i)
 	}
 	sort.SliceStable(t.byID, func(a, c int) bool { return t.ID(int(t.byID[a])) < t.ID(int(t.byID[c])) })
-	t.off, t.size = slices.Clip(t.off), slices.Clip(t.size)
 	return t
 }
 

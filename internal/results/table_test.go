@@ -272,3 +272,17 @@ func TestTableSampleOfAChangedFile(t *testing.T) {
 		t.Errorf("Sample(1) = %+v, Err %v", s, tb.Err())
 	}
 }
+
+// Offsets past 4 GiB (beyond a results file's limit, but ParseTable has
+// none) switch the table to 64-bit offsets.
+func TestTableOffsetsBeyond32Bits(t *testing.T) {
+	tb := &Table{}
+	for _, o := range []int64{3, 1 << 20, 1 << 33, 1<<33 + 5} {
+		tb.addOffset(o)
+	}
+	for i, want := range []int64{3, 1 << 20, 1 << 33, 1<<33 + 5} {
+		if got := tb.offset(i); got != want {
+			t.Errorf("offset(%d) = %d, want %d", i, got, want)
+		}
+	}
+}
