@@ -89,8 +89,8 @@ func (s *side) unscored(m string) (dataOnly bool, top string) {
 	}
 	data, other := 0, 0
 	reasons := map[string]int{}
-	for i, v := range col {
-		if !math.IsNaN(v) {
+	for i := range col.Len() {
+		if !math.IsNaN(col.At(i)) {
 			continue
 		}
 		e, said := s.undefined(i, m)
@@ -126,8 +126,8 @@ func (s *side) judgeUndefined(m string) int {
 		return 0
 	}
 	n := 0
-	for i, v := range col {
-		if math.IsNaN(v) && s.kindOf(i, m) == results.KindJudge {
+	for i := range col.Len() {
+		if math.IsNaN(col.At(i)) && s.kindOf(i, m) == results.KindJudge {
 			n++
 		}
 	}

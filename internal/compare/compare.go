@@ -169,6 +169,7 @@ func (cmp *comparison) pairSamples() {
 	}
 	ht, bt := hs.t, bs.t
 	cmp.pairs = make([]pair, 0, min(ht.Len(), bt.Len()))
+	var added, removed []int
 	for i := range ht.Len() {
 		id := ht.ID(i)
 		if first, _ := ht.Index(id); first != i {
@@ -176,7 +177,7 @@ func (cmp *comparison) pairSamples() {
 		}
 		j, ok := bt.Index(id)
 		if !ok {
-			r.New = append(r.New, SampleRef{ID: id, Question: hs.question(i)})
+			added = append(added, i)
 			continue
 		}
 		cmp.pairs = append(cmp.pairs, pair{int32(i), int32(j)})
@@ -190,8 +191,15 @@ func (cmp *comparison) pairSamples() {
 			continue
 		}
 		if _, ok := ht.Index(id); !ok {
-			r.Removed = append(r.Removed, SampleRef{ID: id, Question: bs.question(j)})
+			removed = append(removed, j)
 		}
+	}
+	// The questions are read back from the files, in one pass each.
+	for k, q := range ht.Questions(added) {
+		r.New = append(r.New, SampleRef{ID: ht.ID(added[k]), Question: q})
+	}
+	for k, q := range bt.Questions(removed) {
+		r.Removed = append(r.Removed, SampleRef{ID: bt.ID(removed[k]), Question: q})
 	}
 	r.Counts.Paired, r.Counts.New, r.Counts.Removed = len(cmp.pairs), len(r.New), len(r.Removed)
 }
@@ -597,7 +605,7 @@ func (cmp *comparison) sampleDelta(p pair, w worst) SampleDelta {
 		if !cmp.perMetric[m] {
 			continue
 		}
-		h, b := hs.scores[m][p.h], bs.scores[m][p.b]
+		h, b := hs.scores[m].At(int(p.h)), bs.scores[m].At(int(p.b))
 		if math.IsNaN(h) || math.IsNaN(b) || math.Abs(h-b) <= zeroDiff {
 			continue
 		}

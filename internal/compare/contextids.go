@@ -89,7 +89,7 @@ func (cmp *comparison) idsChanged() bool {
 func (cmp *comparison) idHits() (head, base int) {
 	hit := func(s *side, i int) bool {
 		for m, col := range s.scores {
-			if readsContextIDs(m) && !math.IsNaN(col[i]) && col[i] > 0 {
+			if x := col.At(i); readsContextIDs(m) && !math.IsNaN(x) && x > 0 {
 				return true
 			}
 		}

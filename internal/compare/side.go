@@ -11,7 +11,7 @@ type side struct {
 	t       *results.Table
 	f       *results.File        // the header
 	present map[string]bool      // metrics this side scored
-	scores  map[string][]float64 // metric -> score per sample (NaN undefined)
+	scores  map[string]*results.Column // metric -> score per sample (NaN undefined)
 	// keys are the file's keys of each metric (the aliases it was
 	// recorded under), in the order the table met them.
 	keys  map[string][]*results.TableKey
@@ -30,7 +30,7 @@ type pair struct{ h, b int32 }
 // table's column as it is.
 func newSide(t *results.Table) *side {
 	f := t.File
-	s := &side{t: t, f: f, present: map[string]bool{}, scores: map[string][]float64{},
+	s := &side{t: t, f: f, present: map[string]bool{}, scores: map[string]*results.Column{},
 		keys: map[string][]*results.TableKey{}, noise: map[string]float64{}}
 	for _, k := range t.Keys() {
 		if k.InScores || k.InUndefined || k.InRuns {
@@ -68,7 +68,7 @@ func newSide(t *results.Table) *side {
 
 // column returns metric m's scores, one per sample: its keys' scores,
 // replaced by the mean of the defined runs where a sample recorded runs.
-func (s *side) column(m string, noise *noiseSums) []float64 {
+func (s *side) column(m string, noise *noiseSums) *results.Column {
 	keys := s.keys[m]
 	scored, runs := 0, false
 	for _, k := range keys {
@@ -92,8 +92,8 @@ func (s *side) column(m string, noise *noiseSums) []float64 {
 		if !k.InScores {
 			continue
 		}
-		for i, v := range k.Scores {
-			if !math.IsNaN(v) {
+		for i := range col {
+			if v := k.Scores.At(i); !math.IsNaN(v) {
 				col[i] = v
 			}
 		}
@@ -120,7 +120,7 @@ func (s *side) column(m string, noise *noiseSums) []float64 {
 			}
 		}
 	}
-	return col
+	return results.Floats(col)
 }
 
 // reason returns sample i's reason for metric m (canonical), cut to a
@@ -165,7 +165,10 @@ func (s *side) info() Side {
 
 // defined returns the defined scores of a metric.
 func (s *side) defined(m string) []float64 {
-	return dropNaN(s.scores[m])
+	if c, ok := s.scores[m]; ok {
+		return c.Defined()
+	}
+	return []float64{}
 }
 
 func (s *side) noiseOf(m string) results.Score {
@@ -181,7 +184,7 @@ func (s *side) noiseOf(m string) results.Score {
 // defined or the sample has no entry for the metric.
 func (s *side) undefined(i int, m string) (results.UndefinedEntry, bool) {
 	col, ok := s.scores[m]
-	if !ok || !math.IsNaN(col[i]) {
+	if !ok || !math.IsNaN(col.At(i)) {
 		return results.UndefinedEntry{}, false
 	}
 	keys := s.keys[m]
@@ -194,7 +197,7 @@ func (s *side) undefined(i int, m string) (results.UndefinedEntry, bool) {
 		if e, ok := s.t.Undefined(k, i); ok && e.InScores {
 			return e, true
 		}
-		if !math.IsNaN(k.Scores[i]) {
+		if !math.IsNaN(k.Scores.At(i)) {
 			// Scored, but its runs are all undefined: no kind.
 			return results.UndefinedEntry{InScores: true}, true
 		}
@@ -207,7 +210,7 @@ func (s *side) undefined(i int, m string) (results.UndefinedEntry, bool) {
 // it, and a sample a sequential check left unjudged was not either: like
 // missing data, that says nothing about the change.
 func (s *side) kindOf(i int, m string) results.UndefinedKind {
-	if col, ok := s.scores[m]; ok && !math.IsNaN(col[i]) {
+	if col, ok := s.scores[m]; ok && !math.IsNaN(col.At(i)) {
 		return ""
 	}
 	e, ok := s.undefined(i, m)

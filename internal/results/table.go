@@ -90,7 +90,7 @@ type TableKey struct {
 	InScores, InUndefined, InRuns bool
 	// Scores holds the score of every sample: NaN when undefined, absent
 	// or infinite.
-	Scores []float64
+	Scores *Column
 	// undef codes each sample's undefined entry (0: none); nil when no
 	// sample has one.
 	undef []uint32
@@ -270,27 +270,65 @@ func (t *Table) Redact(str func(string) string, sample func(*Sample)) {
 }
 
 func (t *Table) readSample(i int) (Sample, error) {
+	var s Sample
+	err := t.readBack([]int{i}, func(_ int, raw []byte) error { return json.Unmarshal(raw, &s) },
+		func(int) string { return s.ID })
+	s.dropTexts()
+	return s, err
+}
+
+// Questions returns the questions of the samples idx, read back from the
+// file in one pass for a table read from disk. A failed read is recorded
+// (see Err) and leaves the questions it could not read empty.
+func (t *Table) Questions(idx []int) []string {
+	out := make([]string, len(idx))
+	if t.mem != nil {
+		for k, i := range idx {
+			out[k] = t.mem.Samples[i].Question
+		}
+		return out
+	}
+	ids := make([]string, len(idx))
+	err := t.readBack(idx, func(k int, raw []byte) error {
+		var q struct {
+			ID       string `json:"id"`
+			Question string `json:"question"`
+		}
+		err := json.Unmarshal(raw, &q)
+		out[k], ids[k] = q.Question, q.ID
+		return err
+	}, func(k int) string { return ids[k] })
+	if err != nil && t.err == nil {
+		t.err = err
+	}
+	return out
+}
+
+// readBack reads the samples idx back from the file, one at a time,
+// handing each one's JSON to decode, and checks that the id decoded
+// (id(k)) is the one the table holds.
+func (t *Table) readBack(idx []int, decode func(k int, raw []byte) error, id func(k int) string) error {
 	var src io.ReaderAt = bytes.NewReader(t.data)
 	if t.data == nil {
 		file, err := os.Open(t.path)
 		if err != nil {
-			return Sample{}, err
+			return err
 		}
 		defer file.Close()
 		src = file
 	}
-	start, end := t.offset(i), t.offset(i+1)
-	buf := make([]byte, end-start)
-	if _, err := src.ReadAt(buf, start); err != nil {
-		return Sample{}, fmt.Errorf("%s: read sample %q again: %w", t.path, t.ID(i), err)
+	var buf []byte
+	for k, i := range idx {
+		start, end := t.offset(i), t.offset(i+1)
+		buf = slices.Grow(buf[:0], int(end-start))[:end-start]
+		if _, err := src.ReadAt(buf, start); err != nil {
+			return fmt.Errorf("%s: read sample %q again: %w", t.path, t.ID(i), err)
+		}
+		if err := decode(k, bytes.TrimLeft(buf, " \t\r\n,")); err != nil || id(k) != t.ID(i) {
+			return fmt.Errorf("%s: read sample %q again: the file changed since it was read", t.path, t.ID(i))
+		}
 	}
-	buf = bytes.TrimLeft(buf, " \t\r\n,")
-	var s Sample
-	if err := json.Unmarshal(buf, &s); err != nil || s.ID != t.ID(i) {
-		return Sample{}, fmt.Errorf("%s: read sample %q again: the file changed since it was read", t.path, t.ID(i))
-	}
-	s.dropTexts()
-	return s, nil
+	return nil
 }
 
 // offset is the i-th offset of the samples (see off).
@@ -424,7 +462,8 @@ func (t *Table) checkScores() (int, error) {
 	// Most files have every score in [0, 1]: look closer only then.
 	out := false
 	for _, k := range keys {
-		for _, x := range k.Scores {
+		for i := range k.Scores.Len() {
+			x := k.Scores.At(i)
 			out = out || x < -rangeSlack || x > 1+rangeSlack
 		}
 		for _, x := range k.runVals {
@@ -437,7 +476,7 @@ func (t *Table) checkScores() (int, error) {
 	for i := 0; i < t.n; i++ {
 		id := t.ID(i)
 		for _, k := range keys {
-			if x := k.Scores[i]; !math.IsNaN(x) {
+			if x := k.Scores.At(i); !math.IsNaN(x) {
 				if err := checkScore(t.File, id, k.Name, Score(x), ""); err != nil {
 					return i, err
 				}
@@ -566,7 +605,7 @@ func (b *tableBuilder) str(s string) uint32 {
 func (b *tableBuilder) key(name string) *TableKey {
 	k, ok := b.t.byKey[name]
 	if !ok {
-		k = &TableKey{Name: name, Scores: make([]float64, 0, max(b.hint, b.t.n+1))}
+		k = &TableKey{Name: name, Scores: newColumn(max(b.hint, b.t.n+1))}
 		b.t.byKey[name] = k
 		b.t.keys = append(b.t.keys, k)
 	}
@@ -632,7 +671,7 @@ func (b *tableBuilder) add(s *Sample, off int64, size int64) {
 		if inScores && !v.IsNaN() && !math.IsInf(v.Value(), 0) {
 			x = v.Value()
 		}
-		k.Scores = append(k.Scores, x)
+		k.Scores.add(x)
 		reason, inUndef := s.Undefined[k.Name]
 		_, hasKind := s.UndefinedKind[k.Name]
 		var code uint32
@@ -666,12 +705,8 @@ func (b *tableBuilder) add(s *Sample, off int64, size int64) {
 	// A key first met on this sample has no entries for the samples
 	// before: fill them (absent).
 	for _, k := range t.keys {
-		if len(k.Scores) < t.n {
-			pad := make([]float64, t.n-len(k.Scores), t.n)
-			for j := range pad {
-				pad[j] = math.NaN()
-			}
-			k.Scores = append(pad, k.Scores...)
+		if n := k.Scores.Len(); n < t.n {
+			k.Scores.prepend(t.n - n)
 		}
 	}
 
@@ -713,6 +748,9 @@ func isHex16(h string) bool {
 // dropped) and indexes the ids.
 func (b *tableBuilder) finish(f *File) *Table {
 	t := b.t
+	for _, k := range t.keys {
+		k.Scores.done()
+	}
 	f.Samples = nil
 	t.File = f
 	t.ids = b.ids.String()
@@ -734,7 +772,7 @@ func (b *tableBuilder) finish(f *File) *Table {
 func (t *Table) Lite(i int) Sample {
 	s := Sample{ID: t.ID(i), InputHash: t.InputHash(i), Seq: t.Seq(i), Metadata: t.Metadata(i), ContextIDs: t.ContextIDs(i)}
 	for _, k := range t.keys {
-		x := k.Scores[i]
+		x := k.Scores.At(i)
 		e, undef := t.Undefined(k, i)
 		if !math.IsNaN(x) || e.InScores {
 			if s.Scores == nil {

@@ -153,6 +153,15 @@ func TestReadTableIsTableOfRead(t *testing.T) {
 					t.Errorf("Sample(%d) = %s, want %s", i, g, w)
 				}
 			}
+			idx := make([]int, len(f.Samples))
+			for i := range idx {
+				idx[len(idx)-1-i] = i // in any order
+			}
+			for k, q := range got.Questions(idx) {
+				if q != f.Samples[idx[k]].Question {
+					t.Errorf("Questions: sample %d: %q, want %q", idx[k], q, f.Samples[idx[k]].Question)
+				}
+			}
 			if got.Err() != nil {
 				t.Error(got.Err())
 			}
@@ -201,7 +210,7 @@ func sameTables(t *testing.T, got, want *Table, f *File) {
 			}
 			for _, k := range tb.Keys() {
 				v, inScores := s.Scores[k.Name]
-				x := k.Scores[i]
+				x := k.Scores.At(i)
 				if inScores && !v.IsNaN() {
 					if x != v.Value() {
 						t.Errorf("sample %d: %s = %v, want %v", i, k.Name, x, v)
@@ -271,6 +280,17 @@ func TestTableSampleOfAChangedFile(t *testing.T) {
 	if s := tb.Sample(1); s.ID != "q-002" || tb.Err() == nil || !strings.Contains(tb.Err().Error(), "changed") {
 		t.Errorf("Sample(1) = %+v, Err %v", s, tb.Err())
 	}
+	tb, err = ReadTable(path, ScoresOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Samples[0].ID = "q-001"
+	if err := Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	if qs := tb.Questions([]int{0, 1}); len(qs) != 2 || tb.Err() == nil || !strings.Contains(tb.Err().Error(), `sample "q-002"`) {
+		t.Errorf("Questions = %q, Err %v", qs, tb.Err())
+	}
 }
 
 // Offsets past 4 GiB (beyond a results file's limit, but ParseTable has
@@ -284,5 +304,43 @@ func TestTableOffsetsBeyond32Bits(t *testing.T) {
 		if got := tb.offset(i); got != want {
 			t.Errorf("offset(%d) = %d, want %d", i, got, want)
 		}
+	}
+}
+
+// A column codes its values while they are few (0 and -0 two of them),
+// and holds them plainly past maxCodes distinct ones, in order.
+func TestColumnCodes(t *testing.T) {
+	var want []float64
+	c := newColumn(0)
+	for i := range 600 {
+		x := float64(i % 300)
+		switch {
+		case i%7 == 0:
+			x = math.NaN()
+		case i == 3:
+			x = math.Copysign(0, -1)
+		}
+		c.add(x)
+		want = append(want, x)
+		if i == 100 && c.f != nil {
+			t.Error("plain at 100 values")
+		}
+	}
+	c.prepend(2)
+	want = append([]float64{math.NaN(), math.NaN()}, want...)
+	if c.f == nil || c.Len() != len(want) {
+		t.Fatalf("len %d, plain %v", c.Len(), c.f != nil)
+	}
+	for i, w := range want {
+		if g := c.At(i); math.Float64bits(g) != math.Float64bits(w) && !(math.IsNaN(g) && math.IsNaN(w)) {
+			t.Errorf("At(%d) = %v, want %v", i, g, w)
+		}
+	}
+	d := newColumn(0)
+	d.add(math.Copysign(0, -1))
+	d.add(0)
+	d.prepend(1)
+	if d.f != nil || !math.IsNaN(d.At(0)) || !math.Signbit(d.At(1)) || math.Signbit(d.At(2)) || len(d.Defined()) != 2 {
+		t.Errorf("coded column: %v %v %v", d.At(0), d.At(1), d.At(2))
 	}
 }
