@@ -9,8 +9,8 @@ import (
 // side is one results file indexed for the comparison.
 type side struct {
 	t       *results.Table
-	f       *results.File        // the header
-	present map[string]bool      // metrics this side scored
+	f       *results.File              // the header
+	present map[string]bool            // metrics this side scored
 	scores  map[string]*results.Column // metric -> score per sample (NaN undefined)
 	// keys are the file's keys of each metric (the aliases it was
 	// recorded under), in the order the table met them.
