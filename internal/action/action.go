@@ -509,7 +509,7 @@ func (a *actionRun) repoPath(p string) string {
 // a store that was read and holds none yet means "no baseline yet"; a ref
 // or file that cannot be read as configured is exit 2.
 func (a *actionRun) readBaseline(ctx context.Context, store baseline.Store, key baseline.Key) (*results.Table, string, error) {
-	f, src, err := baseline.GetTable(ctx, store, key, nil)
+	f, src, err := baseline.GetTable(ctx, store, key)
 	noBaseline := fmt.Sprintf("no baseline yet for %s: floors only", orDefault(key.Branch, "the base branch"))
 	switch {
 	case err == nil:

@@ -357,9 +357,9 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store, key baselin
 		return nil, "", nil
 	}
 	// A comparison says the head's reasons, never the base's: a store
-	// that reads the baseline whole lets go of them (about a third of a
-	// baseline in memory).
-	t, src, err := baseline.GetTable(ctx, store, key, dropReasons)
+	// that reads the baseline whole lets go of them, and of every other
+	// part of the samples the table does not hold.
+	t, src, err := baseline.GetTable(ctx, store, key)
 	switch {
 	case errors.Is(err, baseline.ErrNotFound):
 		env.logf("note: %v: no baseline yet, checking floors only", err)

@@ -61,9 +61,10 @@ type TableGetter interface {
 var _ TableGetter = (*FileStore)(nil)
 
 // GetTable reads the baseline of key from store by columns: through the
-// store's GetTable when it has one, else read whole (Get) and wrapped
-// (results.TableOf), after prepare (nil: none) has trimmed it.
-func GetTable(ctx context.Context, store Store, key Key, prepare func(*results.File)) (*results.Table, Source, error) {
+// store's GetTable when it has one, else read whole (Get), held by
+// columns and let go of (results.Table.Detach: the table keeps the
+// samples' questions, not their reasons).
+func GetTable(ctx context.Context, store Store, key Key) (*results.Table, Source, error) {
 	if g, ok := store.(TableGetter); ok {
 		return g.GetTable(ctx, key)
 	}
@@ -71,10 +72,9 @@ func GetTable(ctx context.Context, store Store, key Key, prepare func(*results.F
 	if err != nil || f == nil {
 		return nil, src, err
 	}
-	if prepare != nil {
-		prepare(f)
-	}
-	return results.TableOf(f), src, nil
+	t := results.TableOf(f)
+	t.Detach()
+	return t, src, nil
 }
 
 // The stores that read results files keep texts on demand.

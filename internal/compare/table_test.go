@@ -14,7 +14,8 @@ import (
 // Every comparison of files in memory in this package's tests (hundreds:
 // every situation, finding and statistic they set up) is run again on the
 // same files written out and read back by columns (results.ParseTable,
-// the reader of gate compare), and the two reports must be the same JSON.
+// the reader of gate compare), and with the base detached (a baseline
+// read whole from a store), and the reports must be the same JSON.
 // Files a read refuses (duplicate ids, scores out of range, infinities,
 // which only code builds) are left out.
 
@@ -42,6 +43,17 @@ func init() {
 		if g, w := reportJSON(got), reportJSON(want); g != w {
 			msg := "tables: " + g + "\nfiles:  " + w
 			tableMismatch.CompareAndSwap(nil, &msg)
+		}
+		if base != nil {
+			// A baseline read whole from a store is detached: the
+			// comparison reads its questions only.
+			detached := results.TableOf(base)
+			detached.Detach()
+			got := c.CompareTables(detached, results.TableOf(head), th)
+			if g, w := reportJSON(got), reportJSON(want); g != w {
+				msg := "detached base: " + g + "\nfiles:  " + w
+				tableMismatch.CompareAndSwap(nil, &msg)
+			}
 		}
 		tablesChecked.Add(1)
 	}

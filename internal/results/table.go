@@ -77,6 +77,10 @@ type Table struct {
 	off   []uint32
 	off64 []int64
 
+	// questions are the samples' questions of a detached table (see
+	// Detach); nil otherwise.
+	questions []string
+
 	redact func(*Sample)
 	err    error
 }
@@ -230,6 +234,14 @@ func (t *Table) Sample(i int) Sample {
 	if t.mem != nil {
 		return t.mem.Samples[i]
 	}
+	if t.questions != nil {
+		s := t.Lite(i)
+		s.Question = t.questions[i]
+		if t.redact != nil {
+			t.redact(&s)
+		}
+		return s
+	}
 	s, err := t.readSample(i)
 	if err != nil {
 		if t.err == nil {
@@ -285,6 +297,12 @@ func (t *Table) Questions(idx []int) []string {
 	if t.mem != nil {
 		for k, i := range idx {
 			out[k] = t.mem.Samples[i].Question
+		}
+		return out
+	}
+	if t.questions != nil {
+		for k, i := range idx {
+			out[k] = t.questions[i]
 		}
 		return out
 	}
@@ -369,6 +387,32 @@ func TableOf(f *File) *Table {
 	return t
 }
 
+// Detach lets go of the File a table wraps (TableOf) or of the bytes it
+// was parsed from (ParseTable), keeping of each sample what the table
+// holds and its question: Sample then returns Lite(i) with its question
+// (no reasons, raw values or target call). A comparison's baseline read
+// whole from a store that cannot read from a file is detached, so that
+// memory holds its columns only. A table read from a file (ReadTable)
+// stays as it is.
+func (t *Table) Detach() {
+	switch {
+	case t.mem != nil:
+		t.questions = make([]string, t.n)
+		for i := range t.questions {
+			t.questions[i] = t.mem.Samples[i].Question
+		}
+		t.mem = nil
+	case t.data != nil:
+		all := make([]int, t.n)
+		for i := range all {
+			all[i] = i
+		}
+		// Each question its own string, not a view of data.
+		t.questions = t.Questions(all)
+		t.data, t.off, t.off64 = nil, nil, nil
+	}
+}
+
 // header is f without its samples.
 func header(f *File) *File {
 	h := *f
@@ -404,8 +448,23 @@ func ParseTable(data []byte) (*Table, error) {
 	return t, nil
 }
 
+// ReadTableFrom reads a results file from r into a Table as ReadTable
+// does, keeping each sample's question instead of its place: the table
+// is detached (see Detach) and never reads r again. reread supplies the
+// whole file when it is not a valid results file, to word the error as
+// Parse does.
+func ReadTableFrom(r io.Reader, reread func() ([]byte, error)) (*Table, error) {
+	return decodeTableWith(r, reread, true)
+}
+
 // decodeTable is decode into a Table.
 func decodeTable(r io.Reader, reread func() ([]byte, error)) (*Table, error) {
+	return decodeTableWith(r, reread, false)
+}
+
+// decodeTableWith is decodeTable; with questions the table keeps the
+// samples' questions (detached) instead of their offsets.
+func decodeTableWith(r io.Reader, reread func() ([]byte, error), questions bool) (*Table, error) {
 	br := bufio.NewReader(r)
 	var skip int64
 	if b, err := br.Peek(len(bom)); err == nil && bytes.Equal(b, bom) {
@@ -415,6 +474,7 @@ func decodeTable(r io.Reader, reread func() ([]byte, error)) (*Table, error) {
 	var b *tableBuilder
 	f, schema, err := streamTo(br, func(dec *json.Decoder, before []byte) error {
 		b = newTableBuilder() // the last samples key counts, as in a File
+		b.mem, b.questions = questions, questions
 		b.reserve(samplesHint(before))
 		return b.stream(dec, skip)
 	})
@@ -426,6 +486,7 @@ func decodeTable(r io.Reader, reread func() ([]byte, error)) (*Table, error) {
 	}
 	if b == nil {
 		b = newTableBuilder()
+		b.questions = questions
 	}
 	if err := checkHeader(f); err != nil {
 		return nil, err
@@ -521,6 +582,9 @@ func (b *tableBuilder) reserve(n int) {
 	}
 	t.hashes = make([]uint64, 0, n)
 	t.otherHash = make([]uint64, 0, (n+63)/64)
+	if b.questions {
+		t.questions = make([]string, 0, n)
+	}
 	b.hint = n
 }
 
@@ -548,6 +612,8 @@ type tableBuilder struct {
 	strs  map[string]uint32
 	hint  int  // the samples expected (0: unknown)
 	mem   bool // a TableOf: no offsets
+	// questions: keep the samples' questions (a detached table).
+	questions bool
 	// bad is the first sample with no id or bad evidence (-1: none),
 	// badRank 1 for no id, 3 for evidence, and badErr the error.
 	bad, badRank int
@@ -645,6 +711,9 @@ func (b *tableBuilder) add(s *Sample, off int64, size int64) {
 		}
 	}
 	t.hashes = append(t.hashes, h)
+	if b.questions {
+		t.questions = append(t.questions, s.Question)
+	}
 
 	if s.Seq != 0 && t.seq == nil {
 		t.seq = make([]int32, i, i+1)
@@ -750,6 +819,9 @@ func (b *tableBuilder) finish(f *File) *Table {
 	t := b.t
 	for _, k := range t.keys {
 		k.Scores.done()
+	}
+	if b.questions && t.questions == nil {
+		t.questions = []string{}
 	}
 	f.Samples = nil
 	t.File = f

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"os"
@@ -90,6 +91,10 @@ func TestReadTableErrorsAreRead(t *testing.T) {
 			if _, err := ParseTable([]byte(data)); err == nil || path+": "+err.Error() != want.Error() {
 				t.Errorf("ParseTable: %v\nRead: %v", err, want)
 			}
+			reread := func() ([]byte, error) { return []byte(data), nil }
+			if _, err := ReadTableFrom(strings.NewReader(data), reread); err == nil || path+": "+err.Error() != want.Error() {
+				t.Errorf("ReadTableFrom: %v\nRead: %v", err, want)
+			}
 		})
 	}
 }
@@ -148,6 +153,28 @@ func TestReadTableIsTableOfRead(t *testing.T) {
 			}
 			want := TableOf(f)
 			sameTables(t, got, want, f)
+			detached := TableOf(f)
+			detached.Detach()
+			parsed, err := ParseTable(data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			parsed.Detach()
+			streamed, err := ReadTableFrom(bytes.NewReader(data), func() ([]byte, error) { return data, nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, d := range []*Table{detached, parsed, streamed} {
+				sameTables(t, d, want, f)
+				for i := range f.Samples {
+					if s := d.Sample(i); s.Question != f.Samples[i].Question || s.ID != f.Samples[i].ID {
+						t.Errorf("detached Sample(%d) = %+v", i, s)
+					}
+				}
+			}
+			if parsed.data != nil || parsed.Err() != nil {
+				t.Errorf("a detached table holds its bytes (%v)", parsed.Err())
+			}
 			for i := range f.Samples {
 				if g, w := mustJSON(t, got.Sample(i)), mustJSON(t, f.Samples[i]); g != w {
 					t.Errorf("Sample(%d) = %s, want %s", i, g, w)
