@@ -18,13 +18,14 @@ import (
 
 // Table is a results file held by columns: its header (a File whose
 // Samples is nil) and, per sample, only what a comparison reads, in a
-// compact form (a few dozen bytes a sample and metric): the id, the input
-// hash, one column of scores per metric key, the undefined scores' kinds
-// and reasons (dictionary-coded), repeats' runs, Seq, metadata and
-// retrieved context ids (dictionary-coded). The rest of a sample (its
-// question, reasons, target call, ...) is read back when asked for
-// (Sample), from the file for a table read from disk (ReadTable), from
-// memory for one that wraps a File (TableOf).
+// compact form (about 40 bytes a sample, and 1 or 8 a metric): the id,
+// the input hash, one column of scores per metric key, the undefined
+// scores' kinds and reasons (dictionary-coded), repeats' runs, Seq,
+// metadata and retrieved context ids (dictionary-coded). The rest of a
+// sample (its question, reasons, target call, ...) is read back when
+// asked for (Sample): from the file for a table read from disk
+// (ReadTable), from memory for one that wraps a File (TableOf); a
+// detached table (Detach, ReadTableFrom) keeps the questions only.
 //
 // A Table is read-only once built, and not safe for concurrent use
 // (Sample reads the file).
@@ -50,7 +51,7 @@ type Table struct {
 	keys  []*TableKey
 	byKey map[string]*TableKey
 
-	// undef are the distinct undefined entries a key's Undef codes name
+	// undef are the distinct undefined entries a key's undef codes name
 	// (code c is undef[c-1]).
 	undef []UndefinedEntry
 
@@ -227,9 +228,10 @@ func (t *Table) ContextIDs(i int) []string {
 }
 
 // Sample returns sample i whole, as Read with ScoresOnly gives it (no
-// texts), read back from the file for a table read from disk. A failed
-// read (the file changed or went away since) returns a sample with its id
-// only and is recorded: see Err.
+// texts), read back from the file for a table read from disk; of a
+// detached table, Lite(i) with its question. A failed read (the file
+// changed or went away since) returns a sample with its id only and is
+// recorded: see Err.
 func (t *Table) Sample(i int) Sample {
 	if t.mem != nil {
 		return t.mem.Samples[i]
@@ -421,8 +423,9 @@ func header(f *File) *File {
 }
 
 // ReadTable reads the results file at path into a Table, one sample at a
-// time, never holding the samples whole: the same checks as Read, with
-// the same errors (naming the path). The texts are not kept.
+// time, never holding the samples whole: the same checks as Read (the
+// evidence included), with the same errors (naming the path). A table
+// keeps no texts, whatever o selects.
 func ReadTable(path string, o ReadOptions) (*Table, error) {
 	file, err := inputfile.Open(path, inputfile.ResultsLimit())
 	if err != nil {
