@@ -508,8 +508,8 @@ func (a *actionRun) repoPath(p string) string {
 // readBaseline reads the baseline of key and says where it came from. Only
 // a store that was read and holds none yet means "no baseline yet"; a ref
 // or file that cannot be read as configured is exit 2.
-func (a *actionRun) readBaseline(ctx context.Context, store baseline.Store, key baseline.Key) (*results.File, string, error) {
-	f, src, err := store.Get(ctx, key)
+func (a *actionRun) readBaseline(ctx context.Context, store baseline.Store, key baseline.Key) (*results.Table, string, error) {
+	f, src, err := baseline.GetTable(ctx, store, key)
 	noBaseline := fmt.Sprintf("no baseline yet for %s: floors only", orDefault(key.Branch, "the base branch"))
 	switch {
 	case err == nil:
@@ -915,7 +915,10 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if th, err = app.WithSegments(th, a.o.SegmentBy); err != nil {
 		return err
 	}
-	rep := app.CompareRedacted(a.env, base, head, th)
+	rep, err := app.CompareTablesRedacted(a.env, base, results.TableOf(head), th)
+	if err != nil {
+		return err
+	}
 	opts := report.Options{Gate: a.st.gate, HeadSHA: wr.HeadSHA, BaselineSource: source, RunURL: a.gh.RunURL(),
 		Trend: a.readTrend(ctx, store, key, base != nil)}
 	md := report.Markdown(rep, opts)

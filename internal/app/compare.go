@@ -26,11 +26,12 @@ type CompareConfig struct {
 }
 
 // Comparison is the outcome of a comparison: the report (findings
-// worded), the two sides (scores only), the trend and where the baseline
-// came from.
+// worded), the two sides (by columns: scores only), the trend and where
+// the baseline came from.
 type Comparison struct {
-	Report     *compare.Report
-	Base, Head *results.File
+	Report *compare.Report
+	// Base is nil without a baseline.
+	Base, Head *results.Table
 	Trend      *report.History
 	Source     string
 	// HTML are the sides of an HTML report of this comparison.
@@ -42,23 +43,24 @@ type Comparison struct {
 // Compare is the compare use case: it reads two results files and the
 // thresholds and compares them.
 func Compare(ctx context.Context, env Env, c CompareConfig) (*Comparison, error) {
-	head, headFormat, err := ReadScores(env, c.Head, c.ScoresFormat, "--head", results.ScoresOnly)
+	head, headWhole, headFormat, err := ReadScoresTable(env, c.Head, c.ScoresFormat, "--head")
 	if err != nil {
 		return nil, err
 	}
-	var base *results.File
+	var base *results.Table
+	var baseWhole *results.File
 	var baseFormat importer.Format
 	if c.Base != "" {
-		if base, baseFormat, err = ReadScores(env, c.Base, c.ScoresFormat, "--base", results.ScoresOnly); err != nil {
+		if base, baseWhole, baseFormat, err = ReadScoresTable(env, c.Base, c.ScoresFormat, "--base"); err != nil {
 			return nil, err
 		}
-		if err := refusePartialBase(base, c.Base); err != nil {
+		if err := refusePartialBase(base.File, c.Base); err != nil {
 			return nil, err
 		}
 	}
 	// The thresholds may name the user-defined metrics the results files
 	// were judged with.
-	th, err := LoadThresholds(env, c.Thresholds, filesMetrics(head, base)...)
+	th, err := LoadThresholds(env, c.Thresholds, filesMetrics(head.File, headerOf(base))...)
 	if err != nil {
 		return nil, err
 	}
@@ -69,20 +71,32 @@ func Compare(ctx context.Context, env Env, c CompareConfig) (*Comparison, error)
 	if th, err = WithSegments(th, c.SegmentBy); err != nil {
 		return nil, err
 	}
-	out := &Comparison{Report: CompareRedacted(env, base, head, th), Base: base, Head: head, Trend: trend}
-	out.HTML = HTMLSides{Base: base, Head: head, HeadPath: env.abs(c.Head)}
+	rep, err := CompareTablesRedacted(env, base, head, th)
+	if err != nil {
+		return nil, err
+	}
+	out := &Comparison{Report: rep, Base: base, Head: head, Trend: trend}
+	out.HTML = HTMLSides{HeadPath: env.abs(c.Head)}
 	if headFormat != "" {
-		out.HTML.HeadWhole = head // imported: its texts are in memory
+		out.HTML.Head, out.HTML.HeadWhole = headWhole, headWhole // imported: its texts are in memory
 	}
 	if c.Base != "" {
 		out.HTML.Reread = func(_ context.Context, keep func(string) bool) (*results.File, error) {
 			if baseFormat != "" {
-				return base, nil // imported whole
+				return baseWhole, nil // imported whole
 			}
 			return results.ReadWith(env.abs(c.Base), results.ReadOptions{Texts: keep})
 		}
 	}
 	return out, nil
+}
+
+// headerOf is t's header (nil for a nil table).
+func headerOf(t *results.Table) *results.File {
+	if t == nil {
+		return nil
+	}
+	return t.File
 }
 
 // CheckConfig is the configuration of the check use case: a run, then a
@@ -135,11 +149,12 @@ type CheckSources struct {
 	Thresholds func(ctx context.Context) (compare.Thresholds, error)
 	// Store opens the baseline store instead of Store (nil store: none).
 	Store func() (baseline.Store, error)
-	// Baseline reads the baseline of key from store and says where it
-	// came from; a nil file is no baseline (floors only). It is called
-	// twice when there is one (before judging, to check it, and for the
-	// comparison), once when there is none.
-	Baseline func(ctx context.Context, store baseline.Store, key baseline.Key) (*results.File, string, error)
+	// Baseline reads the baseline of key from store, by columns (see
+	// baseline.GetTable), and says where it came from; a nil table is no
+	// baseline (floors only). It is called twice when there is one
+	// (before judging, to check it, and for the comparison), once when
+	// there is none.
+	Baseline func(ctx context.Context, store baseline.Store, key baseline.Key) (*results.Table, string, error)
 }
 
 // Check is the check use case: it reads the thresholds and the baseline
@@ -163,7 +178,7 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 	}
 	get := c.Sources.Baseline
 	if get == nil {
-		get = func(ctx context.Context, store baseline.Store, key baseline.Key) (*results.File, string, error) {
+		get = func(ctx context.Context, store baseline.Store, key baseline.Key) (*results.Table, string, error) {
 			return getBaseline(ctx, env, store, key)
 		}
 	}
@@ -220,14 +235,19 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 		}
 		head, headPath = res.File, c.Run.Out
 	}
-	var base *results.File
+	var base *results.Table
 	if reread {
 		if base, src, err = get(ctx, store, c.Key); err != nil {
 			return nil, err
 		}
 	}
-	out := &Comparison{Report: CompareRedacted(env, base, head, th), Base: base, Head: head, Trend: trend, Source: src}
-	out.HTML = HTMLSides{Base: base, Head: head, HeadPath: env.abs(headPath)}
+	ht := results.TableOf(head)
+	rep, err := CompareTablesRedacted(env, base, ht, th)
+	if err != nil {
+		return nil, err
+	}
+	out := &Comparison{Report: rep, Base: base, Head: ht, Trend: trend, Source: src}
+	out.HTML = HTMLSides{Head: head, HeadPath: env.abs(headPath)}
 	if c.Scores != nil && c.Scores.Format != "" && headPath == c.Scores.Path {
 		out.HTML.HeadWhole = head // imported whole, texts in memory
 	}
@@ -320,7 +340,7 @@ func (s *scoresStore) Put(context.Context, baseline.Key, *results.File) error {
 // it so: inlined, the read would live in Check's frame again.
 //
 //go:noinline
-func probeBaseline(ctx context.Context, get func(context.Context, baseline.Store, baseline.Key) (*results.File, string, error),
+func probeBaseline(ctx context.Context, get func(context.Context, baseline.Store, baseline.Key) (*results.Table, string, error),
 	store baseline.Store, key baseline.Key) (bool, string, error) {
 	base, src, err := get(ctx, store, key)
 	if base != nil {
@@ -329,13 +349,17 @@ func probeBaseline(ctx context.Context, get func(context.Context, baseline.Store
 	return false, src, err
 }
 
-// getBaseline reads the baseline; none is not an error (floors only).
-func getBaseline(ctx context.Context, env Env, store baseline.Store, key baseline.Key) (*results.File, string, error) {
+// getBaseline reads the baseline by columns; none is not an error
+// (floors only).
+func getBaseline(ctx context.Context, env Env, store baseline.Store, key baseline.Key) (*results.Table, string, error) {
 	if store == nil {
 		env.logf("note: no baseline given (--baseline or --baseline-ref): checking floors only")
 		return nil, "", nil
 	}
-	f, src, err := store.Get(ctx, key)
+	// A comparison says the head's reasons, never the base's: a store
+	// that reads the baseline whole lets go of them, and of every other
+	// part of the samples the table does not hold.
+	t, src, err := baseline.GetTable(ctx, store, key)
 	switch {
 	case errors.Is(err, baseline.ErrNotFound):
 		env.logf("note: %v: no baseline yet, checking floors only", err)
@@ -349,15 +373,17 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store, key baselin
 		}
 		return nil, "", BaselineErr("baseline", err)
 	}
-	if err := refusePartialBase(f, src.String()); err != nil {
+	if err := refusePartialBase(t.File, src.String()); err != nil {
 		return nil, "", err
 	}
-	// A comparison says the head's reasons, never the base's: let go of
-	// them (about a third of a baseline in memory).
+	return t, src.String(), nil
+}
+
+// dropReasons lets go of the reasons of f's samples.
+func dropReasons(f *results.File) {
 	for i := range f.Samples {
 		f.Samples[i].Reasons = nil
 	}
-	return f, src.String(), nil
 }
 
 // LoadThresholds reads a thresholds file that may name the user-defined

@@ -12,12 +12,14 @@ import (
 	"github.com/raggate/raggate/internal/results"
 )
 
-// HTMLSides are the two results files of a report that shows texts (html): their scores in
-// memory (no texts), the head file's path and a way to read the base
-// again keeping the texts of some samples (nil without a base).
+// HTMLSides are the two results files of a report that shows texts
+// (html): the head's scores when in memory (no texts; else read from
+// HeadPath), the head file's path and a way to read the base again
+// keeping the texts of some samples (nil without a base; keep nil: the
+// scores only).
 type HTMLSides struct {
-	Base, Head *results.File
-	HeadPath   string
+	Head     *results.File
+	HeadPath string
 	// HeadWhole, when set, is the head with its texts, in memory (a file
 	// imported from another evaluator): read instead of HeadPath.
 	HeadWhole *results.File
@@ -41,7 +43,26 @@ func RereadFrom(store baseline.Store, key baseline.Key) func(context.Context, fu
 func RenderReport(ctx context.Context, env Env, rep *compare.Report, f report.Format, sides HTMLSides, limit int, opts report.Options) ([]byte, error) {
 	in := report.Input{Report: rep, Options: opts, SampleLimit: limit}
 	if f.Samples != nil {
-		keep := idSet(f.Samples(rep, sides.Base, sides.Head, limit))
+		// The comparison held the sides by columns: the samples the
+		// format lists are picked from the scores read whole.
+		scores := sides.Head
+		if scores == nil {
+			var err error
+			if scores, err = results.ReadWith(sides.HeadPath, results.ScoresOnly); err != nil {
+				return nil, asUsage(fmt.Errorf("%s report: %w", f.Name, err))
+			}
+		}
+		var baseScores *results.File
+		if sides.Reread != nil {
+			var err error
+			if baseScores, err = sides.Reread(ctx, nil); err != nil {
+				return nil, fmt.Errorf("%s report: read the baseline again: %w", f.Name, err)
+			}
+		}
+		redactResults(env.Red, baseScores)
+		redactResults(env.Red, scores)
+		keep := idSet(f.Samples(rep, baseScores, scores, limit))
+		scores, baseScores = nil, nil
 		head := sides.HeadWhole
 		if head == nil {
 			var err error
@@ -50,7 +71,7 @@ func RenderReport(ctx context.Context, env Env, rep *compare.Report, f report.Fo
 			}
 		}
 		var base *results.File
-		if sides.Base != nil && sides.Reread != nil {
+		if sides.Reread != nil {
 			var err error
 			if base, err = sides.Reread(ctx, keep); err != nil {
 				return nil, fmt.Errorf("%s report: read the baseline again: %w", f.Name, err)

@@ -55,16 +55,38 @@ type ScoresOptions struct {
 // name none. The import's warnings (a column of numbers taken as
 // metadata, ids derived from inputs) go to the log, naming the file.
 func ReadScoresWith(env Env, path, what string, o ScoresOptions) (*results.File, importer.Format, error) {
+	f, _, format, err := readScores(env, path, what, o, false)
+	return f, format, err
+}
+
+// ReadScoresTable is ReadScores by columns: a raggate results file is read
+// as a results.Table (results.ReadTable: its samples never held whole);
+// another evaluator's file is imported whole and wrapped, and returned
+// too (imported, nil for a results file).
+func ReadScoresTable(env Env, path, format, what string) (t *results.Table, imported *results.File, _ importer.Format, _ error) {
+	f, t, got, err := readScores(env, path, what, ScoresOptions{Format: format}, true)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	if t == nil {
+		t = results.TableOf(f)
+	}
+	return t, f, got, nil
+}
+
+// readScores is ReadScoresWith; with table, a results file is read by
+// columns into t (f nil).
+func readScores(env Env, path, what string, o ScoresOptions, table bool) (f *results.File, t *results.Table, _ importer.Format, _ error) {
 	abs := env.abs(path)
 	// The scores file of check --scores and the action's input: the
 	// output of the evaluator's step, most often a wrong relative path.
 	if _, err := os.Stat(abs); errors.Is(err, fs.ErrNotExist) && (what == "--scores" || what == `input "scores"`) {
-		return nil, "", scoresErr(what, fmt.Errorf("%s does not exist (give the path of the file your evaluator wrote, relative to the working directory)", path))
+		return nil, nil, "", scoresErr(what, fmt.Errorf("%s does not exist (give the path of the file your evaluator wrote, relative to the working directory)", path))
 	}
 	if o.Format == "" {
 		head, err := readHead(abs)
 		if err != nil {
-			return nil, "", scoresErr(what, err)
+			return nil, nil, "", scoresErr(what, err)
 		}
 		_, sniffed := importer.Sniff(head)
 		// A JSON object no other evaluator's shape claims is taken for a
@@ -72,24 +94,29 @@ func ReadScoresWith(env Env, path, what string, o ScoresOptions) (*results.File,
 		// order): its errors are the results reader's, with its line.
 		// A schema that is not a string (pandas orient=table) never is.
 		if isResultsFile(head) || (!sniffed && isJSONObject(head) && !importer.SchemaNotString(head)) {
-			f, err := results.ReadWith(abs, o.Read)
+			var err error
+			if table {
+				t, err = results.ReadTable(abs, o.Read)
+			} else {
+				f, err = results.ReadWith(abs, o.Read)
+			}
 			if errors.Is(err, results.ErrSchema) && !isResultsFile(head) {
 				err = fmt.Errorf("%w; nor is it a scores file of a shape raggate knows (Ragas, promptfoo, DeepEval, table): if it is one, force its format", err)
 			}
 			if err != nil {
-				return nil, "", scoresErr(what, err)
+				return nil, nil, "", scoresErr(what, err)
 			}
-			return f, "", nil
+			return f, t, "", nil
 		}
 	}
 	f, got, err := importer.Read(abs, importer.Options{Format: importer.Format(o.Format), Model: o.Model})
 	if err != nil {
-		return nil, "", scoresErr(what, err)
+		return nil, nil, "", scoresErr(what, err)
 	}
 	for _, w := range f.Warnings {
 		env.logf("warning: %s: %s", path, w)
 	}
-	return f, got, nil
+	return f, nil, got, nil
 }
 
 // isScoresFile reports whether the file at path exists and is another

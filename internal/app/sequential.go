@@ -230,7 +230,7 @@ func checkSequential(r RunConfig) error {
 // checkSequentially is Check in sequential mode: the baseline stays in
 // memory while judging (the decider pairs with it after every batch).
 func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.Thresholds, store baseline.Store,
-	get func(context.Context, baseline.Store, baseline.Key) (*results.File, string, error), seq SequentialConfig) (*Comparison, error) {
+	get func(context.Context, baseline.Store, baseline.Key) (*results.Table, string, error), seq SequentialConfig) (*Comparison, error) {
 	base, src, err := get(ctx, store, c.Key)
 	if err != nil {
 		return nil, err
@@ -242,7 +242,7 @@ func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.T
 	if base == nil {
 		env.logf("note: a sequential check without a baseline judges every sample")
 	} else {
-		c.Run.sequential = &seqPlan{cfg: seq, base: base, th: th}
+		c.Run.sequential = &seqPlan{cfg: seq, base: liteFile(base), th: th}
 	}
 	res, err := Run(ctx, env, c.Run)
 	if err != nil {
@@ -253,12 +253,28 @@ func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.T
 	if q := head.Config.Sequential; q != nil && !c.Run.Quiet {
 		env.logf("%s", report.SequentialNote(q))
 	}
-	out := &Comparison{Report: CompareRedacted(env, base, head, th), Base: base, Head: head, Trend: trend, Source: src}
-	out.HTML = HTMLSides{Base: base, Head: head, HeadPath: env.abs(c.Run.Out)}
+	ht := results.TableOf(head)
+	rep, err := CompareTablesRedacted(env, base, ht, th)
+	if err != nil {
+		return nil, err
+	}
+	out := &Comparison{Report: rep, Base: base, Head: ht, Trend: trend, Source: src}
+	out.HTML = HTMLSides{Head: head, HeadPath: env.abs(c.Run.Out)}
 	if base != nil {
 		out.HTML.Reread = RereadFrom(store, c.Key)
 	}
 	return out, nil
+}
+
+// liteFile is t as a File of what its table holds of each sample (see
+// results.Table.Lite): what the decider of a sequential check reads.
+func liteFile(t *results.Table) *results.File {
+	f := *t.File
+	f.Samples = make([]results.Sample, t.Len())
+	for i := range f.Samples {
+		f.Samples[i] = t.Lite(i)
+	}
+	return &f
 }
 
 // sequentialOf is the sequential configuration of a check: the front

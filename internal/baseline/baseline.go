@@ -51,6 +51,32 @@ type TextKeeper interface {
 	KeepingTexts(keep func(id string) bool) Store
 }
 
+// TableGetter is a store that reads a baseline by columns
+// (results.Table) without holding its samples whole.
+type TableGetter interface {
+	Store
+	GetTable(ctx context.Context, key Key) (*results.Table, Source, error)
+}
+
+var _ TableGetter = (*FileStore)(nil)
+
+// GetTable reads the baseline of key from store by columns: through the
+// store's GetTable when it has one, else read whole (Get), held by
+// columns and let go of (results.Table.Detach: the table keeps the
+// samples' questions, not their reasons).
+func GetTable(ctx context.Context, store Store, key Key) (*results.Table, Source, error) {
+	if g, ok := store.(TableGetter); ok {
+		return g.GetTable(ctx, key)
+	}
+	f, src, err := store.Get(ctx, key)
+	if err != nil || f == nil {
+		return nil, src, err
+	}
+	t := results.TableOf(f)
+	t.Detach()
+	return t, src, nil
+}
+
 // The stores that read results files keep texts on demand.
 var (
 	_ TextKeeper = (*FileStore)(nil)

@@ -133,17 +133,52 @@ func (s *BranchStore) check(key Key) error {
 // Get returns the baseline of key.SHA or of its nearest ancestor that has
 // one, else the branch's latest baseline.
 func (s *BranchStore) Get(ctx context.Context, key Key) (*results.File, Source, error) {
-	if err := s.check(key); err != nil {
+	var f *results.File
+	src, err := s.get(ctx, key, func(data []byte) (*results.File, error) {
+		var err error
+		f, err = results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
+		return f, err
+	})
+	if err != nil {
 		return nil, Source{}, err
+	}
+	return f, src, nil
+}
+
+// GetTable is Get by columns: the file is parsed into a table (never
+// into whole samples) and let go of (see results.Table.Detach).
+func (s *BranchStore) GetTable(ctx context.Context, key Key) (*results.Table, Source, error) {
+	var t *results.Table
+	src, err := s.get(ctx, key, func(data []byte) (*results.File, error) {
+		var err error
+		if t, err = results.ParseTable(data); err != nil {
+			return nil, err
+		}
+		return t.File, nil
+	})
+	if err != nil {
+		return nil, Source{}, err
+	}
+	t.Detach()
+	return t, src, nil
+}
+
+var _ TableGetter = (*BranchStore)(nil)
+
+// get finds the baseline of key (see Get) and hands its content to parse,
+// which returns its header.
+func (s *BranchStore) get(ctx context.Context, key Key, parse func([]byte) (*results.File, error)) (Source, error) {
+	if err := s.check(key); err != nil {
+		return Source{}, err
 	}
 	key.SHA = strings.ToLower(key.SHA)
 	dir := s.dir(key)
 	stored, complete, err := s.list(ctx, dir)
 	if err != nil {
-		return nil, Source{}, err
+		return Source{}, err
 	}
 	if len(stored) == 0 && complete {
-		return nil, Source{}, s.nothingStored(ctx, key, dir)
+		return Source{}, s.nothingStored(ctx, key, dir)
 	}
 	has := func(name string) bool { return !complete || stored[name] }
 
@@ -151,7 +186,7 @@ func (s *BranchStore) Get(ctx context.Context, key Key) (*results.File, Source, 
 	if key.SHA != "" {
 		history, err := s.history(ctx, key.SHA)
 		if err != nil {
-			return nil, Source{}, err
+			return Source{}, err
 		}
 		if len(history) == 0 || history[0] != key.SHA {
 			history = append([]string{key.SHA}, history...)
@@ -162,26 +197,26 @@ func (s *BranchStore) Get(ctx context.Context, key Key) (*results.File, Source, 
 			if !has(name) {
 				continue
 			}
-			f, found, err := s.readFile(ctx, dir+"/"+name)
+			_, found, err := s.readWith(ctx, dir+"/"+name, parse)
 			if err != nil {
-				return nil, Source{}, err
+				return Source{}, err
 			}
 			if found {
-				return f, Source{Store: "branch", Location: s.location(dir + "/" + name), SHA: sha, Requested: key.SHA, Distance: i}, nil
+				return Source{Store: "branch", Location: s.location(dir + "/" + name), SHA: sha, Requested: key.SHA, Distance: i}, nil
 			}
 		}
 	}
 	latest := dir + "/" + fileName(key, "latest")
 	if has(fileName(key, "latest")) {
-		f, found, err := s.readFile(ctx, latest)
+		f, found, err := s.readWith(ctx, latest, parse)
 		if err != nil {
-			return nil, Source{}, err
+			return Source{}, err
 		}
 		if found {
-			return f, Source{Store: "branch", Location: s.location(latest), SHA: gitSHA(f), Requested: key.SHA, Latest: true}, nil
+			return Source{Store: "branch", Location: s.location(latest), SHA: gitSHA(f), Requested: key.SHA, Latest: true}, nil
 		}
 	}
-	return nil, Source{}, fmt.Errorf("%w: no baseline for %s or its %d nearest ancestors, and no %s", ErrNotFound, results.ShortHash(key.SHA), max(walked-1, 0), s.location(latest))
+	return Source{}, fmt.Errorf("%w: no baseline for %s or its %d nearest ancestors, and no %s", ErrNotFound, results.ShortHash(key.SHA), max(walked-1, 0), s.location(latest))
 }
 
 // nothingStored explains an empty listing. Nothing stored yet (the
@@ -283,11 +318,19 @@ func (s *BranchStore) stat(ctx context.Context, p string, wantContent bool) (sha
 }
 
 func (s *BranchStore) readFile(ctx context.Context, p string) (*results.File, bool, error) {
+	return s.readWith(ctx, p, func(data []byte) (*results.File, error) {
+		return results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
+	})
+}
+
+// readWith reads the file at p and hands its content to parse, which
+// returns its header.
+func (s *BranchStore) readWith(ctx context.Context, p string, parse func([]byte) (*results.File, error)) (*results.File, bool, error) {
 	_, data, found, err := s.stat(ctx, p, true)
 	if err != nil || !found {
 		return nil, found, err
 	}
-	f, err := results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
+	f, err := parse(data)
 	if err != nil {
 		return nil, false, fmt.Errorf("baseline %s: %w", s.location(p), err)
 	}

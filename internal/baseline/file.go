@@ -60,3 +60,22 @@ func (s *FileStore) Put(ctx context.Context, key Key, f *results.File) error {
 
 // KeepingTexts returns a copy of s that keeps the texts keep selects.
 func (s *FileStore) KeepingTexts(keep func(id string) bool) Store { c := *s; c.Texts = keep; return &c }
+
+// GetTable reads the file by columns (results.ReadTable), never holding
+// its samples whole; a missing file is ErrNotFound, as for Get.
+func (s *FileStore) GetTable(ctx context.Context, key Key) (*results.Table, Source, error) {
+	if s.Path == "" {
+		return nil, Source{}, errors.New("file baseline store: no path")
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, Source{}, err
+	}
+	t, err := results.ReadTable(s.Path, results.ScoresOnly)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, Source{}, fmt.Errorf("%w: %s does not exist", ErrNotFound, s.Path)
+	}
+	if err != nil {
+		return nil, Source{}, fmt.Errorf("read baseline: %w", err)
+	}
+	return t, Source{Store: "file", Location: s.Path, SHA: gitSHA(t.File), Requested: key.SHA}, nil
+}

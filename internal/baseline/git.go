@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path"
@@ -46,6 +47,13 @@ var _ Store = (*GitStore)(nil)
 var errNoRef = errors.New("no such ref")
 
 func (s *GitStore) run(ctx context.Context, args ...string) (stdout []byte, stderr string, err error) {
+	var out bytes.Buffer
+	stderr, err = s.runTo(ctx, &out, args...)
+	return out.Bytes(), stderr, err
+}
+
+// runTo runs git with args, its output to out.
+func (s *GitStore) runTo(ctx context.Context, out io.Writer, args ...string) (stderr string, err error) {
 	git := s.Git
 	if git == "" {
 		git = "git"
@@ -53,13 +61,13 @@ func (s *GitStore) run(ctx context.Context, args ...string) (stdout []byte, stde
 	cmd := exec.CommandContext(ctx, git, append([]string{"-c", "safe.directory=*"}, args...)...)
 	cmd.Dir = s.Dir
 	cmd.Env = append(os.Environ(), "LC_ALL=C", "GIT_TERMINAL_PROMPT=0")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
+	var errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = out, &errb
 	err = cmd.Run()
 	if errors.Is(err, exec.ErrNotFound) {
-		return nil, "", fmt.Errorf("git baseline store: %s not found: install git in the image or use the branch store: %w", git, err)
+		return "", fmt.Errorf("git baseline store: %s not found: install git in the image or use the branch store: %w", git, err)
 	}
-	return out.Bytes(), strings.TrimSpace(errb.String()), err
+	return strings.TrimSpace(errb.String()), err
 }
 
 func (s *GitStore) revParse(ctx context.Context, ref string) (string, error) {
@@ -135,6 +143,53 @@ func (s *GitStore) candidates(key Key) []string {
 // ErrNotFound: the file is committed by hand, so one that cannot be read
 // is a mistake to fix, not a baseline still to come.
 func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, error) {
+	out, src, err := s.show(ctx, key, func(obj string) ([]byte, string, error) { return s.run(ctx, "show", obj) })
+	if err != nil {
+		return nil, Source{}, err
+	}
+	f, err := results.ParseWith(out, results.ReadOptions{Texts: s.Texts})
+	if err != nil {
+		return nil, Source{}, fmt.Errorf("baseline %s: %w", src.Location, err)
+	}
+	return f, src, nil
+}
+
+// GetTable is Get by columns: git's output is read into a table as it
+// comes (results.ReadTableFrom), never whole.
+func (s *GitStore) GetTable(ctx context.Context, key Key) (*results.Table, Source, error) {
+	var t *results.Table
+	var perr error
+	_, src, err := s.show(ctx, key, func(obj string) ([]byte, string, error) {
+		r, w := io.Pipe()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			t, perr = results.ReadTableFrom(r, func() ([]byte, error) {
+				out, _, err := s.run(ctx, "show", obj)
+				return out, err
+			})
+			// Let git finish writing after a parse error.
+			_, _ = io.Copy(io.Discard, r)
+		}()
+		stderr, err := s.runTo(ctx, w, "show", obj)
+		w.Close()
+		<-done
+		return nil, stderr, err
+	})
+	if err != nil {
+		return nil, Source{}, err
+	}
+	if perr != nil {
+		return nil, Source{}, fmt.Errorf("baseline %s: %w", src.Location, perr)
+	}
+	return t, src, nil
+}
+
+var _ TableGetter = (*GitStore)(nil)
+
+// show returns the baseline file of key as git shows it (fetch runs git
+// show of an object, sha:path), and where it came from.
+func (s *GitStore) show(ctx context.Context, key Key, fetch func(obj string) ([]byte, string, error)) ([]byte, Source, error) {
 	p, err := s.relPath(ctx)
 	if err != nil {
 		return nil, Source{}, err
@@ -152,7 +207,7 @@ func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 			return nil, Source{}, err
 		}
 		loc := ref + ":" + p
-		out, stderr, err := s.run(ctx, "show", sha+":"+p)
+		out, stderr, err := fetch(sha + ":" + p)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, Source{}, ctx.Err()
@@ -166,11 +221,7 @@ func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 			}
 			return nil, Source{}, fmt.Errorf("git show %s: %w: %s", loc, err, stderr)
 		}
-		f, err := results.ParseWith(out, results.ReadOptions{Texts: s.Texts})
-		if err != nil {
-			return nil, Source{}, fmt.Errorf("baseline %s: %w", loc, err)
-		}
-		return f, Source{Store: "git", Location: loc, SHA: sha, Requested: key.SHA}, nil
+		return out, Source{Store: "git", Location: loc, SHA: sha, Requested: key.SHA}, nil
 	}
 	tried := strings.Join(refs, ", ")
 	branch := s.hintBranch(key)

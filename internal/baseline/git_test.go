@@ -193,3 +193,46 @@ func TestGitStoreShallowClone(t *testing.T) {
 		t.Errorf("mean %v source %+v", mean(f), src)
 	}
 }
+
+// GetTable reads what Get reads, by columns, and fails as Get fails.
+func TestGitStoreGetTableIsGet(t *testing.T) {
+	dir, shas := gitRepo(t)
+	if err := os.WriteFile(filepath.Join(dir, "eval", "bad.json"), []byte("{\n  \"schema\": \"raggate.results/v1\",\n  \"samples\": [{\"id\": 7}]\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	git(t, dir, "add", "-A")
+	git(t, dir, "commit", "-q", "-m", "bad")
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name  string
+		store baseline.GitStore
+		key   baseline.Key
+	}{
+		{"base sha", baseline.GitStore{Dir: dir, Path: "eval/baseline.json"}, baseline.Key{Branch: "main", SHA: shas[1]}},
+		{"branch", baseline.GitStore{Dir: dir, Path: "eval/baseline.json"}, baseline.Key{Branch: "main"}},
+		{"file not in commit", baseline.GitStore{Dir: dir, Path: "eval/baseline.json"}, baseline.Key{SHA: shas[0]}},
+		{"no such ref", baseline.GitStore{Dir: dir, Path: "eval/baseline.json"}, baseline.Key{Branch: "develop"}},
+		{"not a results file", baseline.GitStore{Dir: dir, Path: "eval/bad.json"}, baseline.Key{Branch: "main"}},
+		{"missing git", baseline.GitStore{Dir: dir, Path: "eval/baseline.json", Git: "/nonexistent/git"}, baseline.Key{Branch: "main"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f, src, err := tt.store.Get(ctx, tt.key)
+			tb, tsrc, terr := tt.store.GetTable(ctx, tt.key)
+			if (err == nil) != (terr == nil) || (err != nil && err.Error() != terr.Error()) {
+				t.Fatalf("GetTable: %v\nGet: %v", terr, err)
+			}
+			if err != nil {
+				return
+			}
+			if src != tsrc || tb.Len() != len(f.Samples) {
+				t.Fatalf("GetTable: %d samples from %+v; Get: %d from %+v", tb.Len(), tsrc, len(f.Samples), src)
+			}
+			for i := range f.Samples {
+				s := tb.Sample(i)
+				if s.ID != f.Samples[i].ID || s.Question != f.Samples[i].Question || s.Scores["faithfulness"] != f.Samples[i].Scores["faithfulness"] {
+					t.Errorf("sample %d: %+v, want %+v", i, s, f.Samples[i])
+				}
+			}
+		})
+	}
+}

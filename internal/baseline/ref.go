@@ -35,6 +35,37 @@ var _ Store = (*RefStore)(nil)
 // ErrMissingPath: like GitStore, a committed baseline that cannot be read
 // is a mistake to fix, never "no baseline yet".
 func (s *RefStore) Get(ctx context.Context, key Key) (*results.File, Source, error) {
+	data, src, err := s.read(ctx, key)
+	if err != nil {
+		return nil, Source{}, err
+	}
+	f, err := results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
+	if err != nil {
+		return nil, Source{}, fmt.Errorf("baseline %s: %w", src.Location, err)
+	}
+	return f, src, nil
+}
+
+// GetTable is Get by columns: the file is parsed into a table (never
+// into whole samples) and let go of (see results.Table.Detach).
+func (s *RefStore) GetTable(ctx context.Context, key Key) (*results.Table, Source, error) {
+	data, src, err := s.read(ctx, key)
+	if err != nil {
+		return nil, Source{}, err
+	}
+	t, err := results.ParseTable(data)
+	if err != nil {
+		return nil, Source{}, fmt.Errorf("baseline %s: %w", src.Location, err)
+	}
+	t.Detach()
+	return t, src, nil
+}
+
+var _ TableGetter = (*RefStore)(nil)
+
+// read returns the content of the baseline file of key and where it came
+// from.
+func (s *RefStore) read(ctx context.Context, key Key) ([]byte, Source, error) {
 	ref := key.SHA
 	if ref == "" {
 		ref = key.Branch
@@ -56,11 +87,7 @@ func (s *RefStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 		return nil, Source{}, err
 	}
 	loc := ref + ":" + p
-	f, err := results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
-	if err != nil {
-		return nil, Source{}, fmt.Errorf("baseline %s: %w", loc, err)
-	}
-	return f, Source{Store: "git", Location: loc, SHA: key.SHA, Requested: key.SHA}, nil
+	return data, Source{Store: "git", Location: loc, SHA: key.SHA, Requested: key.SHA}, nil
 }
 
 // Put fails: the store is read-only.

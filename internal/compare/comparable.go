@@ -89,18 +89,19 @@ func (s *side) unscored(m string) (dataOnly bool, top string) {
 	}
 	data, other := 0, 0
 	reasons := map[string]int{}
-	for i, v := range col {
-		if !math.IsNaN(v) {
+	for i := range col.Len() {
+		if !math.IsNaN(col.At(i)) {
 			continue
 		}
-		switch _, said := s.undef[i][m]; {
+		e, said := s.undefined(i, m)
+		switch {
 		case s.kindOf(i, m) != results.KindData:
 			other++
 		case said: // a sample with no entry for m says nothing
 			data++
 		}
-		if k, ok := s.undef[i][m]; ok {
-			reasons[s.f.Samples[i].Undefined[k]]++
+		if said {
+			reasons[e.Reason]++
 		}
 	}
 	keys := make([]string, 0, len(reasons))
@@ -125,8 +126,8 @@ func (s *side) judgeUndefined(m string) int {
 		return 0
 	}
 	n := 0
-	for i, v := range col {
-		if math.IsNaN(v) && s.kindOf(i, m) == results.KindJudge {
+	for i := range col.Len() {
+		if math.IsNaN(col.At(i)) && s.kindOf(i, m) == results.KindJudge {
 			n++
 		}
 	}

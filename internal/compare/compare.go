@@ -44,7 +44,25 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 	if head == nil {
 		head = &results.File{}
 	}
-	if sq := head.Config.Sequential; sq != nil && base != nil {
+	var bt *results.Table
+	if base != nil {
+		bt = results.TableOf(base)
+	}
+	r := c.CompareTables(bt, results.TableOf(head), th)
+	if tableCheck != nil {
+		tableCheck(c, base, head, th, r)
+	}
+	return r
+}
+
+// tableCheck, set by the tests, sees every comparison of files in memory
+// and its report (it compares the same files read from their bytes).
+var tableCheck func(c Config, base, head *results.File, th Thresholds, r *Report)
+
+// CompareTables is Compare of results files held by columns (see
+// results.Table): base nil is no baseline; head must not be nil.
+func (c Config) CompareTables(base, head *results.Table, th Thresholds) *Report {
+	if sq := head.File.Config.Sequential; sq != nil && base != nil {
 		// A sequential check decided over its segments: the comparison
 		// shows and replays them, whatever segments it was given.
 		th = th.WithSegments(sq.Segments...)
@@ -65,18 +83,23 @@ func (c Config) Compare(base, head *results.File, th Thresholds) *Report {
 
 // comparison is the state of one Compare call, shared by its steps.
 type comparison struct {
-	r          *Report
-	th         Thresholds
-	def        Defaults
-	st         statsConfig
+	r   *Report
+	th  Thresholds
+	def Defaults
+	st  statsConfig
+	// base and head are the headers (base nil without a baseline).
 	base, head *results.File
 	hs, bs     *side // bs is nil without a baseline
 	pairs      []pair
 	// order lists the metrics either side scored, in catalogue order.
 	order []string
-	// perMetric holds each tested metric's oriented differences, for the
-	// per-sample view.
-	perMetric map[string]diffs
+	// perMetric holds the metrics whose differences were computed, for
+	// the per-sample view; worstD and worstM are each pair's most negative
+	// oriented difference over them and its metric (an index of order),
+	// folded in as each metric is tested.
+	perMetric map[string]bool
+	worstD    []float64
+	worstM    []int32
 	// tested indexes the metrics of r whose sign-flip test ran.
 	tested []int
 	// findings collects the findings in report order; few, weak and
@@ -94,7 +117,7 @@ type comparison struct {
 
 // newComparison resolves the settings, starts the report and indexes the
 // sides.
-func (c Config) newComparison(base, head *results.File, th Thresholds) *comparison {
+func (c Config) newComparison(base, head *results.Table, th Thresholds) *comparison {
 	def := th.resolvedDefaults()
 	boot := c.Bootstrap
 	if boot == 0 {
@@ -121,16 +144,17 @@ func (c Config) newComparison(base, head *results.File, th Thresholds) *comparis
 		Settings: Settings{Thresholds: th.Source, Defaults: def, Bootstrap: boot,
 			PermutationDraws: draws, CILevel: ciLevel, Power: mdePower},
 	}
-	cmp := &comparison{r: r, th: th, def: def, base: base, head: head, hs: newSide(head),
-		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]diffs{},
+	cmp := &comparison{r: r, th: th, def: def, head: head.File, hs: newSide(head),
+		st: statsConfig{boot: boot, draws: draws, minSamples: def.MinSamples}, perMetric: map[string]bool{},
 		incomparable: map[string]Finding{}}
 	r.Head = cmp.hs.info()
-	r.Counts.Head = len(head.Samples)
+	r.Counts.Head = head.Len()
 	if base != nil {
+		cmp.base = base.File
 		cmp.bs = newSide(base)
 		info := cmp.bs.info()
 		r.Base = &info
-		r.Counts.Base = len(base.Samples)
+		r.Counts.Base = base.Len()
 	}
 	cmp.order = metricOrder(cmp.hs, cmp.bs)
 	return cmp
@@ -143,27 +167,39 @@ func (cmp *comparison) pairSamples() {
 	if bs == nil {
 		return
 	}
-	for i, smp := range cmp.head.Samples {
-		if hs.byID[smp.ID] != i {
+	ht, bt := hs.t, bs.t
+	cmp.pairs = make([]pair, 0, min(ht.Len(), bt.Len()))
+	var added, removed []int
+	for i := range ht.Len() {
+		id := ht.ID(i)
+		if first, _ := ht.Index(id); first != i {
 			continue // duplicate id: the first one counts
 		}
-		j, ok := bs.byID[smp.ID]
+		j, ok := bt.Index(id)
 		if !ok {
-			r.New = append(r.New, SampleRef{ID: smp.ID, Question: smp.Question})
+			added = append(added, i)
 			continue
 		}
-		cmp.pairs = append(cmp.pairs, pair{i, j})
-		if b := cmp.base.Samples[j].InputHash; smp.InputHash != "" && b != "" && smp.InputHash != b {
+		cmp.pairs = append(cmp.pairs, pair{int32(i), int32(j)})
+		if h, b := ht.InputHash(i), bt.InputHash(j); h != "" && b != "" && h != b {
 			r.Counts.InputsChanged++
 		}
 	}
-	for j, smp := range cmp.base.Samples {
-		if bs.byID[smp.ID] != j {
+	for j := range bt.Len() {
+		id := bt.ID(j)
+		if first, _ := bt.Index(id); first != j {
 			continue
 		}
-		if _, ok := hs.byID[smp.ID]; !ok {
-			r.Removed = append(r.Removed, SampleRef{ID: smp.ID, Question: smp.Question})
+		if _, ok := ht.Index(id); !ok {
+			removed = append(removed, j)
 		}
+	}
+	// The questions are read back from the files, in one pass each.
+	for k, q := range ht.Questions(added) {
+		r.New = append(r.New, SampleRef{ID: ht.ID(added[k]), Question: q})
+	}
+	for k, q := range bt.Questions(removed) {
+		r.Removed = append(r.Removed, SampleRef{ID: bt.ID(removed[k]), Question: q})
 	}
 	r.Counts.Paired, r.Counts.New, r.Counts.Removed = len(cmp.pairs), len(r.New), len(r.Removed)
 }
@@ -192,7 +228,7 @@ func metricOrder(hs, bs *side) []string {
 // test where both sides scored it.
 func (cmp *comparison) testMetrics() {
 	idsChanged := cmp.idsChanged()
-	for _, m := range cmp.order {
+	for mi, m := range cmp.order {
 		mr := cmp.describeMetric(m)
 		switch {
 		case cmp.bs == nil:
@@ -206,7 +242,7 @@ func (cmp *comparison) testMetrics() {
 			cmp.idFindings = append(cmp.idFindings, cmp.leaveOut(&mr))
 		default:
 			dd, ok := cmp.st.testPairs(&mr, cmp.hs, cmp.bs, cmp.pairs, m)
-			cmp.perMetric[m] = dd
+			cmp.foldWorst(mi, dd)
 			if !ok {
 				if f := cmp.untested(&mr); f.Kind == KindNotComparable {
 					cmp.incomparable[m] = f
@@ -233,13 +269,13 @@ func (cmp *comparison) describeMetric(m string) MetricResult {
 	mr := newMetricResult(m, dir.String(), cmp.th.For(m), !gated)
 	if cmp.hs.present[m] {
 		xs := cmp.hs.defined(m)
-		mr.HeadN, mr.HeadUndefined = len(xs), len(cmp.head.Samples)-cmp.hs.notJudged-len(xs)
+		mr.HeadN, mr.HeadUndefined = len(xs), cmp.hs.t.Len()-cmp.hs.notJudged-len(xs)
 		mr.HeadMean, mr.HeadDist = results.Score(mean(xs)), dist(xs)
 		mr.HeadJudgeNoise = cmp.hs.noiseOf(m)
 	}
 	if cmp.bs != nil && cmp.bs.present[m] {
 		xs := cmp.bs.defined(m)
-		mr.BaseN, mr.BaseUndefined = len(xs), len(cmp.base.Samples)-len(xs)
+		mr.BaseN, mr.BaseUndefined = len(xs), cmp.bs.t.Len()-len(xs)
 		mr.BaseMean, mr.BaseDist = results.Score(mean(xs)), dist(xs)
 		mr.BaseJudgeNoise = cmp.bs.noiseOf(m)
 	}
@@ -411,7 +447,7 @@ func (cmp *comparison) situations(segs *segmentRun) {
 		cmp.add(segs.untested(cmp.def.MinSamples)...)
 		cmp.add(cmp.weak...)
 	}
-	cmp.add(headCompleteness(cmp.r, cmp.base, cmp.head)...)
+	cmp.add(headCompleteness(cmp.r, cmp.bs, cmp.hs)...)
 	if cmp.head.Shard != "" {
 		cmp.add(Finding{Kind: KindShardOnly, Level: LevelWarn, Side: "head", Reason: cmp.head.Shard})
 	}
@@ -452,7 +488,7 @@ func (cmp *comparison) baseSituations() []Finding {
 		fs = append(fs, Finding{Kind: KindInputsChanged, Level: LevelNote, N: r.Counts.InputsChanged, Of: r.Counts.Paired})
 	}
 	if base.Incomplete != "" {
-		fs = append(fs, Finding{Kind: KindIncomplete, Level: LevelWarn, Side: "base", Reason: base.Incomplete, N: len(base.Samples)})
+		fs = append(fs, Finding{Kind: KindIncomplete, Level: LevelWarn, Side: "base", Reason: base.Incomplete, N: cmp.bs.t.Len()})
 	}
 	if base.Shard != "" {
 		fs = append(fs, Finding{Kind: KindShardOnly, Level: LevelWarn, Side: "base", Reason: base.Shard})
@@ -509,23 +545,41 @@ type worst struct {
 	d      float64
 }
 
+// foldWorst records metric order[mi]'s differences in each pair's
+// worst; ties go to the first metric in catalogue order (the order the
+// metrics are tested in).
+func (cmp *comparison) foldWorst(mi int, dd diffs) {
+	cmp.perMetric[cmp.order[mi]] = true
+	if cmp.worstD == nil {
+		cmp.worstD, cmp.worstM = make([]float64, len(cmp.pairs)), make([]int32, len(cmp.pairs))
+		for i := range cmp.worstD {
+			cmp.worstD[i], cmp.worstM[i] = math.Inf(1), -1
+		}
+	}
+	for k, pi := range dd.pairIdx {
+		if dd.d[k] < cmp.worstD[pi] {
+			cmp.worstD[pi], cmp.worstM[pi] = dd.d[k], int32(mi)
+		}
+	}
+}
+
 // topRegressed lists the paired samples that got worse, worst first (ties
 // by id), at most topRegressed of them.
 func (cmp *comparison) topRegressed() {
-	if cmp.bs == nil {
+	if cmp.bs == nil || cmp.worstD == nil {
 		return
 	}
-	w := cmp.worstPerPair()
-	var idx []int
+	wd := cmp.worstD
+	var idx []int32
 	for pi := range cmp.pairs {
-		if w[pi].d < -zeroDiff {
-			idx = append(idx, pi)
+		if wd[pi] < -zeroDiff {
+			idx = append(idx, int32(pi))
 		}
 	}
-	ids := func(pi int) string { return cmp.head.Samples[cmp.pairs[pi].h].ID }
+	ids := func(pi int32) string { return cmp.hs.t.ID(int(cmp.pairs[pi].h)) }
 	sort.SliceStable(idx, func(a, b int) bool {
-		if w[idx[a]].d != w[idx[b]].d {
-			return w[idx[a]].d < w[idx[b]].d
+		if wd[idx[a]] != wd[idx[b]] {
+			return wd[idx[a]] < wd[idx[b]]
 		}
 		return ids(idx[a]) < ids(idx[b])
 	})
@@ -533,48 +587,30 @@ func (cmp *comparison) topRegressed() {
 		idx = idx[:topRegressed]
 	}
 	for _, pi := range idx {
-		cmp.r.TopRegressed = append(cmp.r.TopRegressed, cmp.sampleDelta(cmp.pairs[pi], w[pi]))
+		w := worst{cmp.order[cmp.worstM[pi]], wd[pi]}
+		cmp.r.TopRegressed = append(cmp.r.TopRegressed, cmp.sampleDelta(cmp.pairs[pi], w))
 	}
-}
-
-// worstPerPair returns each pair's worst metric; ties go to the first
-// metric in catalogue order.
-func (cmp *comparison) worstPerPair() []worst {
-	w := make([]worst, len(cmp.pairs))
-	for i := range w {
-		w[i].d = math.Inf(1)
-	}
-	for _, m := range cmp.order {
-		dd := cmp.perMetric[m]
-		for k, pi := range dd.pairIdx {
-			if dd.d[k] < w[pi].d {
-				w[pi] = worst{m, dd.d[k]}
-			}
-		}
-	}
-	return w
 }
 
 // sampleDelta is pair p's change: its worst metric and every tested
 // metric whose score changed.
 func (cmp *comparison) sampleDelta(p pair, w worst) SampleDelta {
 	hs, bs := cmp.hs, cmp.bs
-	hsmp, bsmp := cmp.head.Samples[p.h], cmp.base.Samples[p.b]
-	sd := SampleDelta{ID: hsmp.ID, Question: hsmp.Question, WorstMetric: w.metric,
+	sd := SampleDelta{ID: hs.t.ID(int(p.h)), Question: hs.question(int(p.h)), WorstMetric: w.metric,
 		WorstDelta: results.Score(w.d), Metrics: []SampleMetric{}, Segments: sampleSegments(cmp.th.Segments, hs, bs, p)}
 	if sd.Question == "" {
-		sd.Question = bsmp.Question
+		sd.Question = bs.question(int(p.b))
 	}
 	for _, m := range cmp.order {
-		if _, ok := cmp.perMetric[m]; !ok {
+		if !cmp.perMetric[m] {
 			continue
 		}
-		h, b := hs.scores[m][p.h], bs.scores[m][p.b]
+		h, b := hs.scores[m].At(int(p.h)), bs.scores[m].At(int(p.b))
 		if math.IsNaN(h) || math.IsNaN(b) || math.Abs(h-b) <= zeroDiff {
 			continue
 		}
 		sm := SampleMetric{Metric: m, Base: results.Score(b), Head: results.Score(h), Delta: results.Score(h - b)}
-		sm.Reason = hs.reason(p.h, m)
+		sm.Reason = hs.reason(int(p.h), m)
 		sd.Metrics = append(sd.Metrics, sm)
 	}
 	return sd

@@ -45,8 +45,8 @@ func (cmp *comparison) idTurnover() (unseen, total int) {
 		return 0, 0
 	}
 	seen := map[string]bool{}
-	for i := range cmp.base.Samples {
-		for _, id := range cmp.base.Samples[i].ContextIDs {
+	for i := range cmp.bs.t.Len() {
+		for _, id := range cmp.bs.t.ContextIDs(i) {
 			seen[id] = true
 		}
 	}
@@ -55,7 +55,7 @@ func (cmp *comparison) idTurnover() (unseen, total int) {
 	}
 	head := map[string]bool{}
 	for _, p := range cmp.pairs {
-		for _, id := range cmp.head.Samples[p.h].ContextIDs {
+		for _, id := range cmp.hs.t.ContextIDs(int(p.h)) {
 			if !head[id] {
 				head[id] = true
 				if !seen[id] {
@@ -89,17 +89,17 @@ func (cmp *comparison) idsChanged() bool {
 func (cmp *comparison) idHits() (head, base int) {
 	hit := func(s *side, i int) bool {
 		for m, col := range s.scores {
-			if readsContextIDs(m) && !math.IsNaN(col[i]) && col[i] > 0 {
+			if x := col.At(i); readsContextIDs(m) && !math.IsNaN(x) && x > 0 {
 				return true
 			}
 		}
 		return false
 	}
 	for _, p := range cmp.pairs {
-		if hit(cmp.hs, p.h) {
+		if hit(cmp.hs, int(p.h)) {
 			head++
 		}
-		if hit(cmp.bs, p.b) {
+		if hit(cmp.bs, int(p.b)) {
 			base++
 		}
 	}

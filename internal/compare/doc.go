@@ -32,7 +32,13 @@
 // steps (pairing, per-metric tests, multiplicity adjustment, rules,
 // situations, most regressed samples) in compare.go.
 //
-// Everything here is pure: no I/O beyond LoadThresholds, no network, and
-// every random number comes from a generator seeded by a hash of the data,
-// so that re-running a comparison gives the same report.
+// The sides are results.Tables (a results file held by columns;
+// Compare wraps files in memory with results.TableOf): the samples a
+// report lists are read back through the table, from the file a table
+// read from disk came from.
+//
+// Everything here is pure: no I/O beyond LoadThresholds and those reads
+// back, no network, and every random number comes from a generator
+// seeded by a hash of the data, so that re-running a comparison gives
+// the same report.
 package compare

@@ -108,9 +108,10 @@ func lostFinding(mr *MetricResult, segment string) Finding {
 // incomplete or empty run fails, and so does a head that pairs with fewer
 // than half of the base's samples, unless it scored its whole dataset and
 // that dataset changed (then it only warns).
-func headCompleteness(r *Report, base, head *results.File) []Finding {
+func headCompleteness(r *Report, bs, hs *side) []Finding {
 	var fs []Finding
-	n := len(head.Samples)
+	head := hs.f
+	n := hs.t.Len()
 	if head.Config.Sequential != nil {
 		n = head.Config.Sequential.Judged // the others were never judged
 	}
@@ -120,10 +121,10 @@ func headCompleteness(r *Report, base, head *results.File) []Finding {
 	if n == 0 {
 		return append(fs, Finding{Kind: KindHeadEmpty, Level: LevelFail})
 	}
-	if base == nil || len(base.Samples) == 0 || 2*r.Counts.Paired >= len(base.Samples) || head.Incomplete != "" {
+	if bs == nil || bs.t.Len() == 0 || 2*r.Counts.Paired >= bs.t.Len() || head.Incomplete != "" {
 		return fs
 	}
-	f := Finding{Kind: KindHeadTooSmall, Level: LevelFail, N: r.Counts.Paired, Of: len(base.Samples)}
+	f := Finding{Kind: KindHeadTooSmall, Level: LevelFail, N: r.Counts.Paired, Of: bs.t.Len()}
 	if r.DatasetChanged && head.Dataset.Samples > 0 && n >= head.Dataset.Samples {
 		f.Level, f.DatasetChanged = LevelWarn, true
 	}
@@ -141,12 +142,12 @@ func transitions(hs, bs *side, pairs []pair, m string) (lost, regained, counted 
 	// reported on its own, not as lost scores.
 	judgeChanged := hs.f.Judge.Fingerprint != bs.f.Judge.Fingerprint
 	for _, p := range pairs {
-		hk, bk := hs.kindOf(p.h, m), bs.kindOf(p.b, m)
+		hk, bk := hs.kindOf(int(p.h), m), bs.kindOf(int(p.b), m)
 		if hk == results.KindData || bk == results.KindData {
 			continue
 		}
 		if judgeChanged && hk != bk {
-			if h, b := hs.f.Samples[p.h].InputHash, bs.f.Samples[p.b].InputHash; h != "" && h == b {
+			if h, b := hs.t.InputHash(int(p.h)), bs.t.InputHash(int(p.b)); h != "" && h == b {
 				continue
 			}
 		}
@@ -154,7 +155,8 @@ func transitions(hs, bs *side, pairs []pair, m string) (lost, regained, counted 
 		switch {
 		case hk != "" && bk == "":
 			lost++
-			reasons[hs.f.Samples[p.h].Undefined[hs.undef[p.h][m]]]++
+			e, _ := hs.undefined(int(p.h), m)
+			reasons[e.Reason]++
 		case hk == "" && bk != "":
 			regained++
 		}

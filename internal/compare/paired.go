@@ -14,7 +14,7 @@ import (
 // diffs are a metric's oriented differences over a set of pairs, each with
 // its index in that set.
 type diffs struct {
-	pairIdx []int
+	pairIdx []int32
 	d       []float64
 }
 
@@ -33,7 +33,7 @@ func (st statsConfig) testPairs(mr *MetricResult, hs, bs *side, pairs []pair, la
 	if hs.notJudged > 0 {
 		// A sequential check's unjudged samples are no pairing gap.
 		for _, p := range pairs {
-			if h, b := hs.scores[m][p.h], bs.scores[m][p.b]; math.IsNaN(h) && !math.IsNaN(b) && hs.f.Samples[p.h].Seq == 0 {
+			if h, b := hs.scores[m].At(int(p.h)), bs.scores[m].At(int(p.b)); math.IsNaN(h) && !math.IsNaN(b) && hs.t.Seq(int(p.h)) == 0 {
 				mr.Unpaired--
 			}
 		}
@@ -73,10 +73,10 @@ type pairSums struct{ head, base, raw float64 }
 // pairDiffs returns the oriented differences of the pairs where both
 // scores are defined, with the sums of the head and base scores and of the
 // raw differences, and counts in mr the pairs scored on one side only.
-func pairDiffs(mr *MetricResult, hcol, bcol []float64, pairs []pair, lower bool) (dd diffs, sums pairSums) {
-	dd.pairIdx, dd.d = make([]int, 0, len(pairs)), make([]float64, 0, len(pairs))
+func pairDiffs(mr *MetricResult, hcol, bcol *results.Column, pairs []pair, lower bool) (dd diffs, sums pairSums) {
+	dd.pairIdx, dd.d = make([]int32, 0, len(pairs)), make([]float64, 0, len(pairs))
 	for pi, p := range pairs {
-		h, b := hcol[p.h], bcol[p.b]
+		h, b := hcol.At(int(p.h)), bcol.At(int(p.b))
 		if math.IsNaN(h) != math.IsNaN(b) {
 			mr.Unpaired++
 		}
@@ -88,7 +88,7 @@ func pairDiffs(mr *MetricResult, hcol, bcol []float64, pairs []pair, lower bool)
 		if lower {
 			x = -x
 		}
-		dd.pairIdx = append(dd.pairIdx, pi)
+		dd.pairIdx = append(dd.pairIdx, int32(pi))
 		dd.d = append(dd.d, x)
 	}
 	return dd, sums

@@ -79,7 +79,15 @@ type segmentRun struct {
 // segmentValue is pair p's value of key: head's metadata, else base's, else
 // NoSegmentValue.
 func segmentValue(hs, bs *side, p pair, key string) (string, bool) {
-	return metadataValue(hs.f.Samples[p.h].Metadata, bs.f.Samples[p.b].Metadata, key)
+	for _, md := range []struct {
+		t *results.Table
+		i int
+	}{{hs.t, int(p.h)}, {bs.t, int(p.b)}} {
+		if v, ok := md.t.Meta(md.i, key); ok && strings.TrimSpace(v) != "" {
+			return v, true
+		}
+	}
+	return NoSegmentValue, false
 }
 
 // metadataValue is the value of key in head's metadata, else base's, and
@@ -151,10 +159,11 @@ func groupPairs(hs, bs *side, pairs []pair, key string) (map[string][]pair, []st
 func missingKey(key string, hs, bs *side, pairs []pair) Finding {
 	seen := map[string]bool{}
 	for _, p := range pairs {
-		for _, smp := range []results.Sample{hs.f.Samples[p.h], bs.f.Samples[p.b]} {
-			for k := range smp.Metadata {
-				seen[k] = true
-			}
+		for _, k := range hs.t.MetaKeys(int(p.h)) {
+			seen[k] = true
+		}
+		for _, k := range bs.t.MetaKeys(int(p.b)) {
+			seen[k] = true
 		}
 	}
 	known := make([]string, 0, len(seen))

@@ -246,14 +246,14 @@ type SeqSummary struct {
 // sample, when the same judge scored it (it judged every sample, on the
 // base's answers); else the head's calls per judged changed sample times the
 // changed samples (unchanged ones are answered from the cache).
-func callsOf(base, head *results.File, sq *results.Sequential) (made, full int) {
+func callsOf(base, head *results.File, baseN int, sq *results.Sequential) (made, full int) {
 	made = head.Usage.ChatCalls
 	if made == 0 {
 		return 0, 0
 	}
-	if base.Judge.Fingerprint == head.Judge.Fingerprint && len(base.Samples) > 0 {
+	if base.Judge.Fingerprint == head.Judge.Fingerprint && baseN > 0 {
 		if n := base.Usage.ChatCalls + base.Usage.CachedCalls; n > 0 {
-			return made, max(made, int(math.Round(float64(n)*float64(sq.Total)/float64(len(base.Samples)))))
+			return made, max(made, int(math.Round(float64(n)*float64(sq.Total)/float64(baseN))))
 		}
 	}
 	unchanged := sq.Unchanged
@@ -275,36 +275,42 @@ func (cmp *comparison) replaySequential(segs *segmentRun) {
 	if sq == nil || cmp.base == nil {
 		return
 	}
-	baseHash := make(map[string]string, len(cmp.base.Samples))
-	for i := range cmp.base.Samples {
-		baseHash[cmp.base.Samples[i].ID] = cmp.base.Samples[i].InputHash
+	// The looks read whole samples: the head's and the base's as their
+	// tables hold them (a sequential head is rare, and its base is in
+	// memory for the check anyway).
+	ht, bt := cmp.hs.t, cmp.bs.t
+	base := *cmp.base
+	base.Samples = make([]results.Sample, bt.Len())
+	for j := range base.Samples {
+		base.Samples[j] = bt.Lite(j)
 	}
-	all := make([]SeqSample, len(cmp.head.Samples))
+	all := make([]SeqSample, ht.Len())
 	var judged []int
-	for i := range cmp.head.Samples {
-		s := &cmp.head.Samples[i]
-		h, ok := baseHash[s.ID]
-		all[i] = SeqSample{ID: s.ID, Metadata: s.Metadata, Unchanged: ok && h != "" && h == s.InputHash}
-		if s.Seq > 0 {
+	for i := range ht.Len() {
+		j, ok := bt.Index(ht.ID(i))
+		h := ht.InputHash(i)
+		all[i] = SeqSample{ID: ht.ID(i), Metadata: ht.Metadata(i), Unchanged: ok && bt.InputHash(j) != "" && bt.InputHash(j) == h}
+		if ht.Seq(i) > 0 {
 			judged = append(judged, i)
 		}
 	}
-	sort.Slice(judged, func(a, b int) bool { return cmp.head.Samples[judged[a]].Seq < cmp.head.Samples[judged[b]].Seq })
+	sort.Slice(judged, func(a, b int) bool { return ht.Seq(judged[a]) < ht.Seq(judged[b]) })
 	// The looks are replayed over the segments the check decided over,
 	// whatever this comparison's.
 	th := cmp.th
 	th.Segments = sq.Segments
-	q := NewSequential(cmp.base, th, sq.Batch, all)
+	q := NewSequential(&base, th, sq.Batch, all)
 	decided := 0
 	for k, i := range judged {
-		q.Add(&cmp.head.Samples[i], all[i].Unchanged)
+		s := ht.Lite(i)
+		q.Add(&s, all[i].Unchanged)
 		if (k+1)%q.batch == 0 && q.Look().Decided {
 			decided = k + 1
 			break
 		}
 	}
 	cmp.r.Sequential = &SeqSummary{Batch: sq.Batch, Seed: sq.Seed, Judged: sq.Judged, Total: sq.Total, DecidedAfter: decided, FixedOnly: q.fixedOnly}
-	cmp.r.Sequential.CallsMade, cmp.r.Sequential.CallsFull = callsOf(cmp.base, cmp.head, sq)
+	cmp.r.Sequential.CallsMade, cmp.r.Sequential.CallsFull = callsOf(cmp.base, cmp.head, bt.Len(), sq)
 	if q.state == nil || q.allKnown {
 		return // nothing was sampled: the fixed design decides
 	}

@@ -8,61 +8,126 @@ import (
 
 // side is one results file indexed for the comparison.
 type side struct {
-	f       *results.File
-	byID    map[string]int
-	present map[string]bool      // metrics this side scored
-	scores  map[string][]float64 // metric -> score per sample (NaN undefined)
-	noise   map[string]float64   // metric -> judge noise
-	// undef is, per sample, canonical metric -> the results key of an
-	// undefined score (for its kind and reason).
-	undef []map[string]string
+	t       *results.Table
+	f       *results.File              // the header
+	present map[string]bool            // metrics this side scored
+	scores  map[string]*results.Column // metric -> score per sample (NaN undefined)
+	// keys are the file's keys of each metric (the aliases it was
+	// recorded under), in the order the table met them.
+	keys  map[string][]*results.TableKey
+	noise map[string]float64 // metric -> judge noise
 	// notJudged counts the samples a sequential check left unjudged: they
 	// are neither defined nor undefined.
 	notJudged int
 }
 
 // pair is a paired sample: its index in head and in base.
-type pair struct{ h, b int }
+type pair struct{ h, b int32 }
 
-// newSide indexes f: its samples by id (the first of a duplicated id), the
-// metrics it scored, each metric's column of scores (the mean of the runs
-// where runs were recorded), its judge noise and undefined keys.
-func newSide(f *results.File) *side {
-	n := len(f.Samples)
-	s := &side{f: f, byID: map[string]int{}, present: map[string]bool{},
-		scores: map[string][]float64{}, noise: map[string]float64{},
-		undef: make([]map[string]string, n)}
+// newSide indexes t: the metrics it scored, each metric's column of
+// scores (the mean of the runs where runs were recorded), its judge
+// noise. A metric recorded under one key and without runs reads the
+// table's column as it is.
+func newSide(t *results.Table) *side {
+	f := t.File
+	s := &side{t: t, f: f, present: map[string]bool{}, scores: map[string]*results.Column{},
+		keys: map[string][]*results.TableKey{}, noise: map[string]float64{}}
+	for _, k := range t.Keys() {
+		if k.InScores || k.InUndefined || k.InRuns {
+			m := CanonicalMetric(k.Name)
+			s.keys[m] = append(s.keys[m], k)
+		}
+	}
 	// A metric the file names but no sample records still gets its
 	// column (every score undefined): the paired test reads it.
 	for _, m := range f.Config.Metrics {
-		s.column(CanonicalMetric(m))
+		s.present[CanonicalMetric(m)] = true
 	}
 	for m := range f.Summary {
-		s.column(CanonicalMetric(m))
+		s.present[CanonicalMetric(m)] = true
+	}
+	for m := range s.keys {
+		s.present[m] = true
 	}
 	var noise noiseSums
-	for i, smp := range f.Samples {
-		if _, dup := s.byID[smp.ID]; !dup {
-			s.byID[smp.ID] = i
-		}
-		s.addScores(i, smp)
-		s.addRuns(i, smp, &noise)
-		s.undef[i] = undefinedKeys(smp, s.scores, i)
-		if smp.Seq == 0 && f.Config.Sequential != nil {
-			s.notJudged++
-		}
+	for m := range s.present {
+		s.scores[m] = s.column(m, &noise)
 	}
 	for m, sum := range noise.sum {
 		s.noise[m] = sum / float64(noise.n[m])
 	}
+	if f.Config.Sequential != nil {
+		for i := range t.Len() {
+			if t.Seq(i) == 0 {
+				s.notJudged++
+			}
+		}
+	}
 	return s
+}
+
+// column returns metric m's scores, one per sample: its keys' scores,
+// replaced by the mean of the defined runs where a sample recorded runs.
+func (s *side) column(m string, noise *noiseSums) *results.Column {
+	keys := s.keys[m]
+	scored, runs := 0, false
+	for _, k := range keys {
+		if k.InScores {
+			scored++
+		}
+		runs = runs || k.InRuns
+	}
+	if scored == 1 && !runs {
+		for _, k := range keys {
+			if k.InScores {
+				return k.Scores // read only
+			}
+		}
+	}
+	col := make([]float64, s.t.Len())
+	for i := range col {
+		col[i] = math.NaN()
+	}
+	for _, k := range keys {
+		if !k.InScores {
+			continue
+		}
+		for i := range col {
+			if v := k.Scores.At(i); !math.IsNaN(v) {
+				col[i] = v
+			}
+		}
+	}
+	for _, k := range keys {
+		if !k.InRuns {
+			continue
+		}
+		var xs []float64
+		for i := range col {
+			rs := s.t.Runs(k, i)
+			if len(rs) == 0 {
+				continue // no runs recorded: keep the score
+			}
+			xs = xs[:0]
+			for _, r := range rs {
+				if !math.IsNaN(r) && !math.IsInf(r, 0) {
+					xs = append(xs, r)
+				}
+			}
+			col[i] = mean(xs)
+			if len(xs) >= 2 {
+				noise.add(m, stddev(xs))
+			}
+		}
+	}
+	return results.Floats(col)
 }
 
 // reason returns sample i's reason for metric m (canonical), cut to a
 // sentence; "" when it has none. Looked up when a report needs it (the
-// few samples it lists), not copied for every sample.
+// few samples it lists), not held for every sample.
 func (s *side) reason(i int, m string) string {
-	rs := s.f.Samples[i].Reasons
+	rs := s.t.Sample(i).Reasons
 	if v, ok := rs[m]; ok {
 		return results.ClipReason(v)
 	}
@@ -74,34 +139,8 @@ func (s *side) reason(i int, m string) string {
 	return ""
 }
 
-// column returns metric m's scores, one per sample, creating the column
-// (every score undefined) and marking m present on first use.
-func (s *side) column(m string) []float64 {
-	s.present[m] = true
-	c, ok := s.scores[m]
-	if !ok {
-		c = make([]float64, len(s.f.Samples))
-		for i := range c {
-			c[i] = math.NaN()
-		}
-		s.scores[m] = c
-	}
-	return c
-}
-
-// addScores records sample i's scores; an undefined score keeps its
-// metric's column (and the metric present).
-func (s *side) addScores(i int, smp results.Sample) {
-	for k, v := range smp.Scores {
-		col := s.column(CanonicalMetric(k))
-		if !v.IsNaN() && !math.IsInf(v.Value(), 0) {
-			col[i] = v.Value()
-		}
-	}
-	for k := range smp.Undefined {
-		s.column(CanonicalMetric(k))
-	}
-}
+// question is sample i's question (read back when a report lists it).
+func (s *side) question(i int) string { return s.t.Sample(i).Question }
 
 // noiseSums accumulates the within-sample standard deviations of repeated
 // runs per metric.
@@ -110,41 +149,26 @@ type noiseSums struct {
 	n   map[string]int
 }
 
-// addRuns replaces sample i's score of every metric with recorded runs by
-// the mean of its defined runs, and adds their spread to noise.
-func (s *side) addRuns(i int, smp results.Sample, noise *noiseSums) {
-	for k, runs := range smp.Runs {
-		col := s.column(CanonicalMetric(k))
-		if len(runs) == 0 {
-			continue // no runs recorded: keep the score
-		}
-		var xs []float64
-		for _, r := range runs {
-			if !r.IsNaN() && !math.IsInf(r.Value(), 0) {
-				xs = append(xs, r.Value())
-			}
-		}
-		col[i] = mean(xs)
-		if len(xs) >= 2 {
-			if noise.sum == nil {
-				noise.sum, noise.n = map[string]float64{}, map[string]int{}
-			}
-			m := CanonicalMetric(k)
-			noise.sum[m] += stddev(xs)
-			noise.n[m]++
-		}
+func (n *noiseSums) add(m string, sd float64) {
+	if n.sum == nil {
+		n.sum, n.n = map[string]float64{}, map[string]int{}
 	}
+	n.sum[m] += sd
+	n.n[m]++
 }
 
 func (s *side) info() Side {
 	return Side{Git: s.f.Git, CreatedAt: s.f.CreatedAt, Dataset: s.f.Dataset, Judge: s.f.Judge,
-		Repeats: s.f.Config.Repeats, Samples: len(s.f.Samples), Usage: s.f.Usage,
+		Repeats: s.f.Config.Repeats, Samples: s.t.Len(), Usage: s.f.Usage,
 		Incomplete: s.f.Incomplete, Shard: s.f.Shard}
 }
 
 // defined returns the defined scores of a metric.
 func (s *side) defined(m string) []float64 {
-	return dropNaN(s.scores[m])
+	if c, ok := s.scores[m]; ok {
+		return c.Defined()
+	}
+	return []float64{}
 }
 
 func (s *side) noiseOf(m string) results.Score {
@@ -154,28 +178,31 @@ func (s *side) noiseOf(m string) results.Score {
 	return results.NaN()
 }
 
-// undefinedKeys maps the canonical name of every metric undefined on
-// sample i to the sample's key for it.
-func undefinedKeys(smp results.Sample, scores map[string][]float64, i int) map[string]string {
-	var out map[string]string
-	add := func(k string) {
-		m := CanonicalMetric(k)
-		if col, ok := scores[m]; ok && math.IsNaN(col[i]) {
-			if out == nil {
-				out = map[string]string{}
-			}
-			if _, dup := out[m]; !dup {
-				out[m] = k
-			}
+// undefined returns what sample i records of its undefined score of
+// metric m (canonical), under the first key that has the metric in its
+// undefined reasons, else in its scores; ok false when the score is
+// defined or the sample has no entry for the metric.
+func (s *side) undefined(i int, m string) (results.UndefinedEntry, bool) {
+	col, ok := s.scores[m]
+	if !ok || !math.IsNaN(col.At(i)) {
+		return results.UndefinedEntry{}, false
+	}
+	keys := s.keys[m]
+	for _, k := range keys {
+		if e, ok := s.t.Undefined(k, i); ok && e.InUndefined {
+			return e, true
 		}
 	}
-	for k := range smp.Undefined {
-		add(k)
+	for _, k := range keys {
+		if e, ok := s.t.Undefined(k, i); ok && e.InScores {
+			return e, true
+		}
+		if !math.IsNaN(k.Scores.At(i)) {
+			// Scored, but its runs are all undefined: no kind.
+			return results.UndefinedEntry{InScores: true}, true
+		}
 	}
-	for k := range smp.Scores {
-		add(k)
-	}
-	return out
+	return results.UndefinedEntry{}, false
 }
 
 // kindOf returns the kind of metric m's undefined score on sample i ("" when
@@ -183,18 +210,17 @@ func undefinedKeys(smp results.Sample, scores map[string][]float64, i int) map[s
 // it, and a sample a sequential check left unjudged was not either: like
 // missing data, that says nothing about the change.
 func (s *side) kindOf(i int, m string) results.UndefinedKind {
-	if col, ok := s.scores[m]; ok && !math.IsNaN(col[i]) {
+	if col, ok := s.scores[m]; ok && !math.IsNaN(col.At(i)) {
 		return ""
 	}
-	k, ok := s.undef[i][m]
+	e, ok := s.undefined(i, m)
 	if !ok {
 		return results.KindData
 	}
-	kind := s.f.Samples[i].KindOf(k)
-	if kind == results.KindNotJudged {
+	if e.Kind == results.KindNotJudged {
 		// A sequential check decided before judging the sample: like
 		// missing data, that says nothing about the change.
 		return results.KindData
 	}
-	return kind
+	return e.Kind
 }

@@ -126,6 +126,24 @@ func checkSchema(schema *string) error {
 // in range, and makes equal reasons share their bytes.
 func checkFile(f *File) error {
 	shareReasons(f.Samples)
+	if err := checkHeader(f); err != nil {
+		return err
+	}
+	seen := make(map[string]bool, len(f.Samples))
+	for i, s := range f.Samples {
+		if seen[s.ID] {
+			return fmt.Errorf("%w: duplicate sample id %q", ErrInvalid, s.ID)
+		}
+		seen[s.ID] = true
+		if err := checkSample(f, i, &f.Samples[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkHeader checks what the file says outside its samples.
+func checkHeader(f *File) error {
 	for _, t := range []struct {
 		name string
 		v    float64
@@ -136,21 +154,20 @@ func checkFile(f *File) error {
 			return fmt.Errorf("%w: judge.%s %v is outside [0, 2] (was the file edited by hand, or written by another tool?)", ErrInvalid, t.name, t.v)
 		}
 	}
-	seen := make(map[string]bool, len(f.Samples))
-	for i, s := range f.Samples {
-		if s.ID == "" {
-			return fmt.Errorf("%w: samples[%d] has no id", ErrInvalid, i)
-		}
-		if seen[s.ID] {
-			return fmt.Errorf("%w: duplicate sample id %q", ErrInvalid, s.ID)
-		}
-		seen[s.ID] = true
-		if err := checkScores(f, &f.Samples[i]); err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
-		if err := checkEvidence(&f.Samples[i]); err != nil {
-			return fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
+	return nil
+}
+
+// checkSample checks sample i of f on its own: an id, scores in range,
+// well-formed evidence (uniqueness of ids is the caller's).
+func checkSample(f *File, i int, s *Sample) error {
+	if s.ID == "" {
+		return fmt.Errorf("%w: samples[%d] has no id", ErrInvalid, i)
+	}
+	if err := checkScores(f, s); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if err := checkEvidence(s); err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	return nil
 }

@@ -23,22 +23,7 @@ func decode(r io.Reader, keep func(id string) bool, reread func() ([]byte, error
 	}
 	f, schema, err := stream(br, keep)
 	if err != nil {
-		data, rerr := reread()
-		if rerr != nil {
-			return nil, rerr
-		}
-		data = bytes.TrimPrefix(data, bom)
-		_, werr := parseWhole(data)
-		var se *sampleError
-		if errors.As(err, &se) && !errors.Is(werr, ErrSchema) {
-			if located := se.locate(data); located != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalid, located)
-			}
-		}
-		if werr != nil {
-			return nil, werr
-		}
-		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+		return nil, streamError(err, reread)
 	}
 	if err := checkSchema(schema); err != nil {
 		return nil, err
@@ -47,6 +32,28 @@ func decode(r io.Reader, keep func(id string) bool, reread func() ([]byte, error
 		return nil, err
 	}
 	return f, nil
+}
+
+// streamError words err, the error of a stream that is not a valid
+// results file: reread supplies the whole file and the whole-file parser
+// words the error (schema, line:col).
+func streamError(err error, reread func() ([]byte, error)) error {
+	data, rerr := reread()
+	if rerr != nil {
+		return rerr
+	}
+	data = bytes.TrimPrefix(data, bom)
+	_, werr := parseWhole(data)
+	var se *sampleError
+	if errors.As(err, &se) && !errors.Is(werr, ErrSchema) {
+		if located := se.locate(data); located != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, located)
+		}
+	}
+	if werr != nil {
+		return werr
+	}
+	return fmt.Errorf("%w: %w", ErrInvalid, err)
 }
 
 // bom is the UTF-8 byte order mark.
@@ -58,13 +65,28 @@ var bom = []byte("\ufeff")
 // (nil when the file has none). The texts of the samples keep rejects (all
 // when keep is nil) are dropped as they are read.
 func stream(r io.Reader, keep func(id string) bool) (*File, *string, error) {
+	var samples []Sample
+	f, schema, err := streamTo(r, func(dec *json.Decoder, _ []byte) error {
+		var err error
+		samples, err = streamSamples(dec, keep)
+		return err
+	})
+	if f != nil {
+		f.Samples = samples
+	}
+	return f, schema, err
+}
+
+// streamTo decodes the top-level object as stream does, handing the
+// samples value to samples (which must consume it from dec) with the
+// keys read before it (an object lacking its closing brace).
+func streamTo(r io.Reader, samples func(dec *json.Decoder, before []byte) error) (*File, *string, error) {
 	dec := json.NewDecoder(r)
 	if err := expectDelim(dec, '{'); err != nil {
 		return nil, nil, err
 	}
 	var rest bytes.Buffer
 	rest.WriteByte('{')
-	var samples []Sample
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -72,7 +94,7 @@ func stream(r io.Reader, keep func(id string) bool) (*File, *string, error) {
 		}
 		key, _ := tok.(string)
 		if strings.EqualFold(key, "samples") {
-			if samples, err = streamSamples(dec, keep); err != nil {
+			if err := samples(dec, rest.Bytes()); err != nil {
 				return nil, nil, err
 			}
 			continue
@@ -106,7 +128,6 @@ func stream(r io.Reader, keep func(id string) bool) (*File, *string, error) {
 	if err := json.Unmarshal(rest.Bytes(), &f); err != nil {
 		return nil, nil, err
 	}
-	f.Samples = samples
 	return &f, probe.Schema, nil
 }
 
