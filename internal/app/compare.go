@@ -225,7 +225,9 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 			}
 		}
 	} else {
-		res, err := Run(ctx, env, c.Run)
+		// The run's samples stay on disk: the comparison reads their
+		// scores by columns, and the few a report lists back.
+		res, err := RunOnDisk(ctx, env, c.Run)
 		if err != nil {
 			return nil, err
 		}
@@ -248,6 +250,11 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 	}
 	out := &Comparison{Report: rep, Base: base, Head: ht, Trend: trend, Source: src}
 	out.HTML = HTMLSides{Head: head, HeadPath: env.abs(headPath)}
+	if head.OnDisk() {
+		// Its samples go with the run (Close): the HTML pass reads the
+		// results file written.
+		out.HTML.Head = nil
+	}
 	if c.Scores != nil && c.Scores.Format != "" && headPath == c.Scores.Path {
 		out.HTML.HeadWhole = head // imported whole, texts in memory
 	}

@@ -71,6 +71,9 @@ type Table struct {
 	// of a table read from disk: sample i is at off[i] to off[i+1] (the
 	// samples follow each other, with their separators).
 	mem  *File
+	// src gives back the samples of a table made of a File whose samples
+	// wait on disk (TableOf of a run's results, File.OnDisk).
+	src  SampleSource
 	path string
 	data []byte // the file ParseTable parsed
 	// off holds the offsets while they fit in 32 bits (a results file is
@@ -236,6 +239,20 @@ func (t *Table) Sample(i int) Sample {
 	if t.mem != nil {
 		return t.mem.Samples[i]
 	}
+	if t.src != nil {
+		s, err := t.src.Sample(i)
+		if err != nil {
+			if t.err == nil {
+				t.err = err
+			}
+			return Sample{ID: t.ID(i)}
+		}
+		s.dropTexts()
+		if t.redact != nil {
+			t.redact(&s)
+		}
+		return s
+	}
 	if t.questions != nil {
 		s := t.Lite(i)
 		s.Question = t.questions[i]
@@ -299,6 +316,12 @@ func (t *Table) Questions(idx []int) []string {
 	if t.mem != nil {
 		for k, i := range idx {
 			out[k] = t.mem.Samples[i].Question
+		}
+		return out
+	}
+	if t.src != nil {
+		for k, i := range idx {
+			out[k] = t.Sample(i).Question
 		}
 		return out
 	}
@@ -378,6 +401,9 @@ func (t *Table) addOffset(o int64) {
 // TableOf holds f by columns; Sample(i) returns f.Samples[i]. f is not
 // copied: it must not change while the table is in use.
 func TableOf(f *File) *Table {
+	if f.OnDisk() {
+		return tableOfSource(f)
+	}
 	b := newTableBuilder()
 	b.mem = true
 	b.reserve(len(f.Samples))
@@ -386,6 +412,23 @@ func TableOf(f *File) *Table {
 	}
 	t := b.finish(header(f))
 	t.mem = f
+	return t
+}
+
+// tableOfSource is TableOf for a file whose samples wait on disk: the
+// table reads each once to fill its columns, and back from the source
+// for the samples a report lists.
+func tableOfSource(f *File) *Table {
+	b := newTableBuilder()
+	b.mem = true
+	b.reserve(f.Len())
+	err := f.Each(func(_ int, s *Sample) error {
+		b.add(s, 0, 0)
+		return nil
+	})
+	t := b.finish(header(f))
+	t.src = f.source
+	t.err = err
 	return t
 }
 
