@@ -1,7 +1,6 @@
 package app
 
 import (
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -76,24 +75,8 @@ func nothingScored(f *results.File) string {
 	if f.Len() == 0 || f.Incomplete != "" {
 		return ""
 	}
-	reasons := map[string]map[string]int{} // metric -> reason -> samples
-	errScored := errors.New("scored")
-	err := f.Each(func(_ int, s *results.Sample) error {
-		for m, v := range s.Scores {
-			if !v.IsNaN() || s.KindOf(m) != results.KindData {
-				return errScored
-			}
-			if reasons[m] == nil {
-				reasons[m] = map[string]int{}
-			}
-			reasons[m][s.Undefined[m]]++
-		}
-		return nil
-	})
-	if err != nil {
-		return ""
-	}
-	if len(reasons) == 0 {
+	dataOnly, reasons := f.DataOnly() // metric -> reason -> samples
+	if !dataOnly {
 		return ""
 	}
 	names := make([]string, 0, len(reasons))

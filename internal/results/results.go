@@ -45,6 +45,8 @@ type File struct {
 	// source, when set and Samples is nil, gives the samples (see
 	// SetSampleSource).
 	source SampleSource
+	// tallied is the tally of a file on disk, once counted (see counts).
+	tallied *tally
 }
 
 // TextSource returns the texts recorded for a sample (ok false: none).

@@ -186,3 +186,86 @@ func (r *Records) Close() error {
 	}
 	return err
 }
+
+// tally is what the checks of a finished run count over its samples
+// (TooManyUndefined, Scored, TargetFailures, DataOnly), counted in one
+// pass: a file on disk is read once for all of them, not once each.
+type tally struct {
+	judge  map[string]*undefinedCount // metric -> judge-kind undefined scores
+	scored int
+	// undefined counts the reasons of every undefined score.
+	undefined map[string]int
+	targetN   int
+	targetID  string
+	targetWhy string
+	// dataOnly: every score undefined, all of kind data; data counts
+	// their reasons per metric.
+	dataOnly bool
+	data     map[string]map[string]int
+}
+
+func (t *tally) add(s *Sample) {
+	for m, v := range s.Scores {
+		if !v.IsNaN() {
+			t.scored++
+			t.dataOnly = false
+			continue
+		}
+		r, ok := s.Undefined[m]
+		if ok {
+			t.undefined[r]++
+		}
+		switch s.KindOf(m) {
+		case KindJudge:
+			c := t.judge[m]
+			if c == nil {
+				c = &undefinedCount{reasons: map[string]int{}}
+				t.judge[m] = c
+			}
+			c.n++
+			c.reasons[r]++
+			t.dataOnly = false
+		case KindData:
+			if t.dataOnly {
+				if t.data[m] == nil {
+					t.data[m] = map[string]int{}
+				}
+				t.data[m][r]++
+			}
+		default:
+			t.dataOnly = false
+		}
+	}
+	if r, failed := s.targetFailure(); failed {
+		if t.targetN == 0 {
+			t.targetID, t.targetWhy = s.ID, r
+		}
+		t.targetN++
+	}
+}
+
+// counts returns the tally of f's samples: counted once and kept for a
+// file on disk (its samples do not change), counted afresh for one in
+// memory (its samples may have).
+func (f *File) counts() *tally {
+	if f.OnDisk() && f.tallied != nil {
+		return f.tallied
+	}
+	t := &tally{judge: map[string]*undefinedCount{}, undefined: map[string]int{}, dataOnly: true, data: map[string]map[string]int{}}
+	f.each(t.add)
+	if f.OnDisk() {
+		f.tallied = t
+	}
+	return t
+}
+
+// DataOnly reports whether every score of f is undefined for want of data
+// (kind data), with the reasons of each metric's (metric -> reason ->
+// samples); false when f has no samples or no scores.
+func (f *File) DataOnly() (bool, map[string]map[string]int) {
+	t := f.counts()
+	if !t.dataOnly || len(t.data) == 0 {
+		return false, nil
+	}
+	return true, t.data
+}

@@ -36,17 +36,8 @@ const (
 // record says so, or (a re-judged responses file) a score is undefined
 // with kind target. It returns the first such sample's id and reason.
 func (f *File) TargetFailures() (n int, firstID, reason string) {
-	f.each(func(s *Sample) {
-		r, failed := s.targetFailure()
-		if !failed {
-			return
-		}
-		if n == 0 {
-			firstID, reason = s.ID, r
-		}
-		n++
-	})
-	return n, firstID, reason
+	t := f.counts()
+	return t.targetN, t.targetID, t.targetWhy
 }
 
 func (s *Sample) targetFailure() (string, bool) {

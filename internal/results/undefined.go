@@ -51,22 +51,15 @@ func (c undefinedCount) top() (top string) {
 }
 
 // judgeUndefined counts, for each metric of ms, the samples whose score
-// the judge left undefined and their reasons, in one pass over the
-// samples.
+// the judge left undefined and their reasons.
 func (f *File) judgeUndefined(ms []string) []undefinedCount {
+	t := f.counts()
 	out := make([]undefinedCount, len(ms))
-	f.each(func(s *Sample) {
-		for i, m := range ms {
-			if s.KindOf(m) != KindJudge {
-				continue
-			}
-			if out[i].reasons == nil {
-				out[i].reasons = map[string]int{}
-			}
-			out[i].n++
-			out[i].reasons[s.Undefined[m]]++
+	for i, m := range ms {
+		if c := t.judge[m]; c != nil {
+			out[i] = *c
 		}
-	})
+	}
 	return out
 }
 
@@ -74,18 +67,10 @@ func (f *File) judgeUndefined(ms []string) []undefinedCount {
 // and returns the most frequent reason of its undefined ones (the first
 // in byte order on a tie; "" when none is recorded).
 func (f *File) Scored() (n int, topReason string) {
-	reasons := map[string]int{}
-	f.each(func(s *Sample) {
-		for m, v := range s.Scores {
-			if !v.IsNaN() {
-				n++
-			} else if r, ok := s.Undefined[m]; ok {
-				reasons[r]++
-			}
-		}
-	})
+	t := f.counts()
+	n = t.scored
 	topN := 0
-	for r, c := range reasons {
+	for r, c := range t.undefined {
 		if c > topN || (c == topN && r < topReason) {
 			topReason, topN = r, c
 		}
