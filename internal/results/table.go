@@ -70,7 +70,7 @@ type Table struct {
 	// mem is the file a TableOf wraps; path and off locate the samples
 	// of a table read from disk: sample i is at off[i] to off[i+1] (the
 	// samples follow each other, with their separators).
-	mem  *File
+	mem *File
 	// src gives back the samples of a table made of a File whose samples
 	// wait on disk (TableOf of a run's results, File.OnDisk).
 	src  SampleSource
