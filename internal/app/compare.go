@@ -386,13 +386,6 @@ func getBaseline(ctx context.Context, env Env, store baseline.Store, key baselin
 	return t, src.String(), nil
 }
 
-// dropReasons lets go of the reasons of f's samples.
-func dropReasons(f *results.File) {
-	for i := range f.Samples {
-		f.Samples[i].Reasons = nil
-	}
-}
-
 // LoadThresholds reads a thresholds file that may name the user-defined
 // metrics user ("" = the built-in defaults).
 func LoadThresholds(env Env, path string, user ...metrics.Metric) (compare.Thresholds, error) {

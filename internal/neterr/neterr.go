@@ -54,12 +54,10 @@ func Describe(err error) string {
 	if !errors.As(err, &ue) {
 		return cause(err, "")
 	}
-	where := ue.Op
 	if u, perr := url.Parse(ue.URL); perr == nil {
 		u.RawQuery, u.User, u.Fragment = "", nil, ""
-		where = fmt.Sprintf("%s %s", upper(ue.Op), u.String())
 		if c := cause(ue.Err, u.Host); c != "" {
-			return where + ": " + c
+			return fmt.Sprintf("%s %s: %s", upper(ue.Op), u.String(), c)
 		}
 	}
 	return ""
