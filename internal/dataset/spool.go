@@ -71,6 +71,14 @@ func (sp *Spool) Put(s metrics.Sample) (metrics.Sample, error) {
 	return metrics.Sample{ID: s.ID, Present: sp.shared(s.Present), Metadata: s.Metadata}, nil
 }
 
+// add writes *s to the spool as the next sample, keeping nothing of it in
+// memory but its place (a dataset's load keeps the rest; see light).
+func (sp *Spool) add(s *metrics.Sample) error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.write(len(sp.at), s)
+}
+
 // Set writes s to the spool as sample i, replacing the sample i held.
 func (sp *Spool) Set(i int, s metrics.Sample) error {
 	sp.mu.Lock()
