@@ -344,6 +344,9 @@ func readGolden(name string, src *source, opts Options) (*Dataset, map[string]bo
 	if err := ps.err(); err != nil {
 		return nil, nil, err
 	}
+	if g.spoolErr == nil && g.spool != nil {
+		g.spoolErr = g.spool.flush()
+	}
 	if g.spoolErr != nil {
 		return nil, nil, g.spoolErr
 	}
@@ -477,6 +480,12 @@ func (g *golden) add(rec record) {
 	}
 	pos := int32(g.n)
 	g.n++
+	if g.spool != nil {
+		if g.d.light == nil {
+			g.d.light = &light{}
+		}
+		c.s.ID = g.d.light.intern(c.s.ID) // the key below shares its bytes
+	}
 	g.ids[c.s.ID] = pos
 	if pos%64 == 0 {
 		g.derived = append(g.derived, 0)
@@ -487,9 +496,6 @@ func (g *golden) add(rec record) {
 	if g.spool != nil {
 		if g.spoolErr == nil {
 			g.spoolErr = g.spool.add(&c.s)
-		}
-		if g.d.light == nil {
-			g.d.light = &light{}
 		}
 		g.d.light.add(&g.ix, &c.s, c.p.line)
 		return

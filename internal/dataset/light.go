@@ -5,6 +5,7 @@ import (
 	"iter"
 	"maps"
 	"math"
+	"strings"
 
 	"github.com/raggate/raggate/metrics"
 )
@@ -24,14 +25,40 @@ type lightRec struct {
 
 // light is the samples of a spooled dataset.
 type light struct {
-	recs []lightRec
-	pats []uint8 // index in present, by sample
+	recs chunks[lightRec]
+	pats chunks[uint8] // index in present, by sample
 	// present are the distinct sets of fields present, shared (read only)
 	// by the samples that have them.
 	present []map[metrics.Field]bool
 	metas   []map[string]string
 	// bigLines are the lines past math.MaxInt32, by sample.
 	bigLines map[int]int
+	// idBlock holds the bytes of the latest ids (see intern).
+	idBlock strings.Builder
+}
+
+// The ids of a spooled dataset are kept in blocks of idBlockSize bytes;
+// an id longer than idAlone bytes is copied alone.
+const (
+	idBlockSize = 32 << 10
+	idAlone     = 256
+)
+
+// intern returns id, its bytes kept in a block of l: each id is a
+// string over its block, which is only appended to, so that an id costs
+// its bytes, not an allocation of its own.
+func (l *light) intern(id string) string {
+	if len(id) == 0 || len(id) > idAlone {
+		return strings.Clone(id)
+	}
+	b := &l.idBlock
+	if b.Cap()-b.Len() < len(id) {
+		*b = strings.Builder{}
+		b.Grow(idBlockSize)
+	}
+	start := b.Len()
+	b.WriteString(id)
+	return b.String()[start:]
 }
 
 // lightIndex finds the entries of the tables while a dataset loads.
@@ -41,21 +68,21 @@ type lightIndex struct {
 	metas map[uint64][]int32
 }
 
-// add appends the sample s, starting on line, to l.
+// add appends the sample s, starting on line, to l (s.ID interned).
 func (l *light) add(ix *lightIndex, s *metrics.Sample, line int) {
 	r := lightRec{id: s.ID, line: int32(min(line, math.MaxInt32)), meta: -1}
 	if line > math.MaxInt32 || line < 0 {
 		if l.bigLines == nil {
 			l.bigLines = map[int]int{}
 		}
-		l.bigLines[len(l.recs)] = line
+		l.bigLines[l.recs.len()] = line
 		r.line = -1
 	}
 	if len(s.Metadata) > 0 {
 		r.meta = l.metaIndex(ix, s.Metadata)
 	}
-	l.recs = append(l.recs, r)
-	l.pats = append(l.pats, l.patIndex(ix, s.Present))
+	l.recs.add(r)
+	l.pats.add(l.patIndex(ix, s.Present))
 }
 
 // patIndex returns the index in l.present of the set of fields present.
@@ -120,8 +147,8 @@ func (l *light) metaIndex(ix *lightIndex, md map[string]string) int32 {
 
 // sample returns sample i without texts.
 func (l *light) sample(i int) metrics.Sample {
-	r := &l.recs[i]
-	s := metrics.Sample{ID: r.id, Present: l.present[l.pats[i]]}
+	r := l.recs.at(i)
+	s := metrics.Sample{ID: r.id, Present: l.present[*l.pats.at(i)]}
 	if r.meta >= 0 {
 		s.Metadata = l.metas[r.meta]
 	}
@@ -129,7 +156,7 @@ func (l *light) sample(i int) metrics.Sample {
 }
 
 func (l *light) line(i int) int {
-	if r := l.recs[i].line; r >= 0 {
+	if r := l.recs.at(i).line; r >= 0 {
 		return int(r)
 	}
 	return l.bigLines[i]
@@ -149,7 +176,7 @@ func (l *light) fields() metrics.FieldSet {
 // Len returns the number of samples.
 func (d *Dataset) Len() int {
 	if d.light != nil {
-		return len(d.light.recs)
+		return d.light.recs.len()
 	}
 	return len(d.Samples)
 }
@@ -157,7 +184,7 @@ func (d *Dataset) Len() int {
 // ID returns sample i's id.
 func (d *Dataset) ID(i int) string {
 	if d.light != nil {
-		return d.light.recs[i].id
+		return d.light.recs.at(i).id
 	}
 	return d.Samples[i].ID
 }
@@ -165,7 +192,7 @@ func (d *Dataset) ID(i int) string {
 // Has reports whether sample i has field f.
 func (d *Dataset) Has(i int, f metrics.Field) bool {
 	if d.light != nil {
-		return d.light.present[d.light.pats[i]][f]
+		return d.light.present[*d.light.pats.at(i)][f]
 	}
 	return d.Samples[i].Has(f)
 }
@@ -210,7 +237,7 @@ func (d *Dataset) Materialize() []metrics.Sample {
 // 0 when unknown.
 func (d *Dataset) Line(i int) int {
 	if d.light != nil {
-		if i < 0 || i >= len(d.light.recs) {
+		if i < 0 || i >= d.light.recs.len() {
 			return 0
 		}
 		return d.light.line(i)
