@@ -50,9 +50,9 @@ type Options struct {
 	// Limits bound line length and file size (zero: the defaults).
 	Limits Limits
 	// Spool, when set, receives each golden sample as it is read, and
-	// Samples then hold no texts (see Spool.Put; Dataset.Spool). Load
-	// ignores it when it joins a responses file, whose rows fill the
-	// samples in memory.
+	// the dataset keeps a few bytes of each instead of Samples (see
+	// Dataset.Light; Dataset.Spool). Load ignores it when it joins a
+	// responses file, whose rows fill the samples in memory.
 	Spool *Spool
 }
 
