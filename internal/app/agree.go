@@ -80,8 +80,8 @@ func agreeScores(ctx context.Context, env Env, c *AgreeConfig, spec agree.Spec) 
 		return f, c.Results, nil, nil
 	}
 	o.CheckDataset = func(ds *dataset.Dataset) error {
-		rows := make([]agree.Row, len(ds.Samples))
-		for i, s := range ds.Samples {
+		rows := make([]agree.Row, ds.Len())
+		for i, s := range ds.All() {
 			rows[i] = agree.Row{ID: s.ID, Metadata: s.Metadata, Where: ds.Where(i)}
 		}
 		spec := spec

@@ -31,7 +31,7 @@ import (
 // enough for the judge's embeddings to be asked in large batches.
 const windowAhead = 256
 
-// sampleStore gives back, whole, sample i of the run (in.samples[i]).
+// sampleStore gives back, whole, sample i of the run.
 type sampleStore interface {
 	get(i int) (metrics.Sample, error)
 }
@@ -501,9 +501,9 @@ func (o *runState) newTargetPipe(env Env, in *runInputs, src sampleStore, log *i
 		return nil, false, nil
 	}
 	rows := newRowSpill()
-	ids := make([]string, len(in.samples))
-	for i := range in.samples {
-		ids[i] = in.samples[i].ID
+	ids := make([]string, in.n)
+	for i := range ids {
+		ids[i] = in.sampleID(i)
 	}
 	tp := &targetPipe{o: o, env: env, src: src, ids: ids, log: log, cuts: cuts, calls: map[string]*pendingCall{}, rows: rows, fields: map[metrics.Field]bool{}}
 	if repeats > 1 {

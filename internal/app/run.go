@@ -115,7 +115,7 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 		return nil, err
 	}
 	if o.DryRun {
-		est, err := dryRun(env, o, in.samples, in.ms)
+		est, err := dryRun(env, o, in.mem, in.ms) // a dry run holds its samples whole (no spool)
 		return &RunResult{Estimate: est}, err
 	}
 	judges, err := newJudges(env, o, in.ms)
@@ -124,7 +124,7 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	}
 	runCtx, cancel := withTimeBudget(ctx, o.MaxDuration)
 	defer cancel()
-	all := len(in.ds.Samples)
+	all := in.ds.Len()
 	if err := o.openTexts(env); err != nil {
 		return nil, err
 	}
@@ -147,7 +147,7 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	var notJudged func(i int) results.Sample
 	if jr.seq != nil {
 		a.seq = jr.seq
-		notJudged = jr.seq.notJudged(in.samples, f.Config.Metrics, jr.inputs)
+		notJudged = jr.seq.notJudged(in, f.Config.Metrics, jr.inputs)
 	}
 	recs, err := assemble(f, o.passes, a, notJudged)
 	if err != nil {
@@ -156,13 +156,14 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	o.records = recs
 	o.closePasses()
 	if jr.seq != nil {
-		jr.seq.record(f, in.samples, o.sequential.th.Defaults.Alpha)
+		jr.seq.record(f, in, o.sequential.th.Defaults.Alpha)
 	}
 	total := in.n
 	// From here the run needs its results file only: the samples and
 	// their spool are let go of before it is written.
 	o.closeSpool()
-	in.samples, jr.runs, jr.inputs = nil, nil, eval.Inputs{}
+	in.release()
+	jr.runs, jr.inputs = nil, eval.Inputs{}
 	if runErr != nil {
 		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, total)
 	}
@@ -191,22 +192,58 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 // shard and the metrics.
 type runInputs struct {
 	ds *dataset.Dataset
-	// samples are the run's samples, without texts when the dataset's
-	// spool holds them: a run that reads them back from the spool lets
-	// them go before judging (see judgeRepeats), keeping n and, for a
-	// shard, each sample's position in the spool (at; nil: sample i is
+	// mem are the run's samples, whole, when the dataset has no spool
+	// (nil when it has: ds keeps a few bytes of each, read through
+	// sample). A run that reads its samples back from the spool lets
+	// ds's go before judging (see judgeRepeats), keeping n and, for a
+	// shard, each sample's position in the dataset (at; nil: sample i is
 	// at position i).
-	samples []metrics.Sample
-	n       int
-	at      []int32
-	ms      []metrics.Metric
+	mem []metrics.Sample
+	n   int
+	at  []int32
+	ms  []metrics.Metric
+}
+
+// pos is the position in the dataset of the run's sample i.
+func (in *runInputs) pos(i int) int {
+	if in.at != nil {
+		return int(in.at[i])
+	}
+	return i
+}
+
+// held reports whether memory still keeps the run's samples (whole, or
+// their ids, fields and metadata).
+func (in *runInputs) held() bool { return in.mem != nil || in.ds.Len() > 0 }
+
+// sample returns the run's sample i as memory keeps it: whole without a
+// spool, else its id, fields and metadata (maps shared: read only).
+func (in *runInputs) sample(i int) metrics.Sample {
+	if in.mem != nil {
+		return in.mem[i]
+	}
+	return in.ds.Light(in.pos(i))
+}
+
+// sampleID returns the id of the run's sample i.
+func (in *runInputs) sampleID(i int) string {
+	if in.mem != nil {
+		return in.mem[i].ID
+	}
+	return in.ds.ID(in.pos(i))
+}
+
+// release lets go of what memory keeps of the samples.
+func (in *runInputs) release() {
+	in.mem = nil
+	in.ds.Release()
 }
 
 // id names sample i in a message: its id while the samples are held,
 // else its number.
 func (in *runInputs) id(i int) string {
-	if i < len(in.samples) {
-		return in.samples[i].ID
+	if i < in.n && in.held() {
+		return in.sampleID(i)
 	}
 	return fmt.Sprintf("number %d", i+1)
 }
@@ -249,14 +286,15 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 			return nil, asUsage(err)
 		}
 	}
-	samples, at, err := shardSamples(env, o, ds.Samples)
+	mem, at, n, err := shardSamples(env, o, ds)
 	if err != nil {
 		return nil, err
 	}
+	in := &runInputs{ds: ds, mem: mem, n: n, at: at}
 	if sp := ds.Spool(); sp != nil {
-		o.warn(env, spooledCapNote(o.Limits.MaxContexts, sp, len(samples), at))
+		o.warn(env, spooledCapNote(o.Limits.MaxContexts, sp, n, at))
 	} else {
-		o.warn(env, capContexts(o.Limits.MaxContexts, samples))
+		o.warn(env, capContexts(o.Limits.MaxContexts, mem))
 	}
 	ms, err := o.suite(env, ds)
 	if err != nil {
@@ -268,13 +306,14 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 	if err := checkUserColumns(ds, ms, o.targetColumns()...); err != nil {
 		return nil, err
 	}
-	for _, w := range invalidRubrics(samples, ms) {
+	for _, w := range invalidRubrics(n, in.sample, ms) {
 		o.warn(env, w)
 	}
 	if err := o.checkTargetFields(ds); err != nil {
 		return nil, err
 	}
-	return &runInputs{ds: ds, samples: samples, n: len(samples), at: at, ms: ms}, nil
+	in.ms = ms
+	return in, nil
 }
 
 // gateUnscored is the error of a finished run with too many samples left
@@ -362,28 +401,30 @@ func saveResults(env Env, o *runState, f *results.File) error {
 	return nil
 }
 
-// shardSamples returns the samples of the shard --shard names, or all,
-// and, for a shard, the position of each in all (nil: all of them).
-func shardSamples(env Env, o *runState, all []metrics.Sample) ([]metrics.Sample, []int32, error) {
+// shardSamples returns the number of samples of ds in the shard --shard
+// names, or all, and, for a shard, the position of each in ds (nil: all
+// of them). When ds holds its samples whole (no spool), it returns them
+// too (mem).
+func shardSamples(env Env, o *runState, ds *dataset.Dataset) (mem []metrics.Sample, at []int32, count int, err error) {
 	if o.Shard == "" {
-		return all, nil, nil
+		return ds.Samples, nil, ds.Len(), nil
 	}
 	i, n, err := results.ParseShard(o.Shard)
 	if err != nil {
-		return nil, nil, asUsage(fmt.Errorf("--shard: %w", err))
+		return nil, nil, 0, asUsage(fmt.Errorf("--shard: %w", err))
 	}
-	var samples []metrics.Sample
-	var at []int32
-	for k := range all {
-		if results.InShard(all[k].ID, i, n) {
-			samples = append(samples, all[k])
+	for k := range ds.Len() {
+		if results.InShard(ds.ID(k), i, n) {
+			if ds.Samples != nil {
+				mem = append(mem, ds.Samples[k])
+			}
 			at = append(at, int32(k))
 		}
 	}
 	if !o.Quiet {
-		fmt.Fprintf(env.Log, "shard %s: %d of %d samples\n", o.Shard, len(samples), len(all))
+		fmt.Fprintf(env.Log, "shard %s: %d of %d samples\n", o.Shard, len(at), ds.Len())
 	}
-	return samples, at, nil
+	return mem, at, len(at), nil
 }
 
 // markIncomplete records in f why a run stopped after judging judged of
@@ -572,7 +613,7 @@ func (in *runInputs) store() sampleStore {
 	if sp := in.ds.Spool(); sp != nil {
 		return spoolStore{sp: sp, at: in.at}
 	}
-	return memStore(in.samples)
+	return memStore(in.mem)
 }
 
 // judgeRepeats judges the samples o.Repeats times, stopping at the first
@@ -598,14 +639,14 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 	var unanswered func(id string) string
 	if tp != nil {
 		unanswered = tp.unanswered.get
-	} else if static := unansweredOf(in.samples); static != nil {
+	} else if static := unansweredOf(in.n, in.sample); static != nil {
 		unanswered = func(id string) string { return static[id] }
 	}
 	if in.ds.Spool() != nil && o.sequential == nil {
 		// Every pass reads its samples back from the spool, by position:
 		// what memory kept of each (its id, fields and metadata, its
 		// line) can go. (A sequential check keeps them for its decider.)
-		in.samples, in.ds.Lines = nil, nil
+		in.release()
 	}
 	var ph *targetPhase
 	if tp != nil {
@@ -650,7 +691,7 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 			q.end = p.win.End
 			q.lead = 2 * opts.Concurrency
 			p.order, p.gate = q.order, q.gate
-			opts.Judged = func(i int, r *eval.SampleResult) { q.judged(in.samples, i, r) }
+			opts.Judged = func(i int, r *eval.SampleResult) { q.judged(in, i, r) }
 			out.seq = q
 		}
 		if r == repeats-1 && o.texts != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/raggate/raggate/internal/eval"
 	"github.com/raggate/raggate/internal/report"
 	"github.com/raggate/raggate/internal/results"
-	"github.com/raggate/raggate/metrics"
 )
 
 // SequentialConfig makes a check sequential (gate check --sequential): it
@@ -109,8 +108,8 @@ func (o *runState) newSeqRun(in *runInputs, log *inputsLog) (*seqRun, error) {
 	}
 	src := in.store()
 	var unchanged, changed []int
-	all := make([]compare.SeqSample, len(in.samples))
-	for i := range in.samples {
+	all := make([]compare.SeqSample, in.n)
+	for i := range in.n {
 		s, err := src.get(i)
 		if err != nil {
 			return nil, asOperational(fmt.Errorf("read the samples back: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
@@ -129,7 +128,7 @@ func (o *runState) newSeqRun(in *runInputs, log *inputsLog) (*seqRun, error) {
 	rng := rand.New(rand.NewPCG(q.seed, q.seed^0x9e3779b97f4a7c15))
 	rng.Shuffle(len(changed), func(a, b int) { changed[a], changed[b] = changed[b], changed[a] })
 	q.order = append(unchanged, changed...)
-	q.pos = make([]int, len(in.samples))
+	q.pos = make([]int, in.n)
 	for p, i := range q.order {
 		q.pos[i] = p
 	}
@@ -147,7 +146,7 @@ func (o *runState) newSeqRun(in *runInputs, log *inputsLog) (*seqRun, error) {
 // judged feeds the decider the judged samples in their order (a sample
 // that finishes early waits for those before it), looking after each
 // batch; once every gated metric is decided it ends the feed.
-func (q *seqRun) judged(light []metrics.Sample, i int, r *eval.SampleResult) {
+func (q *seqRun) judged(in *runInputs, i int, r *eval.SampleResult) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.judgedN++
@@ -155,7 +154,7 @@ func (q *seqRun) judged(light []metrics.Sample, i int, r *eval.SampleResult) {
 	for m, v := range r.Scores {
 		s.Scores[m] = results.Score(v)
 	}
-	s.Metadata = light[i].Metadata
+	s.Metadata = in.sample(i).Metadata
 	q.waiting[q.pos[i]] = s
 	defer func() {
 		close(q.fed)
@@ -179,17 +178,17 @@ func (q *seqRun) judged(light []metrics.Sample, i int, r *eval.SampleResult) {
 	}
 }
 
-// notJudged returns the record of sample i of light when the check did
+// notJudged returns the record of the run's sample i when the check did
 // not judge it: every metric undefined with kind not_judged, saying why,
 // with the sample's inputs (from inputs: the samples not judged are
 // those still in the log).
-func (q *seqRun) notJudged(light []metrics.Sample, names []string, inputs eval.Inputs) func(i int) results.Sample {
+func (q *seqRun) notJudged(in *runInputs, names []string, inputs eval.Inputs) func(i int) results.Sample {
 	return func(i int) results.Sample {
-		why := fmt.Sprintf("not judged: the sequential check decided after %d of %d samples", q.decided, len(light))
+		why := fmt.Sprintf("not judged: the sequential check decided after %d of %d samples", q.decided, in.n)
 		if q.decided == 0 {
-			why = fmt.Sprintf("not judged: the run stopped (%d of %d samples judged) before the sequential check could decide", q.judgedCount(), len(light))
+			why = fmt.Sprintf("not judged: the run stopped (%d of %d samples judged) before the sequential check could decide", q.judgedCount(), in.n)
 		}
-		id := light[i].ID
+		id := in.sampleID(i)
 		return notJudgedSample(id, names, why, inputs.Hash[id], inputs.Metadata[id], inputs.ContextIDs[id])
 	}
 }
@@ -205,8 +204,8 @@ func (q *seqRun) judgedCount() int {
 // by assemble: each judged one with its position, the others not_judged):
 // how the run was ordered and batched. The summary stays that of the
 // judged samples.
-func (q *seqRun) record(f *results.File, light []metrics.Sample, alpha float64) {
-	f.Config.Sequential = &results.Sequential{Seed: q.seed, Batch: q.batch, Alpha: alpha, Judged: q.judgedCount(), Total: len(light),
+func (q *seqRun) record(f *results.File, in *runInputs, alpha float64) {
+	f.Config.Sequential = &results.Sequential{Seed: q.seed, Batch: q.batch, Alpha: alpha, Judged: q.judgedCount(), Total: in.n,
 		DecidedAfter: q.decided, Unchanged: q.unchanged, Segments: q.plan.th.Segments}
 }
 

@@ -418,8 +418,8 @@ func (o *runState) checkTargetFields(ds *dataset.Dataset) error {
 	for _, f := range target.SampleFields {
 		have[f] = true
 	}
-	for i := range ds.Samples {
-		for k := range ds.Samples[i].Metadata {
+	for _, s := range ds.All() {
+		for k := range s.Metadata {
 			have[k] = true
 		}
 	}
@@ -454,17 +454,17 @@ func lackingAsked(ds *dataset.Dataset, placeholders []string) error {
 		}
 		var where []string
 		n := 0
-		for i := range ds.Samples {
-			if ds.Samples[i].Has(f) {
+		for i := range ds.Len() {
+			if ds.Has(i, f) {
 				continue
 			}
 			if n++; n <= 3 {
-				where = append(where, fmt.Sprintf("%s (sample %s)", ds.Where(i), ds.Samples[i].ID))
+				where = append(where, fmt.Sprintf("%s (sample %s)", ds.Where(i), ds.ID(i)))
 			}
 		}
 		if n > 0 {
 			return usageErr("target request sends {{%s}}, which %d of %d samples lack: %s; add it to every sample, or leave it out of the request",
-				name, n, len(ds.Samples), strings.Join(where, ", "))
+				name, n, ds.Len(), strings.Join(where, ", "))
 		}
 	}
 	return nil

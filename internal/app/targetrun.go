@@ -128,14 +128,16 @@ func judgedList(l []string) *[]string {
 // unansweredOf returns, for a run without a target, the samples of a
 // saved responses file whose target call had failed (their target_error
 // column): they are judged as failed calls again, not as empty answers.
-func unansweredOf(samples []metrics.Sample) map[string]string {
+// The run's n samples are sample(i), as memory keeps them.
+func unansweredOf(n int, sample func(i int) metrics.Sample) map[string]string {
 	var out map[string]string
-	for i := range samples {
-		if e := samples[i].Metadata[colTargetError]; e != "" {
+	for i := range n {
+		s := sample(i)
+		if e := s.Metadata[colTargetError]; e != "" {
 			if out == nil {
 				out = map[string]string{}
 			}
-			out[samples[i].ID] = e
+			out[s.ID] = e
 		}
 	}
 	return out

@@ -47,7 +47,8 @@ func definitionsOf(ms []metrics.Metric) []metrics.Definition {
 // listed twice, not a JSON object of levels): the metric is undefined on
 // them (kind data, the reason naming the column and the value), and a
 // count is the only way to notice a few among many.
-func invalidRubrics(samples []metrics.Sample, ms []metrics.Metric) []string {
+// The run's n samples are sample(i), as memory keeps them.
+func invalidRubrics(n int, sample func(i int) metrics.Sample, ms []metrics.Metric) []string {
 	var out []string
 	for _, m := range ms {
 		d := m.User
@@ -55,21 +56,22 @@ func invalidRubrics(samples []metrics.Sample, ms []metrics.Metric) []string {
 			continue
 		}
 		bad, first := 0, ""
-		for i := range samples {
-			text, ok := samples[i].Metadata[d.RubricColumn]
+		for i := range n {
+			s := sample(i)
+			text, ok := s.Metadata[d.RubricColumn]
 			if !ok {
 				continue
 			}
 			if _, err := usermetric.ParseRubric(text); err != nil {
 				if bad == 0 {
-					first = fmt.Sprintf("sample %q: %s", samples[i].ID, usermetric.InvalidRubricReason(d.RubricColumn, text, err))
+					first = fmt.Sprintf("sample %q: %s", s.ID, usermetric.InvalidRubricReason(d.RubricColumn, text, err))
 				}
 				bad++
 			}
 		}
 		if bad > 0 {
 			out = append(out, fmt.Sprintf("metric %s: %d of %d samples have an invalid rubric in column %s, so the metric is undefined on them (kind data); first: %s; write each as a JSON object of at least two levels, each an integer in range listed once, such as {\"1\": \"wrong\", \"2\": \"right\"}",
-				m.Name, bad, len(samples), d.RubricColumn, first))
+				m.Name, bad, n, d.RubricColumn, first))
 		}
 	}
 	return out
@@ -103,8 +105,8 @@ func missingColumns(ds *dataset.Dataset, keys []string) []string {
 		return nil
 	}
 	have := map[string]bool{}
-	for i := range ds.Samples {
-		for k := range ds.Samples[i].Metadata {
+	for _, s := range ds.All() {
+		for k := range s.Metadata {
 			have[k] = true
 		}
 	}

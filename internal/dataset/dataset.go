@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"unicode/utf8"
@@ -49,9 +50,9 @@ type Options struct {
 	// Limits bound line length and file size (zero: the defaults).
 	Limits Limits
 	// Spool, when set, receives each golden sample as it is read, and
-	// Samples then hold no texts (see Spool.Put; Dataset.Spool). Load
-	// ignores it when it joins a responses file, whose rows fill the
-	// samples in memory.
+	// the dataset keeps a few bytes of each instead of Samples (see
+	// Dataset.Light; Dataset.Spool). Load ignores it when it joins a
+	// responses file, whose rows fill the samples in memory.
 	Spool *Spool
 }
 
@@ -63,15 +64,20 @@ type Dataset struct {
 	// the raw digest of the responses file's bytes.
 	SHA256        string
 	ResponsesPath string // responses file joined, if any
-	Samples       []metrics.Sample
-	Lines         []int                  // golden file line (Parquet: row) where each sample starts
-	Warnings      []string               // non-fatal problems, one sentence each
-	Fields        map[metrics.Field]bool // fields present in at least one sample
-	rows          bool                   // Lines are Parquet rows
+	// Samples are the samples, and Lines the golden file line (Parquet:
+	// row) where each starts. Both are nil when the samples were loaded
+	// with Options.Spool: memory then keeps a few bytes a sample, read
+	// through Len, ID, Has, Light, All and Line (which work on any
+	// dataset), or Materialize.
+	Samples  []metrics.Sample
+	Lines    []int
+	Warnings []string               // non-fatal problems, one sentence each
+	Fields   map[metrics.Field]bool // fields present in at least one sample
+	rows     bool                   // Lines are Parquet rows
 	// spool holds the samples' texts when they were loaded with
-	// Options.Spool: Samples then hold each sample's id, fields present
-	// and metadata only.
+	// Options.Spool, and light what memory keeps of each sample then.
 	spool *Spool
+	light *light
 }
 
 // Spool returns the spool that holds the samples' texts, nil when Samples
@@ -338,12 +344,19 @@ func readGolden(name string, src *source, opts Options) (*Dataset, map[string]bo
 	if err := ps.err(); err != nil {
 		return nil, nil, err
 	}
+	if g.spoolErr == nil && g.spool != nil {
+		g.spoolErr = g.spool.flush()
+	}
 	if g.spoolErr != nil {
 		return nil, nil, g.spoolErr
 	}
 	g.d.spool = g.spool
 	g.d.SHA256 = src.sum()
-	g.d.Fields = metrics.FieldsOf(g.d.Samples)
+	if g.d.light != nil {
+		g.d.Fields = g.d.light.fields()
+	} else {
+		g.d.Fields = metrics.FieldsOf(g.d.Samples)
+	}
 	g.d.Warnings = append(g.d.Warnings, g.conv.notes.warnings(name)...)
 	g.d.Warnings = append(g.d.Warnings, synonymWarnings(name, keys, res, g.d.Fields)...)
 	return g.d, keys, nil
@@ -393,11 +406,18 @@ func scanFile(src *source, opts Options, res *resolver, ps *problems, emit func(
 type golden struct {
 	d    *Dataset
 	conv *converter
-	ids  map[string]origin
+	// ids are the samples' ids, each with the sample's position: its
+	// line is d.Line(pos), and derived[pos] says whether the id was
+	// derived from its user_input.
+	ids     map[string]int32
+	derived []uint64 // a bit set
 	// spool, when set, takes each sample's texts (Options.Spool);
-	// spoolErr is its first failure.
+	// spoolErr is its first failure. ix finds the tables' entries of
+	// d.light then.
 	spool    *Spool
 	spoolErr error
+	ix       lightIndex
+	n        int // samples added
 }
 
 // origin tells where a sample's id comes from.
@@ -406,11 +426,16 @@ type origin struct {
 	derived bool
 }
 
+// origin returns where the id of the sample at pos comes from.
+func (g *golden) origin(pos int32) origin {
+	return origin{line: g.d.Line(int(pos)), derived: g.derived[pos/64]&(1<<(pos%64)) != 0}
+}
+
 func newGolden(name string, ps *problems) *golden {
 	return &golden{
 		d:    &Dataset{Path: name},
 		conv: &converter{file: name, role: roleGolden, ps: ps},
-		ids:  make(map[string]origin),
+		ids:  make(map[string]int32),
 	}
 }
 
@@ -435,7 +460,8 @@ func (g *golden) add(rec record) {
 		}
 		c.s.ID = DeriveID(c.s.UserInput)
 	}
-	if o, dup := g.ids[c.s.ID]; dup {
+	if pos, dup := g.ids[c.s.ID]; dup {
+		o := g.origin(pos)
 		switch {
 		case o.derived && !c.idGiven:
 			conv.problem(c.idPos, "user_input", fmt.Sprintf(`same user_input as the sample on %s, so both get the id %s; add an "id" field to each sample to tell them apart`, conv.where(o.line), short(c.s.ID)))
@@ -448,14 +474,31 @@ func (g *golden) add(rec record) {
 		}
 		return
 	}
-	g.ids[c.s.ID] = origin{line: c.p.line, derived: !c.idGiven}
-	if g.spool != nil && g.spoolErr == nil {
-		light, err := g.spool.Put(c.s)
-		if err != nil {
-			g.spoolErr = err
-		} else {
-			c.s = light
+	if g.n > math.MaxInt32 {
+		conv.problem(c.p, "", fmt.Sprintf("more than %d samples; split the dataset", math.MaxInt32))
+		return
+	}
+	pos := int32(g.n)
+	g.n++
+	if g.spool != nil {
+		if g.d.light == nil {
+			g.d.light = &light{}
 		}
+		c.s.ID = g.d.light.intern(c.s.ID) // the key below shares its bytes
+	}
+	g.ids[c.s.ID] = pos
+	if pos%64 == 0 {
+		g.derived = append(g.derived, 0)
+	}
+	if !c.idGiven {
+		g.derived[pos/64] |= 1 << (pos % 64)
+	}
+	if g.spool != nil {
+		if g.spoolErr == nil {
+			g.spoolErr = g.spool.add(&c.s)
+		}
+		g.d.light.add(&g.ix, &c.s, c.p.line)
+		return
 	}
 	g.d.Samples = append(g.d.Samples, c.s)
 	g.d.Lines = append(g.d.Lines, c.p.line)

@@ -152,6 +152,12 @@
 // CSV file a syntax error stops loading, because what follows it cannot be
 // located reliably.
 //
-// Dataset.Lines gives the line where each sample starts; samples of a
+// Dataset.Line gives the line where each sample starts; samples of a
 // minified JSON array share line 1.
+//
+// A load with Options.Spool writes each sample to the spool as it is read
+// and keeps in memory a few bytes of it (its id, its line, and indexes
+// into the distinct sets of fields present and the distinct metadata
+// maps, which samples share): Samples and Lines stay nil, and Len, ID,
+// Has, Light, All, Line and Where read the samples on any dataset.
 package dataset

@@ -238,10 +238,10 @@ func (d *Dataset) unit() string {
 // Where names where sample i of the golden file starts, as messages do:
 // "golden.jsonl:7", or "golden.parquet row 7"; "" when unknown.
 func (d *Dataset) Where(i int) string {
-	if i < 0 || i >= len(d.Lines) {
-		return ""
+	if line := d.Line(i); line > 0 {
+		return d.at(line)
 	}
-	return d.at(d.Lines[i])
+	return ""
 }
 
 // at names where a golden sample starts: "golden.jsonl:7", or

@@ -30,7 +30,7 @@ type Spool struct {
 	f    *os.File
 	w    *bufio.Writer
 	size int64
-	at   []spooled // by position; n == 0: none
+	at   chunks[spooled] // by position; n == 0: none
 	err  error
 	buf  []byte
 	// present holds one fields-present map per distinct set of fields:
@@ -65,10 +65,35 @@ func NewSpool(dir string) (*Spool, error) {
 func (sp *Spool) Put(s metrics.Sample) (metrics.Sample, error) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if err := sp.write(len(sp.at), &s); err != nil {
+	if err := sp.write(sp.at.len(), &s); err != nil {
 		return metrics.Sample{}, err
 	}
 	return metrics.Sample{ID: s.ID, Present: sp.shared(s.Present), Metadata: s.Metadata}, nil
+}
+
+// add writes *s to the spool as the next sample, keeping nothing of it in
+// memory but its place (a dataset's load keeps the rest; see light).
+func (sp *Spool) add(s *metrics.Sample) error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	return sp.write(sp.at.len(), s)
+}
+
+// flush writes out what the spool holds in memory, and lets go of its
+// buffer until the next write (a dataset's load is over: Get reads,
+// writes are rare).
+func (sp *Spool) flush() error {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.err != nil || sp.w == nil {
+		return sp.err
+	}
+	if err := sp.w.Flush(); err != nil {
+		sp.err = fmt.Errorf("write the samples' temporary file: %w", err)
+		return sp.err
+	}
+	sp.w = nil
+	return nil
 }
 
 // Set writes s to the spool as sample i, replacing the sample i held.
@@ -90,15 +115,16 @@ func (sp *Spool) write(i int, s *metrics.Sample) error {
 	if len(sp.buf) > math.MaxUint32 {
 		return fmt.Errorf("a sample of %d bytes is too large for the samples' temporary file", len(sp.buf))
 	}
+	if sp.w == nil {
+		sp.w = bufio.NewWriterSize(sp.f, 256<<10)
+	}
 	if _, err := sp.w.Write(sp.buf); err != nil {
 		sp.err = fmt.Errorf("write the samples' temporary file: %w", err)
 		return sp.err
 	}
-	if i >= len(sp.at) {
-		sp.at = slices.Grow(sp.at, i+1-len(sp.at))[:i+1]
-	}
+	sp.at.extend(i + 1)
 	// A list's count fits: each item takes a byte of the encoding at least.
-	sp.at[i] = spooled{off: sp.size, n: uint32(len(sp.buf)), most: uint32(max(len(s.RetrievedContexts), len(s.RetrievedContextIDs)))}
+	*sp.at.at(i) = spooled{off: sp.size, n: uint32(len(sp.buf)), most: uint32(max(len(s.RetrievedContexts), len(s.RetrievedContextIDs)))}
 	sp.size += int64(len(sp.buf))
 	return nil
 }
@@ -108,7 +134,7 @@ func (sp *Spool) write(i int, s *metrics.Sample) error {
 func (sp *Spool) Len() int {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	return len(sp.at)
+	return sp.at.len()
 }
 
 // shared returns the map of sp equal to present; sp.mu must be held.
@@ -137,22 +163,22 @@ func (sp *Spool) shared(present map[metrics.Field]bool) map[metrics.Field]bool {
 func (sp *Spool) MostContexts(i int) int {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	if i < 0 || i >= len(sp.at) {
+	if i < 0 || i >= sp.at.len() {
 		return 0
 	}
-	return int(sp.at[i].most)
+	return int(sp.at.at(i).most)
 }
 
 // Get reads sample i back, whole.
 func (sp *Spool) Get(i int) (metrics.Sample, error) {
 	sp.mu.Lock()
 	var e spooled
-	if i >= 0 && i < len(sp.at) {
-		e = sp.at[i]
+	if i >= 0 && i < sp.at.len() {
+		e = *sp.at.at(i)
 	}
 	ok := e.n > 0
 	err := sp.err
-	if ok && err == nil {
+	if ok && err == nil && sp.w != nil {
 		if ferr := sp.w.Flush(); ferr != nil {
 			sp.err = fmt.Errorf("write the samples' temporary file: %w", ferr)
 			err = sp.err
@@ -188,7 +214,7 @@ func (sp *Spool) Close() error {
 	}
 	err := errors.Join(sp.f.Close(), os.Remove(sp.f.Name()))
 	sp.f = nil
-	sp.at = nil
+	sp.at = chunks[spooled]{}
 	if sp.err == nil {
 		sp.err = errors.New("the samples' temporary file is closed")
 	}

@@ -29,11 +29,25 @@ func TestSpoolGivesBackEverySample(t *testing.T) {
 	if spooled.Spool() != sp || plain.Spool() != nil {
 		t.Fatalf("Spool() = %v and %v, want the spool and nil", spooled.Spool(), plain.Spool())
 	}
-	if len(spooled.Samples) != len(plain.Samples) || spooled.SHA256 != plain.SHA256 || !reflect.DeepEqual(spooled.Fields, plain.Fields) {
-		t.Fatalf("spooled load differs: %d samples, sha %s, fields %v", len(spooled.Samples), spooled.SHA256, spooled.Fields)
+	if spooled.Len() != len(plain.Samples) || spooled.SHA256 != plain.SHA256 || !reflect.DeepEqual(spooled.Fields, plain.Fields) {
+		t.Fatalf("spooled load differs: %d samples, sha %s, fields %v", spooled.Len(), spooled.SHA256, spooled.Fields)
 	}
-	for i, light := range spooled.Samples {
+	if spooled.Samples != nil || spooled.Lines != nil {
+		t.Fatalf("a spooled load keeps %d samples and %d lines in slices, want records only", len(spooled.Samples), len(spooled.Lines))
+	}
+	for i, light := range spooled.All() {
 		want := plain.Samples[i]
+		if spooled.ID(i) != want.ID || spooled.Line(i) != plain.Lines[i] || spooled.Where(i) != plain.Where(i) {
+			t.Fatalf("sample %d: id %q at %s, want %q at %s", i, spooled.ID(i), spooled.Where(i), want.ID, plain.Where(i))
+		}
+		for _, f := range metrics.Fields {
+			if spooled.Has(i, f) != want.Has(f) {
+				t.Fatalf("sample %d: Has(%s) = %v, want %v", i, f, spooled.Has(i, f), want.Has(f))
+			}
+		}
+		if !reflect.DeepEqual(light.Metadata, want.Metadata) {
+			t.Fatalf("sample %d: metadata %v, want %v", i, light.Metadata, want.Metadata)
+		}
 		if light.UserInput != "" || light.Response != "" || light.RetrievedContexts != nil || light.Reference != "" {
 			t.Fatalf("sample %d holds texts in memory: %+v", i, light)
 		}
@@ -143,5 +157,87 @@ func TestResponsesContextsWithoutIDsDropGoldenIDs(t *testing.T) {
 	}
 	if b := d.Samples[1]; !b.Has(metrics.RetrievedContextIDs) || b.RetrievedContexts[0] != "g" {
 		t.Errorf("sample b, answered without contexts, lost its golden contexts or ids: %+v", b)
+	}
+}
+
+// A spooled load keeps the fields present as an index into at most 256
+// sets: metrics.Fields must not outgrow 8 fields without widening it.
+func TestLightPatternsFit(t *testing.T) {
+	if len(metrics.Fields) > 8 {
+		t.Fatalf("%d fields: light.pats (uint8) cannot index every set of them", len(metrics.Fields))
+	}
+}
+
+// A spooled load gives each sample its metadata and its line (shared
+// among equal maps), and reports duplicate ids with the same lines as a
+// plain load.
+func TestSpooledMetadataAndDuplicates(t *testing.T) {
+	dir := t.TempDir()
+	golden := filepath.Join(dir, "golden.jsonl")
+	if err := os.WriteFile(golden, []byte(`{"id": "a", "user_input": "q", "topic": "x"}
+
+{"id": "b", "user_input": "r", "topic": "y", "lang": "en"}
+{"user_input": "s", "topic": "x"}
+{"id": "d", "user_input": "t", "response": "u"}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	load := func(path string) (*Dataset, error) {
+		sp, err := NewSpool(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sp.Close() })
+		return Load(path, Options{Spool: sp})
+	}
+	plain, err := Load(golden, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := load(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Len() != 4 {
+		t.Fatalf("Len = %d, want 4", d.Len())
+	}
+	mat := d.Materialize()
+	for i := range d.Len() {
+		want := plain.Samples[i]
+		got := d.Light(i)
+		if got.ID != want.ID || !reflect.DeepEqual(got.Present, want.Present) || !reflect.DeepEqual(got.Metadata, want.Metadata) || got.UserInput != "" {
+			t.Errorf("Light(%d) = %+v, want the id, fields and metadata of %+v", i, got, want)
+		}
+		if !reflect.DeepEqual(mat[i], got) {
+			t.Errorf("Materialize()[%d] = %+v, want %+v", i, mat[i], got)
+		}
+		if d.Where(i) != plain.Where(i) {
+			t.Errorf("Where(%d) = %q, want %q", i, d.Where(i), plain.Where(i))
+		}
+	}
+	if d.Where(4) != "" || d.Line(-1) != 0 {
+		t.Errorf("Where(4) = %q, Line(-1) = %d, want nothing", d.Where(4), d.Line(-1))
+	}
+	if !reflect.DeepEqual(d.Fields, plain.Fields) {
+		t.Errorf("Fields = %v, want %v", d.Fields, plain.Fields)
+	}
+	d.Release()
+	if d.Len() != 0 || d.Where(0) != "" {
+		t.Errorf("after Release: Len %d, Where(0) %q", d.Len(), d.Where(0))
+	}
+
+	dup := filepath.Join(dir, "dup.jsonl")
+	if err := os.WriteFile(dup, []byte(`{"id": "a", "user_input": "q"}
+{"user_input": "r"}
+{"id": "a", "user_input": "s"}
+{"user_input": "r"}
+{"id": "`+DeriveID("r")+`", "user_input": "t"}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, perr := Load(dup, Options{})
+	_, serr := load(dup)
+	if perr == nil || serr == nil || perr.Error() != serr.Error() {
+		t.Fatalf("duplicate ids: spooled %v, plain %v", serr, perr)
 	}
 }
