@@ -257,7 +257,7 @@ func loadRun(ctx context.Context, env Env, o *runState) (*runInputs, error) {
 		return nil, asUsage(err)
 	}
 	dopts := dataset.Options{Mapping: mapping, ResponsesPath: env.abs(o.Responses), StrictFields: o.StrictFields, Limits: o.Limits.dataset()}
-	if !o.DryRun && o.Responses == "" {
+	if !o.DryRun {
 		// The samples' texts wait on disk while the run lasts; without a
 		// temporary directory they stay in memory.
 		if sp, err := dataset.NewSpool(""); err == nil {

@@ -243,7 +243,8 @@ func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.T
 	} else {
 		c.Run.sequential = &seqPlan{cfg: seq, base: liteFile(base), th: th}
 	}
-	res, err := Run(ctx, env, c.Run)
+	// The run's samples stay on disk, as a check's do.
+	res, err := RunOnDisk(ctx, env, c.Run)
 	if err != nil {
 		return nil, err
 	}
@@ -259,6 +260,9 @@ func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.T
 	}
 	out := &Comparison{Report: rep, Base: base, Head: ht, Trend: trend, Source: src}
 	out.HTML = HTMLSides{Head: head, HeadPath: env.abs(c.Run.Out)}
+	if head.OnDisk() {
+		out.HTML.Head = nil // the HTML pass reads the results file written
+	}
 	if base != nil {
 		out.HTML.Reread = RereadFrom(store, c.Key)
 	}

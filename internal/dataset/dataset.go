@@ -51,8 +51,8 @@ type Options struct {
 	Limits Limits
 	// Spool, when set, receives each golden sample as it is read, and
 	// the dataset keeps a few bytes of each instead of Samples (see
-	// Dataset.Light; Dataset.Spool). Load ignores it when it joins a
-	// responses file, whose rows fill the samples in memory.
+	// Dataset.Light; Dataset.Spool). A responses file joined by Load
+	// rewrites the joined samples in the spool.
 	Spool *Spool
 }
 
@@ -78,6 +78,9 @@ type Dataset struct {
 	// Options.Spool, and light what memory keeps of each sample then.
 	spool *Spool
 	light *light
+	// ids are the golden samples' positions by id, kept from the load
+	// until Load has joined the responses file.
+	ids map[string]int32
 }
 
 // Spool returns the spool that holds the samples' texts, nil when Samples
@@ -95,9 +98,6 @@ func Load(path string, opts Options) (*Dataset, error) {
 // wraps ctx's error. A JSON Lines golden file is read a line at a time,
 // so memory holds the samples, not the file.
 func LoadContext(ctx context.Context, path string, opts Options) (*Dataset, error) {
-	if opts.ResponsesPath != "" {
-		opts.Spool = nil
-	}
 	src, closeSrc, err := openSource(ctx, path, opts.Limits)
 	if err != nil {
 		return nil, err
@@ -109,11 +109,8 @@ func LoadContext(ctx context.Context, path string, opts Options) (*Dataset, erro
 	}
 	names := []string{path}
 	if opts.ResponsesPath != "" {
-		rdata, err := readFileContext(ctx, opts.ResponsesPath, opts.Limits)
-		if err != nil {
-			return nil, err
-		}
-		rkeys, err := joinResponses(d, opts.ResponsesPath, rdata, opts)
+		rkeys, err := loadResponses(ctx, d, opts.ResponsesPath, opts)
+		d.ids = nil
 		if err != nil {
 			return nil, err
 		}
@@ -351,6 +348,9 @@ func readGolden(name string, src *source, opts Options) (*Dataset, map[string]bo
 		return nil, nil, g.spoolErr
 	}
 	g.d.spool = g.spool
+	if opts.ResponsesPath != "" {
+		g.d.ids = g.ids
+	}
 	g.d.SHA256 = src.sum()
 	if g.d.light != nil {
 		g.d.Fields = g.d.light.fields()
@@ -412,11 +412,9 @@ type golden struct {
 	ids     map[string]int32
 	derived []uint64 // a bit set
 	// spool, when set, takes each sample's texts (Options.Spool);
-	// spoolErr is its first failure. ix finds the tables' entries of
-	// d.light then.
+	// spoolErr is its first failure.
 	spool    *Spool
 	spoolErr error
-	ix       lightIndex
 	n        int // samples added
 }
 
@@ -497,7 +495,7 @@ func (g *golden) add(rec record) {
 		if g.spoolErr == nil {
 			g.spoolErr = g.spool.add(&c.s)
 		}
-		g.d.light.add(&g.ix, &c.s, c.p.line)
+		g.d.light.add(&c.s, c.p.line)
 		return
 	}
 	g.d.Samples = append(g.d.Samples, c.s)

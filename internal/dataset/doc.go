@@ -49,8 +49,9 @@
 // memory: a line of a JSON Lines file is at most DefaultMaxLineBytes (16
 // MiB) and a file at most DefaultMaxBytes (1 GiB), unless raised or lifted.
 // JSON Lines are read a line at a time (memory holds the samples, not the
-// file); JSON arrays, pretty-printed objects, CSV and responses files are
-// read whole, within the file limit. LoadContext and Read stop promptly
+// file), a responses file's too when Load joins it; JSON arrays,
+// pretty-printed objects and CSV files are read whole, within the file
+// limit. LoadContext and Read stop promptly
 // when their context ends, also while a read blocks on a pipe.
 //
 // # Fields
@@ -159,5 +160,7 @@
 // and keeps in memory a few bytes of it (its id, its line, and indexes
 // into the distinct sets of fields present and the distinct metadata
 // maps, which samples share): Samples and Lines stay nil, and Len, ID,
-// Has, Light, All, Line and Where read the samples on any dataset.
+// Has, Light, All, Line and Where read the samples on any dataset. A
+// responses file joined to a spooled dataset writes each joined sample to
+// the spool again (the spool grows by the joined samples' size).
 package dataset

@@ -35,6 +35,8 @@ type light struct {
 	bigLines map[int]int
 	// idBlock holds the bytes of the latest ids (see intern).
 	idBlock strings.Builder
+	// ix finds the tables' entries of a sample's fields and metadata.
+	ix lightIndex
 }
 
 // The ids of a spooled dataset are kept in blocks of idBlockSize bytes;
@@ -69,7 +71,7 @@ type lightIndex struct {
 }
 
 // add appends the sample s, starting on line, to l (s.ID interned).
-func (l *light) add(ix *lightIndex, s *metrics.Sample, line int) {
+func (l *light) add(s *metrics.Sample, line int) {
 	r := lightRec{id: s.ID, line: int32(min(line, math.MaxInt32)), meta: -1}
 	if line > math.MaxInt32 || line < 0 {
 		if l.bigLines == nil {
@@ -79,16 +81,28 @@ func (l *light) add(ix *lightIndex, s *metrics.Sample, line int) {
 		r.line = -1
 	}
 	if len(s.Metadata) > 0 {
-		r.meta = l.metaIndex(ix, s.Metadata)
+		r.meta = l.metaIndex(s.Metadata)
 	}
 	l.recs.add(r)
-	l.pats.add(l.patIndex(ix, s.Present))
+	l.pats.add(l.patIndex(s.Present))
+}
+
+// set replaces what l keeps of sample i, whose fields or metadata a
+// responses file changed, by what it keeps of s.
+func (l *light) set(i int, s *metrics.Sample) {
+	r := l.recs.at(i)
+	r.meta = -1
+	if len(s.Metadata) > 0 {
+		r.meta = l.metaIndex(s.Metadata)
+	}
+	*l.pats.at(i) = l.patIndex(s.Present)
 }
 
 // patIndex returns the index in l.present of the set of fields present.
 // The fields are those of metrics.Fields (at most 8 of them, so at most
 // 256 sets: TestLightPatternsFit checks).
-func (l *light) patIndex(ix *lightIndex, present map[metrics.Field]bool) uint8 {
+func (l *light) patIndex(present map[metrics.Field]bool) uint8 {
+	ix := &l.ix
 	var bits uint64
 	for i, f := range metrics.Fields {
 		if present[f] {
@@ -118,7 +132,8 @@ func (l *light) patIndex(ix *lightIndex, present map[metrics.Field]bool) uint8 {
 
 // metaIndex returns the index in l.metas of a map equal to md, adding md
 // when there is none.
-func (l *light) metaIndex(ix *lightIndex, md map[string]string) int32 {
+func (l *light) metaIndex(md map[string]string) int32 {
+	ix := &l.ix
 	if ix.metas == nil {
 		ix.metas = map[uint64][]int32{}
 		ix.seed = maphash.MakeSeed()
@@ -162,10 +177,19 @@ func (l *light) line(i int) int {
 	return l.bigLines[i]
 }
 
-// fields returns the fields present in at least one sample.
+// fields returns the fields present in at least one sample: those of the
+// sets of fields some sample has (a responses file may have left sets no
+// sample has any more).
 func (l *light) fields() metrics.FieldSet {
+	used := make([]bool, len(l.present))
+	for i := range l.pats.len() {
+		used[*l.pats.at(i)] = true
+	}
 	out := make(metrics.FieldSet)
-	for _, m := range l.present {
+	for p, m := range l.present {
+		if !used[p] {
+			continue
+		}
 		for f := range m {
 			out[f] = true
 		}

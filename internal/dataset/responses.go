@@ -1,13 +1,16 @@
 package dataset
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"hash/maphash"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/raggate/raggate/internal/inputfile"
 	"github.com/raggate/raggate/metrics"
 )
 
@@ -26,7 +29,9 @@ func LoadResponses(d *Dataset, path string, opts Options) error {
 // pipeline outputs) and joins it to d: each row's fields replace those of
 // the golden sample it matches. Unmatched rows and samples become warnings
 // in d.Warnings. d.SHA256, d.Fields and d.ResponsesPath are updated. On
-// error, d is left unchanged and the problems are returned as an *Error.
+// error, the problems are returned as an *Error and d is left unchanged,
+// unless it is spooled (its spool then holds some joined samples: load
+// it again).
 func ParseResponses(d *Dataset, name string, data []byte, opts Options) error {
 	_, err := joinResponses(d, name, data, opts)
 	return err
@@ -43,61 +48,164 @@ func joinResponses(d *Dataset, name string, data []byte, opts Options) (map[stri
 	}
 	jn := newResponseJoiner(d, &converter{file: name, role: roleResponses, ps: &ps, rows: isParquet(name, data, opts.Format)})
 	n, k, keys := parseFile(name, data, opts, res, &ps, jn.join)
+	sum := sha256.Sum256(data)
+	return keys, jn.finish(name, n, k, keys, res, sum[:])
+}
+
+// loadResponses reads the responses file at path, a line at a time when
+// it holds JSON Lines, and joins it to d (see ParseResponses). Unlike the
+// golden dataset, which may come from a pipe, it must be a regular file: a
+// device or a named pipe is refused unopened.
+func loadResponses(ctx context.Context, d *Dataset, path string, opts Options) (map[string]bool, error) {
+	var ps problems
+	res := newResolver(opts, &ps)
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	f, err := inputfile.Open(path, opts.Limits.total())
+	if err != nil {
+		return nil, openError(path, err)
+	}
+	defer f.Close()
+	src := newSource(ctx, path, f, opts.Limits)
+	src.responses = true
+	jn := newResponseJoiner(d, &converter{file: path, role: roleResponses, ps: &ps})
+	n, k, keys, err := scanFile(src, opts, res, &ps, jn.join, func() { jn.conv.rows = true })
+	if err != nil {
+		return nil, err
+	}
+	return keys, jn.finish(path, n, k, keys, res, src.hash.Sum(nil))
+}
+
+// finish checks the join of the n rows of the responses file name and,
+// when it went well, makes it d's: sum is the raw SHA-256 of the file.
+func (jn *responseJoiner) finish(name string, n int, k kind, keys map[string]bool, res *resolver, sum []byte) error {
+	ps := jn.conv.ps
 	if ps.count() == 0 && n == 0 {
 		ps.add(Problem{File: name, Msg: emptyMsg(k, roleResponses)})
 	}
 	if err := ps.err(); err != nil {
-		return nil, err
+		return err
 	}
-
+	if jn.err != nil {
+		return jn.err
+	}
+	d := jn.d
 	warnings := jn.warnings(name)
-	d.Samples = jn.samples
-	d.Fields = metrics.FieldsOf(jn.samples)
+	if d.light != nil {
+		d.Fields = d.light.fields()
+	} else {
+		d.Samples = jn.samples
+		d.Fields = metrics.FieldsOf(jn.samples)
+	}
 	warnings = append(warnings, jn.conv.notes.warnings(name)...)
 	warnings = append(warnings, synonymWarnings(name, keys, res, d.Fields)...)
 	d.Warnings = append(d.Warnings, warnings...)
-	d.SHA256 = joinedSum(d.SHA256, data)
+	d.SHA256 = joinedSum(d.SHA256, sum)
 	d.ResponsesPath = name
-	return keys, nil
+	return nil
 }
 
 // responseJoiner joins the rows of a responses file to the golden samples
-// of d, by id or else by user_input.
+// of d, by id or else by user_input. The joined samples of a dataset in
+// memory are copies, d's own once the join has gone well; those of a
+// spooled dataset are written to its spool as they are joined (a failed
+// join leaves such a dataset unusable).
 type responseJoiner struct {
-	d         *Dataset
-	conv      *converter
-	byID      map[string]int
-	byInput   map[string][]int
+	d    *Dataset
+	conv *converter
+	byID map[string]int32
+	// byInput finds the golden samples by a hash of their user_input,
+	// built at the first row without an id.
+	byInput   map[uint64][]int32
+	seed      maphash.Seed
 	samples   []metrics.Sample // copies of d.Samples with the joined outputs
 	matchedBy []int            // line of the row joined to each sample
 	unmatched []string         // rows that match no golden sample
+	err       error            // the spool's first failure
 }
 
 func newResponseJoiner(d *Dataset, conv *converter) *responseJoiner {
 	jn := &responseJoiner{
 		d:         d,
 		conv:      conv,
-		byID:      make(map[string]int, len(d.Samples)),
-		byInput:   make(map[string][]int, len(d.Samples)),
-		samples:   slices.Clone(d.Samples),
-		matchedBy: make([]int, len(d.Samples)),
+		byID:      d.ids,
+		matchedBy: make([]int, d.Len()),
 	}
-	for i := range d.Samples {
-		s := &d.Samples[i]
-		jn.byID[s.ID] = i
-		if s.Has(metrics.UserInput) {
-			jn.byInput[s.UserInput] = append(jn.byInput[s.UserInput], i)
+	if d.light == nil {
+		jn.samples = slices.Clone(d.Samples)
+	}
+	if jn.byID == nil {
+		jn.byID = make(map[string]int32, d.Len())
+		for i := range d.Len() {
+			jn.byID[d.ID(i)] = int32(i)
 		}
 	}
 	return jn
 }
 
+// sample returns sample i, with the outputs joined so far.
+func (jn *responseJoiner) sample(i int) (metrics.Sample, bool) {
+	if jn.d.light == nil {
+		return jn.samples[i], true
+	}
+	if jn.err != nil {
+		return metrics.Sample{}, false
+	}
+	s, err := jn.d.spool.Get(i)
+	if err != nil {
+		jn.err = err
+		return metrics.Sample{}, false
+	}
+	return s, true
+}
+
+// set makes s sample i.
+func (jn *responseJoiner) set(i int, s metrics.Sample) {
+	if jn.d.light == nil {
+		jn.samples[i] = s
+		return
+	}
+	if jn.err == nil {
+		jn.err = jn.d.spool.Set(i, s)
+	}
+	jn.d.light.set(i, &s)
+}
+
+// inputKey is the key of a user_input in byInput.
+func (jn *responseJoiner) inputKey(in string) uint64 {
+	return maphash.String(jn.seed, in)
+}
+
+// byUserInput returns the golden samples whose user_input is in.
+func (jn *responseJoiner) byUserInput(in string) []int {
+	if jn.byInput == nil {
+		jn.seed = maphash.MakeSeed()
+		jn.byInput = make(map[uint64][]int32)
+		for i := range jn.d.Len() {
+			if !jn.d.Has(i, metrics.UserInput) {
+				continue
+			}
+			s, ok := jn.sample(i)
+			if !ok {
+				return nil
+			}
+			k := jn.inputKey(s.UserInput)
+			jn.byInput[k] = append(jn.byInput[k], int32(i))
+		}
+	}
+	var out []int
+	for _, i := range jn.byInput[jn.inputKey(in)] {
+		if s, ok := jn.sample(int(i)); ok && s.UserInput == in {
+			out = append(out, int(i))
+		}
+	}
+	return out
+}
+
 // goldenLine is the line (or row) of golden sample i, or 0.
 func (jn *responseJoiner) goldenLine(i int) int {
-	if i < len(jn.d.Lines) {
-		return jn.d.Lines[i]
-	}
-	return 0
+	return jn.d.Line(i)
 }
 
 // join joins one row of the responses file to its golden sample.
@@ -108,7 +216,7 @@ func (jn *responseJoiner) join(rec record) {
 		return
 	}
 	row := &c.s
-	idx, ok := jn.match(c)
+	idx, s, ok := jn.match(c)
 	if !ok {
 		return
 	}
@@ -123,11 +231,10 @@ func (jn *responseJoiner) join(rec record) {
 		return
 	}
 	if prev := jn.matchedBy[idx]; prev != 0 {
-		conv.problem(c.p, "", fmt.Sprintf("a second row for the sample %s (the first is on %s); keep one", short(jn.samples[idx].ID), conv.where(prev)))
+		conv.problem(c.p, "", fmt.Sprintf("a second row for the sample %s (the first is on %s); keep one", short(jn.d.ID(idx)), conv.where(prev)))
 		return
 	}
 	jn.matchedBy[idx] = c.p.line
-	s := jn.samples[idx]
 	s.Present = maps.Clone(s.Present)
 	for _, f := range outputs {
 		if f.IsList() {
@@ -143,44 +250,52 @@ func (jn *responseJoiner) join(rec record) {
 		delete(s.Present, metrics.RetrievedContextIDs)
 	}
 	conv.mergeMeta(&s, row.Metadata)
-	jn.samples[idx] = s
+	jn.set(idx, s)
 }
 
-// match finds the golden sample of a converted row; false when there is
-// none (recorded as unmatched or as a problem).
-func (jn *responseJoiner) match(c converted) (int, bool) {
+// match finds the golden sample of a converted row, and returns it as
+// joined so far; false when there is none (recorded as unmatched or as a
+// problem).
+func (jn *responseJoiner) match(c converted) (int, metrics.Sample, bool) {
 	d, conv, row := jn.d, jn.conv, &c.s
 	switch {
 	case c.idGiven:
-		i, found := jn.byID[row.ID]
+		i32, found := jn.byID[row.ID]
 		if !found {
 			jn.unmatched = append(jn.unmatched, fmt.Sprintf("%s (id %s)", conv.where(c.p.line), short(row.ID)))
-			return 0, false
+			return 0, metrics.Sample{}, false
 		}
-		golden := &d.Samples[i]
+		i := int(i32)
+		golden, ok := jn.sample(i)
+		if !ok {
+			return 0, metrics.Sample{}, false
+		}
 		if row.Has(metrics.UserInput) && golden.Has(metrics.UserInput) &&
 			strings.TrimSpace(row.UserInput) != strings.TrimSpace(golden.UserInput) {
 			conv.problem(c.p, "user_input", fmt.Sprintf("differs from the user_input of the golden sample with id %s (%s); regenerate the responses from the current golden file",
 				short(row.ID), d.at(jn.goldenLine(i))))
-			return 0, false
+			return 0, metrics.Sample{}, false
 		}
-		return i, true
+		return i, golden, true
 	case row.Has(metrics.UserInput):
-		m := jn.byInput[row.UserInput]
+		m := jn.byUserInput(row.UserInput)
 		switch len(m) {
 		case 0:
-			jn.unmatched = append(jn.unmatched, fmt.Sprintf("%s (user_input %s)", conv.where(c.p.line), short(row.UserInput)))
-			return 0, false
+			if jn.err == nil {
+				jn.unmatched = append(jn.unmatched, fmt.Sprintf("%s (user_input %s)", conv.where(c.p.line), short(row.UserInput)))
+			}
+			return 0, metrics.Sample{}, false
 		case 1:
-			return m[0], true
+			s, ok := jn.sample(m[0])
+			return m[0], s, ok
 		default:
 			conv.problem(c.p, "user_input", fmt.Sprintf(`matches %d golden samples (%s %ss %d and %d); add the "id" of the right sample to this row`,
 				len(m), d.Path, d.unit(), jn.goldenLine(m[0]), jn.goldenLine(m[1])))
-			return 0, false
+			return 0, metrics.Sample{}, false
 		}
 	default:
 		conv.problem(c.p, "", `no "id" and no "user_input"; give each row the "id" of its golden sample (or its user_input)`)
-		return 0, false
+		return 0, metrics.Sample{}, false
 	}
 }
 
@@ -195,27 +310,26 @@ func (jn *responseJoiner) warnings(name string) []string {
 	var missing []string
 	for i, line := range jn.matchedBy {
 		if line == 0 {
-			missing = append(missing, fmt.Sprintf("%s (%s %d)", short(jn.samples[i].ID), jn.d.unit(), jn.goldenLine(i)))
+			missing = append(missing, fmt.Sprintf("%s (%s %d)", short(jn.d.ID(i)), jn.d.unit(), jn.goldenLine(i)))
 		}
 	}
 	if n := len(missing); n > 0 {
 		warnings = append(warnings, fmt.Sprintf("%s: %d of %d samples have no row in %s, so they keep only the golden file's fields: %s",
-			jn.d.Path, n, len(jn.samples), name, list(missing)))
+			jn.d.Path, n, len(jn.matchedBy), name, list(missing)))
 	}
 	return warnings
 }
 
-// joinedSum is the SHA-256 of the golden file's sum followed by the sum of
-// the responses file, hex-encoded.
-func joinedSum(golden string, data []byte) string {
+// joinedSum is the SHA-256 of the golden file's sum followed by rsum, the
+// raw sum of the responses file, hex-encoded.
+func joinedSum(golden string, rsum []byte) string {
 	h := sha256.New()
 	if prev, err := hex.DecodeString(golden); err == nil {
 		h.Write(prev)
 	} else {
 		h.Write([]byte(golden))
 	}
-	rsum := sha256.Sum256(data)
-	h.Write(rsum[:])
+	h.Write(rsum)
 	return hex.EncodeToString(h.Sum(nil))
 }
 

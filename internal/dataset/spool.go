@@ -329,5 +329,20 @@ func decodeSample(b []byte) (metrics.Sample, error) {
 			s.Present[f] = true
 		}
 	}
+	// A list present but empty reads back empty, not nil, as it loaded.
+	lists := []struct {
+		f metrics.Field
+		v *[]string
+	}{
+		{metrics.RetrievedContexts, &s.RetrievedContexts},
+		{metrics.ReferenceContexts, &s.ReferenceContexts},
+		{metrics.RetrievedContextIDs, &s.RetrievedContextIDs},
+		{metrics.ReferenceContextIDs, &s.ReferenceContextIDs},
+	}
+	for _, l := range lists {
+		if *l.v == nil && s.Present[l.f] {
+			*l.v = []string{}
+		}
+	}
 	return s, nil
 }

@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -239,5 +240,115 @@ func TestSpooledMetadataAndDuplicates(t *testing.T) {
 	_, serr := load(dup)
 	if perr == nil || serr == nil || perr.Error() != serr.Error() {
 		t.Fatalf("duplicate ids: spooled %v, plain %v", serr, perr)
+	}
+}
+
+// A responses file joined to a spooled dataset gives the samples, fields,
+// warnings, sum and errors of the join in memory: by id, by user_input,
+// context ids dropped with new contexts, metadata merged, in JSON Lines
+// (read a line at a time) and CSV.
+func TestSpooledResponsesJoin(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	golden := write("golden.jsonl", `{"id":"a","user_input":"qa","retrieved_contexts":["ga"],"retrieved_context_ids":["ia"],"response":"old a","reference":"ra","topic":"x"}
+{"id":"b","user_input":"qb","retrieved_contexts":["gb"],"reference":"rb"}
+{"user_input":"qc","reference":"rc","topic":"x"}
+{"id":"d1","user_input":"shared"}
+{"id":"d2","user_input":"shared","topic":"y"}
+{"id":"e","user_input":"qe","retrieved_context_ids":["ie"]}
+`)
+	load := func(responses string, spooled bool) (*Dataset, error) {
+		opts := Options{ResponsesPath: responses}
+		if spooled {
+			sp, err := NewSpool(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { sp.Close() })
+			opts.Spool = sp
+		}
+		return Load(golden, opts)
+	}
+	cases := map[string]string{
+		"lines.jsonl": `{"id":"a","response":"new a","retrieved_contexts":["na"],"lang":"en"}
+{"id":"b","user_input":" qb ","response":"new b","retrieved_contexts":["nb1","nb2"],"retrieved_context_ids":["x"]}
+{"user_input":"qc","answer":"new c","contexts":[],"topic":"z"}
+{"id":"d2","response":"new d2"}
+{"id":"zz","response":"nobody's"}
+`,
+		"rows.csv": "id,user_input,response\na,,csv a\n,qc,csv c\ne,qe,csv e\n",
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) {
+			path := write(name, data)
+			plain, err := load(path, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, err := load(path, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d.Spool() == nil || d.Samples != nil {
+				t.Fatalf("the join kept the samples in memory (spool %v, %d samples)", d.Spool(), len(d.Samples))
+			}
+			if d.Len() != len(plain.Samples) || d.SHA256 != plain.SHA256 || d.ResponsesPath != plain.ResponsesPath {
+				t.Fatalf("Len %d, sum %s, responses %q; want %d, %s, %q", d.Len(), d.SHA256, d.ResponsesPath, len(plain.Samples), plain.SHA256, plain.ResponsesPath)
+			}
+			if !reflect.DeepEqual(d.Fields, plain.Fields) {
+				t.Errorf("Fields %v, want %v", d.Fields, plain.Fields)
+			}
+			if !reflect.DeepEqual(d.Warnings, plain.Warnings) {
+				t.Errorf("warnings\n%q\nwant\n%q", d.Warnings, plain.Warnings)
+			}
+			for i := range d.Len() {
+				want := plain.Samples[i]
+				got, err := d.Spool().Get(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Errorf("sample %d read back:\n%#v\nwant\n%#v", i, got, want)
+				}
+				light := d.Light(i)
+				if light.ID != want.ID || !reflect.DeepEqual(light.Present, want.Present) || !reflect.DeepEqual(light.Metadata, want.Metadata) {
+					t.Errorf("Light(%d) = %+v, want the id, fields and metadata of %+v", i, light, want)
+				}
+				if d.Spool().MostContexts(i) != max(len(want.RetrievedContexts), len(want.RetrievedContextIDs)) {
+					t.Errorf("MostContexts(%d) = %d", i, d.Spool().MostContexts(i))
+				}
+			}
+		})
+	}
+	// The join of the JSON Lines file replaced sample a's contexts and so
+	// dropped its context ids: no sample but e has ids any more.
+	d, err := load(filepath.Join(dir, "lines.jsonl"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !d.Fields[metrics.RetrievedContextIDs] || d.Has(0, metrics.RetrievedContextIDs) {
+		t.Errorf("Fields %v, sample a has ids: %v", d.Fields, d.Has(0, metrics.RetrievedContextIDs))
+	}
+
+	errs := []string{
+		`{"user_input":"shared","response":"x"}`,
+		`{"id":"a","user_input":"other","response":"x"}`,
+		"{\"id\":\"a\",\"response\":\"x\"}\n{\"id\":\"a\",\"response\":\"y\"}",
+		`{"id":"a"}`,
+		``,
+	}
+	for i, data := range errs {
+		path := write(fmt.Sprintf("bad%d.jsonl", i), data)
+		_, perr := load(path, false)
+		_, serr := load(path, true)
+		if perr == nil || serr == nil || perr.Error() != serr.Error() {
+			t.Errorf("%s: errors\n%v\nand spooled\n%v", data, perr, serr)
+		}
 	}
 }
