@@ -163,6 +163,7 @@ func dropMetrics(s *results.Sample, keep map[string]bool) {
 // failSample turns every score of s into a failed target call with reason
 // why: its answer was judged before it was found unusable.
 func failSample(s *results.Sample, why string) {
+	why = results.ClipReason(why) // the target's words: a reason is a sentence
 	s.Reasons, s.Raw = nil, nil
 	for m := range s.Scores {
 		s.Scores[m] = results.NaN()

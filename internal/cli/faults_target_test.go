@@ -24,6 +24,7 @@ import (
 	"testing"
 
 	"github.com/raggate/raggate/internal/judge/openaitest"
+	"github.com/raggate/raggate/internal/results"
 )
 
 // gateEnviron runs the CLI in-process with env for Getenv and environ as
@@ -132,10 +133,10 @@ done
 // extra line is found when the process stops, whatever the timing, so
 // every answer it gave fails its call; none is judged, and the results
 // record no response for them (neither the shifted one nor the golden
-// file's).
+// file's). The reason each records is a sentence, however long the line.
 func TestFaultTargetBannerShiftsNothing(t *testing.T) {
 	dir := t.TempDir()
-	cmd := shellTarget(t, dir, `echo '{"response": "index loaded"}'
+	cmd := shellTarget(t, dir, `printf '{"response": "index loaded %0500d\\n%0500d"}\n' 1 2
 while IFS= read -r line; do
   echo '{"response": "an answer"}'
 done
@@ -149,6 +150,11 @@ done
 	for _, s := range readResults(t, out).Samples {
 		if s.Target == nil || s.Target.Status == "ok" || s.Response != "" || len(s.Contexts) > 0 {
 			t.Errorf("sample %s: target %+v, response %q, contexts %q; want a failed call with no texts", s.ID, s.Target, s.Response, s.Contexts)
+		}
+		for m, why := range s.Undefined {
+			if len([]rune(why)) > results.MaxReason || strings.ContainsAny(why, "\n\r") || why == "" {
+				t.Errorf("sample %s, %s: reason of %d characters, want one line of at most %d: %q", s.ID, m, len([]rune(why)), results.MaxReason, why)
+			}
 		}
 	}
 }
