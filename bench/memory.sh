@@ -7,7 +7,10 @@
 # answers, 3 contexts; about 3.5 KB a sample). Builds the gate, runs it
 # under /usr/bin/time -v and prints the peak resident set size, in total
 # and per 10,000 samples, the wall time, and the size of the results file
-# per sample, with texts (the default) and, for run, without them.
+# per sample, with texts (the default) and, for run, without them. Besides
+# run and check it measures check with the responses in a separate file
+# (--responses, the dataset's own responses) and a sequential check
+# (--sequential), which must stay as flat.
 #
 # Targets: 40,000 samples under 300 MB peak RSS for run and for check, and
 # RSS at 40,000 no more than 1.3 x RSS at 10,000 (printed as "growth");
@@ -15,9 +18,10 @@
 # the dataset's size.
 #
 # Environment: BENCH_SIZES (samples per dataset, default "10000 20000
-# 40000"), BENCH_DATA (kinds, default "generated real"), BENCH_DIR (work
-# directory, default a fresh temporary one), GATE (a gate binary to
-# measure instead of building one).
+# 40000"), BENCH_DATA (kinds, default "generated real"), BENCH_COMMANDS
+# (default "run run-notexts check check-responses check-sequential"),
+# BENCH_DIR (work directory, default a fresh temporary one), GATE (a gate
+# binary to measure instead of building one).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,7 +86,7 @@ peak() {
 		END { print kb, s, rc }' "$log"
 }
 
-printf '%-9s %-11s %8s %8s  %-5s %10s %12s %8s %14s\n' data command samples "file MB" exit "peak MB" "MB per 10k" seconds "results/sample"
+printf '%-9s %-16s %8s %8s  %-5s %10s %12s %8s %14s\n' data command samples "file MB" exit "peak MB" "MB per 10k" seconds "results/sample"
 worst=0
 for kind in ${BENCH_DATA:-generated real}; do
 	for n in ${BENCH_SIZES:-10000 20000 40000}; do
@@ -97,17 +101,28 @@ for kind in ${BENCH_DATA:-generated real}; do
 		bytes=$(wc -c <"$data")
 		mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
 		"$gate" run --quiet --judge offline --dataset "$data" --out "$dir/base-$kind-$n.json" 2>/dev/null >/dev/null || true
-		for cmd in run run-notexts check; do
+		if ! [ -s "$dir/responses-$kind-$n.jsonl" ]; then
+			# The dataset's own responses, as a pipeline would write them.
+			awk '{
+				id = ""
+				if (match($0, /"id": *"[^"]*"/)) id = substr($0, RSTART, RLENGTH)
+				if (match($0, /"response": *"([^"\\]|\\.)*"/)) print "{" id ", " substr($0, RSTART, RLENGTH) "}"
+			}' "$data" >"$dir/responses-$kind-$n.jsonl"
+		fi
+		for cmd in ${BENCH_COMMANDS:-run run-notexts check check-responses check-sequential}; do
 			case $cmd in
 			run) res=$dir/head-$kind-$n.json; set -- "$gate" run --quiet --judge offline --dataset "$data" --out "$res" ;;
 			run-notexts) res=$dir/notexts-$kind-$n.json; set -- "$gate" run --quiet --judge offline --record-texts=false --dataset "$data" --out "$res" ;;
 			check) res=$dir/check-$kind-$n.json; set -- "$gate" check --quiet --judge offline --dataset "$data" --baseline "$dir/base-$kind-$n.json" --out "$res" ;;
+			check-responses) res=$dir/checkr-$kind-$n.json; set -- "$gate" check --quiet --judge offline --dataset "$data" --responses "$dir/responses-$kind-$n.jsonl" --baseline "$dir/base-$kind-$n.json" --out "$res" ;;
+			check-sequential) res=$dir/checks-$kind-$n.json; set -- "$gate" check --quiet --sequential --judge offline --dataset "$data" --baseline "$dir/base-$kind-$n.json" --out "$res" ;;
+			*) echo "bench/memory.sh: unknown command $cmd in BENCH_COMMANDS" >&2; exit 2 ;;
 			esac
 			read -r kb secs rc < <(peak "$@")
 			rb=$( [ -s "$res" ] && wc -c <"$res" || echo 0)
 			awk -v k="$kind" -v c="$cmd" -v n="$n" -v mb="$mb" -v kb="$kb" -v s="$secs" -v rc="$rc" -v rb="$rb" -v db="$bytes" 'BEGIN {
-				printf "%-9s %-11s %8d %8s  %-5s %10.0f %12.1f %8.1f %8.2f KB %4.1fx\n", k, c, n, mb, rc, kb / 1024, kb / 1024 / (n / 10000), s, rb / n / 1000, rb / db }'
-			[ "$n" -ge 40000 ] && [ "$cmd" != run-notexts ] && [ "$kb" -gt "$worst" ] && worst=$kb
+				printf "%-9s %-16s %8d %8s  %-5s %10.0f %12.1f %8.1f %8.2f KB %4.1fx\n", k, c, n, mb, rc, kb / 1024, kb / 1024 / (n / 10000), s, rb / n / 1000, rb / db }'
+			[ "$n" -ge 40000 ] && [ "$cmd" != run-notexts ] && [ "$kb" -gt "$worst" ] && worst=$kb || true
 			echo "$kind $cmd $n $kb" >>"$dir/peaks"
 		done
 	done
@@ -122,7 +137,7 @@ if [ -s "$dir/peaks" ]; then
 		END {
 			for (k in seen) if ((k " 10000") in kb && (k " 40000") in kb) {
 				r = kb[k " 40000"] / kb[k " 10000"]
-				printf "growth %-21s RSS(40,000) / RSS(10,000) = %.2f (target 1.3): %s\n", k, r, (r <= 1.3 ? "ok" : "MISSED")
+				printf "growth %-26s RSS(40,000) / RSS(10,000) = %.2f (target 1.3): %s\n", k, r, (r <= 1.3 ? "ok" : "MISSED")
 			}
 		}' "$dir/peaks" | sort
 	rm -f "$dir/peaks"

@@ -860,7 +860,8 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if wr == nil {
 		return app.Usagef("mode: comment runs in a workflow_run workflow (the privileged half of the fork-safe pattern); this is a %q event", a.gh.EventName)
 	}
-	head, err := results.ReadWith(a.env.Abs(a.o.Out), results.ScoresOnly)
+	// The scores by columns: memory does not grow with the samples.
+	head, err := results.ReadTable(a.env.Abs(a.o.Out), results.ScoresOnly)
 	if err != nil {
 		return app.WithKind(app.KindUsage, fmt.Errorf("input results: %w", err))
 	}
@@ -897,7 +898,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	th := compare.DefaultThresholds()
 	// The user-defined metrics the results were judged with (the check
 	// run read them at the base commit): the thresholds may name them.
-	a.o.UserDefs = head.UserMetrics
+	a.o.UserDefs = head.File.UserMetrics
 	if a.o.Thresholds != "" {
 		if th, err = a.thresholdsAt(ctx, pr.GetBase().GetSHA()); err != nil {
 			return err
@@ -915,7 +916,7 @@ func (a *actionRun) commentOnly(ctx context.Context) error {
 	if th, err = app.WithSegments(th, a.o.SegmentBy); err != nil {
 		return err
 	}
-	rep, err := app.CompareTablesRedacted(a.env, base, results.TableOf(head), th)
+	rep, err := app.CompareTablesRedacted(a.env, base, head, th)
 	if err != nil {
 		return err
 	}
