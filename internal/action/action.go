@@ -783,7 +783,7 @@ func (a *actionRun) storeBaseline(ctx context.Context) error {
 		a.out.set(map[string]string{"results-path": a.outPath(a.o.Out)})
 		return err
 	}
-	msg := fmt.Sprintf("stored the baseline of %s (%d samples)", app.At(key.Branch, key.SHA), len(f.Samples))
+	msg := fmt.Sprintf("stored the baseline of %s (%d samples)", app.At(key.Branch, key.SHA), f.Len())
 	fmt.Fprintln(a.env.Log, msg)
 	_ = a.pub.AddSummary("### 📦 " + a.st.gate + ": baseline stored\n\n" + msg + "\n")
 	a.out.set(map[string]string{"passed": "true", "verdict": "stored", "results-path": a.outPath(a.o.Out),
@@ -811,7 +811,9 @@ func (a *actionRun) baselineResults(ctx context.Context, key baseline.Key, score
 	if a.o.Sequential != nil {
 		fmt.Fprintln(a.env.Log, "note: sequential applies to check mode; a baseline judges every sample")
 	}
-	res, err := app.Run(ctx, a.env, a.o.RunConfig)
+	// The run's samples stay on disk: the store reads them back one at a
+	// time as it writes the baseline.
+	res, err := app.RunOnDisk(ctx, a.env, a.o.RunConfig)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -133,7 +134,7 @@ func Storable(cmd string, f *results.File, path string, g BaselineGate) error {
 	switch {
 	case f.Incomplete != "":
 		return usageErr("%s: %s is an incomplete run (%s); a baseline must be complete: %s", cmd, path, f.Incomplete, fix)
-	case len(f.Samples) == 0:
+	case f.Len() == 0:
 		return usageErr("%s: %s has no scored samples; %s", cmd, path, fix)
 	case f.Shard != "":
 		return usageErr("%s: %s holds only shard %s; merge the shards with `gate merge` and store the merged file", cmd, path, f.Shard)
@@ -147,7 +148,7 @@ func Storable(cmd string, f *results.File, path string, g BaselineGate) error {
 			why = " (most often: " + top + ")"
 		}
 		return usageErr("%s: %s has no scored value: every score of its %d samples is undefined%s; "+
-			"a baseline with nothing to compare would let every change pass: fix what failed (target, judge or dataset) and store a run that scored", cmd, path, len(f.Samples), why)
+			"a baseline with nothing to compare would let every change pass: fix what failed (target, judge or dataset) and store a run that scored", cmd, path, f.Len(), why)
 	}
 	if msg := nothingGated(f, g); msg != "" {
 		return usageErr("%s: %s %s", cmd, path, msg)
@@ -166,17 +167,23 @@ func nothingGated(f *results.File, g BaselineGate) string {
 		return ""
 	}
 	scored := map[string]bool{}
-	for i := range f.Samples {
-		for m, v := range f.Samples[i].Scores {
+	gates := false
+	err := f.Each(func(_ int, s *results.Sample) error {
+		for m, v := range s.Scores {
 			if !v.IsNaN() {
 				scored[compare.CanonicalMetric(m)] = true
 				// A user-defined metric is gated too (as a comparison
 				// gates it), unless report_only lists it.
 				if cm, known := f.Metric(m); g.Thresholds.GatedMetric(compare.CanonicalMetric(m), cm, known) {
-					return ""
+					gates = true
+					return errStop
 				}
 			}
 		}
+		return nil
+	})
+	if gates || (err != nil && err != errStop) {
+		return "" // a sample that cannot be read back: the store's write says so
 	}
 	names := make([]string, 0, len(scored))
 	for m := range scored {
@@ -191,6 +198,9 @@ func nothingGated(f *results.File, g BaselineGate) string {
 		"a baseline without them would let every change pass: store a run that scores them (gate run --metrics), "+
 		"or give the thresholds that gate its metrics with %s", strings.Join(gated, ", "), from, strings.Join(names, ", "), g.Flag)
 }
+
+// errStop ends a File.Each early.
+var errStop = errors.New("stop")
 
 // beyondLimits says how f left more samples unscored than its run allowed
 // (the limits it records; the defaults of gate run for a file that

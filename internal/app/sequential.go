@@ -34,7 +34,7 @@ type SequentialConfig struct {
 // against and the thresholds it decides with.
 type seqPlan struct {
 	cfg  SequentialConfig
-	base *results.File
+	base *results.Table
 	th   compare.Thresholds
 }
 
@@ -102,10 +102,6 @@ func seqSeed(cfg SequentialConfig, datasetSHA string) uint64 {
 // It records every sample's inputs in log on the way.
 func (o *runState) newSeqRun(in *runInputs, log *inputsLog) (*seqRun, error) {
 	plan := o.sequential
-	baseHash := make(map[string]string, len(plan.base.Samples))
-	for i := range plan.base.Samples {
-		baseHash[plan.base.Samples[i].ID] = plan.base.Samples[i].InputHash
-	}
 	src := in.store()
 	var unchanged, changed []int
 	all := make([]compare.SeqSample, in.n)
@@ -117,12 +113,13 @@ func (o *runState) newSeqRun(in *runInputs, log *inputsLog) (*seqRun, error) {
 		(&capCount{}).apply(o.Limits.MaxContexts, &s)
 		log.add(&s)
 		same := false
-		if h, ok := baseHash[s.ID]; ok && h != "" && h == eval.InputHash(&s) {
+		if j, ok := plan.base.Index(s.ID); ok && plan.base.InputHash(j) != "" && plan.base.InputHash(j) == eval.InputHash(&s) {
 			unchanged, same = append(unchanged, i), true
 		} else {
 			changed = append(changed, i)
 		}
-		all[i] = compare.SeqSample{ID: s.ID, Metadata: s.Metadata, Unchanged: same}
+		// The metadata as memory keeps it: shared among equal maps.
+		all[i] = compare.SeqSample{ID: in.sampleID(i), Metadata: in.sample(i).Metadata, Unchanged: same}
 	}
 	q := &seqRun{plan: plan, seed: seqSeed(plan.cfg, in.ds.SHA256)}
 	rng := rand.New(rand.NewPCG(q.seed, q.seed^0x9e3779b97f4a7c15))
@@ -241,7 +238,7 @@ func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.T
 	if base == nil {
 		env.logf("note: a sequential check without a baseline judges every sample")
 	} else {
-		c.Run.sequential = &seqPlan{cfg: seq, base: liteFile(base), th: th}
+		c.Run.sequential = &seqPlan{cfg: seq, base: base, th: th}
 	}
 	// The run's samples stay on disk, as a check's do.
 	res, err := RunOnDisk(ctx, env, c.Run)
@@ -267,17 +264,6 @@ func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.T
 		out.HTML.Reread = RereadFrom(store, c.Key)
 	}
 	return out, nil
-}
-
-// liteFile is t as a File of what its table holds of each sample (see
-// results.Table.Lite): what the decider of a sequential check reads.
-func liteFile(t *results.Table) *results.File {
-	f := *t.File
-	f.Samples = make([]results.Sample, t.Len())
-	for i := range f.Samples {
-		f.Samples[i] = t.Lite(i)
-	}
-	return &f
 }
 
 // sequentialOf is the sequential configuration of a check: the front

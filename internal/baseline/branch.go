@@ -390,12 +390,12 @@ func (s *BranchStore) encode(f *results.File) ([]byte, error) {
 		return data, nil
 	}
 	full := len(data)
+	data = nil
+	// The same samples without texts, read one at a time as they are
+	// encoded (the results of a run may wait on disk).
 	lean := *f
-	lean.Samples = make([]results.Sample, len(f.Samples))
-	for i, sm := range f.Samples {
-		sm.Response, sm.Contexts, sm.Evidence = "", nil, nil
-		lean.Samples[i] = sm
-	}
+	lean.Samples = nil
+	lean.SetSampleSource(textless{f})
 	if data, err = results.Marshal(&lean); err != nil {
 		return nil, fmt.Errorf("encode baseline: %w", err)
 	}
@@ -406,6 +406,17 @@ func (s *BranchStore) encode(f *results.File) ([]byte, error) {
 		s.Logf("note: the baseline is %s with the samples' texts, above the %s the baseline branch stores; stored without them (%s): the HTML report will not show the base responses", mb(full), mb(limit), mb(len(data)))
 	}
 	return data, nil
+}
+
+// textless gives the samples of a results file without their texts.
+type textless struct{ f *results.File }
+
+func (t textless) Len() int { return t.f.Len() }
+
+func (t textless) Sample(i int) (results.Sample, error) {
+	s, err := t.f.Sample(i)
+	s.Response, s.Contexts, s.Evidence = "", nil, nil
+	return s, err
 }
 
 func mb(n int) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

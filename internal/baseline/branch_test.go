@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -435,6 +436,27 @@ func TestBranchStoreDropsTextsAboveTheFileLimit(t *testing.T) {
 		}
 	}
 
+	// The results of a run whose samples wait on disk (read one at a
+	// time as they are encoded) are stored the same way.
+	next := s.History(repo, "main", 2)
+	disk := sample(next[1], 0.66)
+	disk.Samples = append([]results.Sample(nil), f.Samples...)
+	disk.Git.SHA = next[1]
+	onDisk := *disk
+	onDisk.Samples = nil
+	onDisk.SetSampleSource(sliceSource(disk.Samples))
+	notes = nil
+	if err := st.Put(context.Background(), baseline.Key{Branch: "main", SHA: next[1]}, &onDisk); err != nil {
+		t.Fatal(err)
+	}
+	gotDisk, _, err := st.Get(context.Background(), baseline.Key{Branch: "main", SHA: next[1]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) != 1 || !reflect.DeepEqual(gotDisk.Samples, got.Samples) {
+		t.Errorf("stored from disk: notes %q, samples differ from those stored from memory: %v", notes, !reflect.DeepEqual(gotDisk.Samples, got.Samples))
+	}
+
 	// Too large even without texts: an error that says what to do, and
 	// nothing written.
 	st.MaxFileBytes = len(lean) / 2
@@ -444,6 +466,12 @@ func TestBranchStoreDropsTextsAboveTheFileLimit(t *testing.T) {
 		t.Errorf("err = %v, want the size and the way out", err)
 	}
 }
+
+// sliceSource gives samples as a run's results on disk do.
+type sliceSource []results.Sample
+
+func (s sliceSource) Len() int                             { return len(s) }
+func (s sliceSource) Sample(i int) (results.Sample, error) { return s[i], nil }
 
 func withoutTexts(f *results.File) *results.File {
 	g := *f

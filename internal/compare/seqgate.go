@@ -47,7 +47,7 @@ type SeqLook struct {
 // look. Feed it the judged samples in their order (Add) and look after
 // each batch (Look).
 type Sequential struct {
-	base  map[string]*results.Sample
+	base  *results.Table
 	state *SeqState
 	batch int
 	fed   int
@@ -65,20 +65,16 @@ type Sequential struct {
 
 // NewSequential starts the decisions of a sequential check of the samples
 // all (every sample of the run, judged or not) against base, judged batch
-// by batch under th.
-func NewSequential(base *results.File, th Thresholds, batch int, all []SeqSample) *Sequential {
-	q := &Sequential{base: map[string]*results.Sample{}, batch: max(1, batch), levels: map[string]Level{}}
-	for i := range base.Samples {
-		if _, dup := q.base[base.Samples[i].ID]; !dup {
-			q.base[base.Samples[i].ID] = &base.Samples[i]
-		}
-	}
+// by batch under th. A head sample pairs with the first base sample of
+// its id.
+func NewSequential(base *results.Table, th Thresholds, batch int, all []SeqSample) *Sequential {
+	q := &Sequential{base: base, batch: max(1, batch), levels: map[string]Level{}}
 	def := th.resolvedDefaults()
 	type seg struct{ key, value string }
 	counts := map[seg]int{}
 	total, known := 0, 0
 	for _, s := range all {
-		b, ok := q.base[s.ID]
+		j, ok := base.Index(s.ID)
 		if !ok {
 			continue // new on head: never paired
 		}
@@ -86,8 +82,11 @@ func NewSequential(base *results.File, th Thresholds, batch int, all []SeqSample
 		if s.Unchanged {
 			known++
 		}
-		for _, key := range th.Segments {
-			counts[seg{key, segValue(s.Metadata, b.Metadata, key)}]++
+		if len(th.Segments) > 0 {
+			md := base.Metadata(j)
+			for _, key := range th.Segments {
+				counts[seg{key, segValue(s.Metadata, md, key)}]++
+			}
 		}
 	}
 	q.allKnown = total > 0 && known == total
@@ -103,13 +102,13 @@ func NewSequential(base *results.File, th Thresholds, batch int, all []SeqSample
 		return a.Value < b.Value
 	})
 	seen := map[string]bool{}
-	for _, name := range base.Config.Metrics {
+	for _, name := range base.File.Config.Metrics {
 		m := CanonicalMetric(name)
 		if seen[m] {
 			continue
 		}
 		seen[m] = true
-		cm, known := base.Metric(m)
+		cm, known := base.File.Metric(m)
 		if !th.GatedMetric(m, cm, known) {
 			continue
 		}
@@ -157,15 +156,16 @@ func segValue(head, base map[string]string, key string) string {
 // whether its inputs are those of the base (the samples judged first).
 func (q *Sequential) Add(s *results.Sample, unchanged bool) {
 	q.fed++
-	b, ok := q.base[s.ID]
+	j, ok := q.base.Index(s.ID)
 	if !ok || q.state == nil {
 		return
 	}
+	b := q.base.Lite(j)
 	var err error
 	if unchanged {
-		err = q.state.AddKnown(*s, *b)
+		err = q.state.AddKnown(*s, b)
 	} else {
-		err = q.state.Add(*s, *b)
+		err = q.state.Add(*s, b)
 	}
 	if err != nil {
 		// A score out of its metric's range, or more samples than
@@ -275,15 +275,8 @@ func (cmp *comparison) replaySequential(segs *segmentRun) {
 	if sq == nil || cmp.base == nil {
 		return
 	}
-	// The looks read whole samples: the head's and the base's as their
-	// tables hold them (a sequential head is rare, and its base is in
-	// memory for the check anyway).
+	// The looks read the samples as the tables hold them.
 	ht, bt := cmp.hs.t, cmp.bs.t
-	base := *cmp.base
-	base.Samples = make([]results.Sample, bt.Len())
-	for j := range base.Samples {
-		base.Samples[j] = bt.Lite(j)
-	}
 	all := make([]SeqSample, ht.Len())
 	var judged []int
 	for i := range ht.Len() {
@@ -299,7 +292,7 @@ func (cmp *comparison) replaySequential(segs *segmentRun) {
 	// whatever this comparison's.
 	th := cmp.th
 	th.Segments = sq.Segments
-	q := NewSequential(&base, th, sq.Batch, all)
+	q := NewSequential(bt, th, sq.Batch, all)
 	decided := 0
 	for k, i := range judged {
 		s := ht.Lite(i)

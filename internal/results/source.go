@@ -61,6 +61,15 @@ func (f *File) Each(fn func(i int, s *Sample) error) error {
 	return nil
 }
 
+// Sample returns sample i of f, held or on disk (a copy for a file on
+// disk), 0 <= i < Len.
+func (f *File) Sample(i int) (Sample, error) {
+	if !f.OnDisk() {
+		return f.Samples[i], nil
+	}
+	return f.source.Sample(i)
+}
+
 // each is Each for the counting methods: a sample that cannot be read
 // back is skipped (the write of the file reports the error).
 func (f *File) each(fn func(s *Sample)) {
