@@ -76,16 +76,16 @@ func Compare(ctx context.Context, env Env, c CompareConfig) (*Comparison, error)
 		return nil, err
 	}
 	out := &Comparison{Report: rep, Base: base, Head: head, Trend: trend}
-	out.HTML = HTMLSides{HeadPath: env.abs(c.Head)}
+	out.HTML = HTMLSides{Base: base, Head: head, HeadPath: env.abs(c.Head)}
 	if headFormat != "" {
-		out.HTML.Head, out.HTML.HeadWhole = headWhole, headWhole // imported: its texts are in memory
+		out.HTML.HeadWhole = headWhole // imported: its texts are in memory
 	}
 	if c.Base != "" {
 		out.HTML.Reread = func(_ context.Context, keep func(string) bool) (*results.File, error) {
 			if baseFormat != "" {
 				return baseWhole, nil // imported whole
 			}
-			return results.ReadWith(env.abs(c.Base), results.ReadOptions{Texts: keep})
+			return results.ReadWith(env.abs(c.Base), results.ReadOptions{Texts: keep, Only: true})
 		}
 	}
 	return out, nil
@@ -249,12 +249,9 @@ func Check(ctx context.Context, env Env, c CheckConfig) (*Comparison, error) {
 		return nil, err
 	}
 	out := &Comparison{Report: rep, Base: base, Head: ht, Trend: trend, Source: src}
-	out.HTML = HTMLSides{Head: head, HeadPath: env.abs(headPath)}
-	if head.OnDisk() {
-		// Its samples go with the run (Close): the HTML pass reads the
-		// results file written.
-		out.HTML.Head = nil
-	}
+	// The HTML pass reads the samples it lists from the results file
+	// written (a run's samples on disk go with it: Close).
+	out.HTML = HTMLSides{Base: base, Head: ht, HeadPath: env.abs(headPath)}
 	if c.Scores != nil && c.Scores.Format != "" && headPath == c.Scores.Path {
 		out.HTML.HeadWhole = head // imported whole, texts in memory
 	}

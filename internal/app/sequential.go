@@ -256,10 +256,9 @@ func checkSequentially(ctx context.Context, env Env, c CheckConfig, th compare.T
 		return nil, err
 	}
 	out := &Comparison{Report: rep, Base: base, Head: ht, Trend: trend, Source: src}
-	out.HTML = HTMLSides{Head: head, HeadPath: env.abs(c.Run.Out)}
-	if head.OnDisk() {
-		out.HTML.Head = nil // the HTML pass reads the results file written
-	}
+	// The HTML pass reads the samples it lists from the results file
+	// written.
+	out.HTML = HTMLSides{Base: base, Head: ht, HeadPath: env.abs(c.Run.Out)}
 	if base != nil {
 		out.HTML.Reread = RereadFrom(store, c.Key)
 	}

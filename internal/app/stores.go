@@ -5,6 +5,7 @@ import (
 
 	"github.com/raggate/raggate/internal/baseline"
 	"github.com/raggate/raggate/internal/ghapi"
+	"github.com/raggate/raggate/internal/results"
 )
 
 // Store kinds (StoreConfig.Kind).
@@ -44,9 +45,9 @@ type StoreConfig struct {
 func OpenStore(env Env, c StoreConfig) (baseline.Store, error) {
 	switch c.Kind {
 	case StoreFile:
-		return &baseline.FileStore{Path: env.abs(c.Path), Texts: c.Texts}, nil
+		return &baseline.FileStore{Path: env.abs(c.Path), Read: results.ReadOptions{Texts: c.Texts}}, nil
 	case StoreGit:
-		return &baseline.GitStore{Dir: env.Dir, Path: c.Path, Ref: c.Ref, Texts: c.Texts}, nil
+		return &baseline.GitStore{Dir: env.Dir, Path: c.Path, Ref: c.Ref, Read: results.ReadOptions{Texts: c.Texts}}, nil
 	case StoreRef, StoreBranch:
 	default:
 		return nil, usageErr("baseline store %q: want branch, git or file", c.Kind)
@@ -59,9 +60,9 @@ func OpenStore(env Env, c StoreConfig) (baseline.Store, error) {
 		}
 	}
 	if c.Kind == StoreRef {
-		return &baseline.RefStore{Client: client, Owner: c.Owner, Repo: c.Repo, Path: c.Path, Texts: c.Texts}, nil
+		return &baseline.RefStore{Client: client, Owner: c.Owner, Repo: c.Repo, Path: c.Path, Read: results.ReadOptions{Texts: c.Texts}}, nil
 	}
-	return &baseline.BranchStore{Client: client, Owner: c.Owner, Repo: c.Repo, Branch: c.Branch, Texts: c.Texts, Logf: env.logf}, nil
+	return &baseline.BranchStore{Client: client, Owner: c.Owner, Repo: c.Repo, Branch: c.Branch, Read: results.ReadOptions{Texts: c.Texts}, Logf: env.logf}, nil
 }
 
 // OpenHistorian builds the store c names for reading history: a

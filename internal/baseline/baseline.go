@@ -42,13 +42,13 @@ type Store interface {
 }
 
 // TextKeeper is a store that reads results files, so it can keep the
-// recorded texts of some samples (the HTML report's second pass) and drop
-// the others.
+// recorded texts of some samples and drop the others, or keep those
+// samples only (the HTML report's second pass: results.ReadOptions.Only).
 type TextKeeper interface {
 	Store
-	// KeepingTexts returns a copy of the store whose reads keep the texts
-	// of the samples keep selects.
-	KeepingTexts(keep func(id string) bool) Store
+	// KeepingTexts returns a copy of the store whose reads (Get) keep
+	// what o selects of the samples.
+	KeepingTexts(o results.ReadOptions) Store
 }
 
 // TableGetter is a store that reads a baseline by columns

@@ -58,10 +58,11 @@ const (
 // read through the git blobs API. Rate limits are retried by the client's
 // transport (ghapi.NewClient).
 type BranchStore struct {
-	// Texts selects the samples whose texts (response, retrieved
-	// contexts, evidence) Get keeps; nil keeps none, as a comparison
-	// needs only the scores.
-	Texts       func(id string) bool
+	// Read says what Get keeps of the samples: the texts (response,
+	// retrieved contexts, evidence) of those Read.Texts selects (nil:
+	// none, as a comparison needs only the scores) and, with Read.Only,
+	// those samples only.
+	Read        results.ReadOptions
 	Client      *github.Client
 	Owner, Repo string
 	// Branch holds the baselines (default DefaultBranch).
@@ -136,7 +137,7 @@ func (s *BranchStore) Get(ctx context.Context, key Key) (*results.File, Source, 
 	var f *results.File
 	src, err := s.get(ctx, key, func(data []byte) (*results.File, error) {
 		var err error
-		f, err = results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
+		f, err = results.ParseWith(data, s.Read)
 		return f, err
 	})
 	if err != nil {
@@ -319,7 +320,7 @@ func (s *BranchStore) stat(ctx context.Context, p string, wantContent bool) (sha
 
 func (s *BranchStore) readFile(ctx context.Context, p string) (*results.File, bool, error) {
 	return s.readWith(ctx, p, func(data []byte) (*results.File, error) {
-		return results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
+		return results.ParseWith(data, s.Read)
 	})
 }
 
@@ -552,9 +553,9 @@ func classify(op string, err error) error {
 
 var branchFixes = ghapi.Fixes{NoPermission: "give the job `permissions: contents: write` (pull requests from forks get a read-only token)"}
 
-// KeepingTexts returns a copy of s that keeps the texts keep selects.
-func (s *BranchStore) KeepingTexts(keep func(id string) bool) Store {
+// KeepingTexts returns a copy of s whose Get reads with o.
+func (s *BranchStore) KeepingTexts(o results.ReadOptions) Store {
 	c := *s
-	c.Texts = keep
+	c.Read = o
 	return &c
 }

@@ -415,7 +415,7 @@ func TestBranchStoreDropsTextsAboveTheFileLimit(t *testing.T) {
 	var notes []string
 	st := branchStore(s)
 	st.MaxFileBytes = len(lean) + 500 // room for the git block Put adds, not for the texts
-	st.Texts = results.AllTexts
+	st.Read.Texts = results.AllTexts
 	st.Logf = func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
 	if err := st.Put(context.Background(), key, f); err != nil {
 		t.Fatal(err)

@@ -14,10 +14,11 @@ import (
 // when the results do not).
 type FileStore struct {
 	Path string
-	// Texts selects the samples whose texts (response, retrieved
-	// contexts, evidence) Get keeps; nil keeps none, as a comparison
-	// needs only the scores.
-	Texts func(id string) bool
+	// Read says what Get keeps of the samples: the texts (response,
+	// retrieved contexts, evidence) of those Read.Texts selects (nil:
+	// none, as a comparison needs only the scores) and, with Read.Only,
+	// those samples only.
+	Read results.ReadOptions
 }
 
 var _ Store = (*FileStore)(nil)
@@ -30,7 +31,7 @@ func (s *FileStore) Get(ctx context.Context, key Key) (*results.File, Source, er
 	if err := ctx.Err(); err != nil {
 		return nil, Source{}, err
 	}
-	f, err := results.ReadWith(s.Path, results.ReadOptions{Texts: s.Texts})
+	f, err := results.ReadWith(s.Path, s.Read)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, Source{}, fmt.Errorf("%w: %s does not exist", ErrNotFound, s.Path)
 	}
@@ -58,8 +59,8 @@ func (s *FileStore) Put(ctx context.Context, key Key, f *results.File) error {
 	return nil
 }
 
-// KeepingTexts returns a copy of s that keeps the texts keep selects.
-func (s *FileStore) KeepingTexts(keep func(id string) bool) Store { c := *s; c.Texts = keep; return &c }
+// KeepingTexts returns a copy of s whose Get reads with o.
+func (s *FileStore) KeepingTexts(o results.ReadOptions) Store { c := *s; c.Read = o; return &c }
 
 // GetTable reads the file by columns (results.ReadTable), never holding
 // its samples whole; a missing file is ErrNotFound, as for Get.

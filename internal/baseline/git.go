@@ -22,10 +22,11 @@ import (
 // workspace owned by the runner's user, which git otherwise refuses
 // ("detected dubious ownership").
 type GitStore struct {
-	// Texts selects the samples whose texts (response, retrieved
-	// contexts, evidence) Get keeps; nil keeps none, as a comparison
-	// needs only the scores.
-	Texts func(id string) bool
+	// Read says what Get keeps of the samples: the texts (response,
+	// retrieved contexts, evidence) of those Read.Texts selects (nil:
+	// none, as a comparison needs only the scores) and, with Read.Only,
+	// those samples only.
+	Read results.ReadOptions
 	// Dir is the repository's working directory (GITHUB_WORKSPACE); empty
 	// is the current directory.
 	Dir string
@@ -147,7 +148,7 @@ func (s *GitStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 	if err != nil {
 		return nil, Source{}, err
 	}
-	f, err := results.ParseWith(out, results.ReadOptions{Texts: s.Texts})
+	f, err := results.ParseWith(out, s.Read)
 	if err != nil {
 		return nil, Source{}, fmt.Errorf("baseline %s: %w", src.Location, err)
 	}
@@ -292,5 +293,5 @@ func (s *GitStore) Put(ctx context.Context, key Key, f *results.File) error {
 	return fmt.Errorf("%w: the git store reads %s from commits; commit the file to the repository yourself, or use the branch or file store to write baselines", ErrReadOnly, s.Path)
 }
 
-// KeepingTexts returns a copy of s that keeps the texts keep selects.
-func (s *GitStore) KeepingTexts(keep func(id string) bool) Store { c := *s; c.Texts = keep; return &c }
+// KeepingTexts returns a copy of s whose Get reads with o.
+func (s *GitStore) KeepingTexts(o results.ReadOptions) Store { c := *s; c.Read = o; return &c }

@@ -23,10 +23,11 @@ type RefStore struct {
 	Owner, Repo string
 	// Path is the baseline file, relative to the repository root.
 	Path string
-	// Texts selects the samples whose texts (response, retrieved
-	// contexts, evidence) Get keeps; nil keeps none, as a comparison
-	// needs only the scores.
-	Texts func(id string) bool
+	// Read says what Get keeps of the samples: the texts (response,
+	// retrieved contexts, evidence) of those Read.Texts selects (nil:
+	// none, as a comparison needs only the scores) and, with Read.Only,
+	// those samples only.
+	Read results.ReadOptions
 }
 
 var _ Store = (*RefStore)(nil)
@@ -39,7 +40,7 @@ func (s *RefStore) Get(ctx context.Context, key Key) (*results.File, Source, err
 	if err != nil {
 		return nil, Source{}, err
 	}
-	f, err := results.ParseWith(data, results.ReadOptions{Texts: s.Texts})
+	f, err := results.ParseWith(data, s.Read)
 	if err != nil {
 		return nil, Source{}, fmt.Errorf("baseline %s: %w", src.Location, err)
 	}
@@ -95,5 +96,5 @@ func (s *RefStore) Put(ctx context.Context, key Key, f *results.File) error {
 	return fmt.Errorf("%w: the git store reads %s from commits; commit the file to the repository yourself, or use the branch or file store to write baselines", ErrReadOnly, s.Path)
 }
 
-// KeepingTexts returns a copy of s that keeps the texts keep selects.
-func (s *RefStore) KeepingTexts(keep func(id string) bool) Store { c := *s; c.Texts = keep; return &c }
+// KeepingTexts returns a copy of s whose Get reads with o.
+func (s *RefStore) KeepingTexts(o results.ReadOptions) Store { c := *s; c.Read = o; return &c }

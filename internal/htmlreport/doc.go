@@ -10,8 +10,12 @@
 // one in the direction of the change. The package registers the format
 // "html" in report's registry of formats when it is linked in.
 //
-// It is pure: it reads a compare.Report and results files already in
-// memory and writes bytes; it never imports net/http. The page loads
+// It is pure: it reads a compare.Report, the compared results files by
+// columns (results.Table: every sample's scores, for the ranking, the
+// histograms and the counts) and the samples it lists whole (Sides), all
+// already in memory, and writes bytes; it never imports net/http. Its
+// memory beyond the tables is a few bytes a sample and the samples
+// listed, whatever the number of samples. The page loads
 // nothing: its CSS, JavaScript and SVG are inline, and every dataset text
 // goes through html/template's escaping.
 package htmlreport

@@ -10,15 +10,16 @@ import (
 
 // format is the html format of package report's registry, registered
 // when this package is linked in: Samples is Select's ids, and Render is
-// Render with the gate name and baseline source of the report options and
-// at most Input.SampleLimit samples.
+// Render of the input's sides with the gate name and baseline source of
+// the report options and at most Input.SampleLimit samples.
 var format = report.Format{
 	Name: "html",
 	Exts: []string{".html", ".htm"},
 	Render: func(w io.Writer, in report.Input) error {
-		return Render(w, in.Report, in.Base, in.Head, Options{Gate: in.Options.Gate, BaselineSource: in.Options.BaselineSource, Limit: in.SampleLimit})
+		s := Sides{Base: in.Base, Head: in.Head, BaseSamples: in.BaseSamples, HeadSamples: in.HeadSamples}
+		return Render(w, in.Report, s, Options{Gate: in.Options.Gate, BaselineSource: in.Options.BaselineSource, Limit: in.SampleLimit})
 	},
-	Samples: func(rep *compare.Report, base, head *results.File, limit int) []string {
+	Samples: func(rep *compare.Report, base, head *results.Table, limit int) []string {
 		ids, _ := Select(rep, base, head, limit)
 		return ids
 	},

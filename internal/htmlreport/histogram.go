@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/raggate/raggate/internal/report"
-	"github.com/raggate/raggate/internal/results"
 )
 
 // Histogram geometry: 10 bins of negative deltas, one of exact zeros, 10
@@ -34,22 +33,17 @@ type bar struct {
 	Title      string
 }
 
-// histogramOf bins the oriented deltas of metric m between base and
-// head. Heights follow the square root of the counts, so that a few
-// changed samples stay visible next to many unchanged ones.
-func histogramOf(m metricInfo, base, head *results.File) histogram {
+// histogramOf bins the oriented deltas of metric m between the paired
+// samples of p. Heights follow the square root of the counts, so that a
+// few changed samples stay visible next to many unchanged ones.
+func histogramOf(m metricInfo, p *pairing) histogram {
 	h := histogram{Metric: m.name, Width: histW, Height: histH + 16, Label: histH + 13, Range: edge(m.scale)}
 	counts := make([]int, 2*halfBins+1)
-	bs := map[string]*results.Sample{}
-	for i := range base.Samples {
-		bs[base.Samples[i].ID] = &base.Samples[i]
-	}
-	for i := range head.Samples {
-		b := bs[head.Samples[i].ID]
-		if b == nil {
+	for i := range p.head.Len() {
+		if p.pair[i] < 0 {
 			continue
 		}
-		v, d := verdict(m, b, &head.Samples[i])
+		v, d := p.verdict(m, i)
 		switch v {
 		case vLost:
 			h.Lost++

@@ -92,14 +92,14 @@ func TestRegisteredFormat(t *testing.T) {
 	}
 	base, head := files(6, true)
 	rep := compare.Compare(base, head, compare.DefaultThresholds())
-	if ids := f.Samples(rep, base, head, 2); len(ids) != 2 {
+	if ids := f.Samples(rep, tableOf(base), tableOf(head), 2); len(ids) != 2 {
 		t.Errorf("Samples with limit 2 = %v", ids)
 	}
 	var viaRegistry, direct bytes.Buffer
-	if err := f.Render(&viaRegistry, report.Input{Report: rep, Options: report.Options{Gate: "demo", BaselineSource: "file b.json"}, Base: base, Head: head, SampleLimit: 3}); err != nil {
+	if err := f.Render(&viaRegistry, report.Input{Report: rep, Options: report.Options{Gate: "demo", BaselineSource: "file b.json"}, Base: tableOf(base), Head: tableOf(head), BaseSamples: base, HeadSamples: head, SampleLimit: 3}); err != nil {
 		t.Fatal(err)
 	}
-	if err := Render(&direct, rep, base, head, Options{Gate: "demo", BaselineSource: "file b.json", Limit: 3}); err != nil {
+	if err := Render(&direct, rep, sidesOf(base, head), Options{Gate: "demo", BaselineSource: "file b.json", Limit: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if viaRegistry.String() != direct.String() {

@@ -48,26 +48,46 @@ var scriptHash = func() string {
 	return "sha256-" + base64.StdEncoding.EncodeToString(sum[:])
 }()
 
-// Render writes the page of rep, the comparison of base (nil: none) with
-// head. The samples are those Select picks; their texts are the ones base
-// and head hold (read with results.ReadWith selecting Select's ids): a
-// sample without texts is shown with its scores and reasons.
-func Render(w io.Writer, rep *compare.Report, base, head *results.File, opts Options) error {
+// Sides are the compared results files as the page reads them.
+type Sides struct {
+	// Base and Head hold every sample by columns (Base nil: no
+	// baseline): the page ranks, counts and bins their scores.
+	Base, Head *results.Table
+	// BaseSamples and HeadSamples hold the samples the page lists whole,
+	// texts included: Select's ids, read again with
+	// results.ReadOptions{Texts: ids, Only: true}. They may hold other
+	// samples, which the page does not use; the base records texts (the
+	// page says so when not) when any sample of BaseSamples does. A
+	// listed sample that Base or Head holds and these lack is an error:
+	// the file changed since it was compared.
+	BaseSamples, HeadSamples *results.File
+}
+
+// Render writes the page of rep, the comparison of s.Base (nil: none)
+// with s.Head. The samples are those Select picks, each shown whole from
+// s.BaseSamples and s.HeadSamples: a sample without texts is shown with
+// its scores and reasons.
+func Render(w io.Writer, rep *compare.Report, s Sides, opts Options) error {
+	p, err := build(rep, s, opts)
+	if err != nil {
+		return fmt.Errorf("html report: %w", err)
+	}
 	bw := bufio.NewWriterSize(w, 64<<10)
-	if err := tmpl.Execute(bw, build(rep, base, head, opts)); err != nil {
+	if err := tmpl.Execute(bw, p); err != nil {
 		return fmt.Errorf("html report: %w", err)
 	}
 	return bw.Flush()
 }
 
 // build makes the page's data.
-func build(rep *compare.Report, base, head *results.File, opts Options) *page {
+func build(rep *compare.Report, s Sides, opts Options) (*page, error) {
 	if opts.Gate == "" {
 		opts.Gate = "raggate"
 	}
 	if opts.Limit <= 0 {
 		opts.Limit = DefaultLimit
 	}
+	base, head := s.Base, s.Head
 	p := &page{
 		Title: opts.Gate, Verdict: string(rep.Verdict), Passed: rep.Passed, Source: opts.BaselineSource,
 		Failures: rep.Failures, Warnings: rep.Warnings, Notes: rep.Notes, Rows: rows(rep),
@@ -75,34 +95,73 @@ func build(rep *compare.Report, base, head *results.File, opts Options) *page {
 		CSS: template.CSS(pageCSS), JS: template.JS(pageJS), ScriptHash: scriptHash,
 	}
 	p.HeadDesc = describe(head)
-	ms := metricInfos(rep, base, head)
+	pairs := pairOf(base, head)
+	ms := metricInfos(rep, pairs)
 	for _, m := range ms {
 		p.Metrics = append(p.Metrics, m.name)
 		if base != nil {
-			p.Histograms = append(p.Histograms, histogramOf(m, base, head))
+			p.Histograms = append(p.Histograms, histogramOf(m, pairs))
 		}
 	}
 	if base != nil {
 		p.BaseDesc = describe(base)
-		p.BaseTexts = anyTexts(base)
+		p.BaseTexts = anyTexts(s.BaseSamples)
 	}
-	rs := rank(rep, base, head)
+	rs := rank(pairs, ms)
 	if len(rs) > opts.Limit {
 		p.LeftOut = len(rs) - opts.Limit
 		rs = rs[:opts.Limit]
 	}
+	heads, bases := listed(rs, base, head, s.BaseSamples, s.HeadSamples)
 	p.Samples = make([]sampleView, len(rs))
 	for i, r := range rs {
-		p.Samples[i] = sampleOf(r, i+1, ms)
+		h := heads[head.ID(int(r.head))]
+		if h == nil {
+			return nil, fmt.Errorf("sample %q of the head is not in the results file read again: it changed since it was compared", head.ID(int(r.head)))
+		}
+		var b *results.Sample
+		if r.base >= 0 {
+			if b = bases[base.ID(int(r.base))]; b == nil {
+				return nil, fmt.Errorf("sample %q of the base is not in the results file read again: it changed since it was compared", base.ID(int(r.base)))
+			}
+		}
+		p.Samples[i] = sampleOf(h, b, i+1, ms)
 	}
 	p.Listed = len(p.Samples)
 	p.Segments = segmentsOf(p.Samples)
-	return p
+	return p, nil
+}
+
+// listed finds the samples rs lists in baseFile and headFile by id (a
+// results file holds each id once): at most one map entry per sample
+// listed, whatever the files hold.
+func listed(rs []ranked, base, head *results.Table, baseFile, headFile *results.File) (heads, bases map[string]*results.Sample) {
+	heads, bases = make(map[string]*results.Sample, len(rs)), map[string]*results.Sample{}
+	for _, r := range rs {
+		heads[head.ID(int(r.head))] = nil
+		if r.base >= 0 {
+			bases[base.ID(int(r.base))] = nil
+		}
+	}
+	find := func(f *results.File, want map[string]*results.Sample) {
+		if f == nil {
+			return
+		}
+		for i := range f.Samples {
+			if _, ok := want[f.Samples[i].ID]; ok {
+				want[f.Samples[i].ID] = &f.Samples[i]
+			}
+		}
+	}
+	find(headFile, heads)
+	find(baseFile, bases)
+	return heads, bases
 }
 
 // describe says which commit, dataset and judge a results file is of.
-func describe(f *results.File) string {
-	s := fmt.Sprintf("%d samples, judge %s", len(f.Samples), f.Judge.Provider)
+func describe(t *results.Table) string {
+	f := t.File
+	s := fmt.Sprintf("%d samples, judge %s", t.Len(), f.Judge.Provider)
 	if f.Judge.Model != "" {
 		s += " " + f.Judge.Model
 	}
@@ -115,8 +174,12 @@ func describe(f *results.File) string {
 	return s
 }
 
-// anyTexts reports whether any sample of f holds texts.
+// anyTexts reports whether any sample of f holds texts (none when f is
+// nil).
 func anyTexts(f *results.File) bool {
+	if f == nil {
+		return false
+	}
 	for i := range f.Samples {
 		if f.Samples[i].HasTexts() {
 			return true

@@ -54,10 +54,24 @@ func render(t *testing.T, base, head *results.File, opts Options) string {
 	t.Helper()
 	rep := compare.Compare(base, head, compare.DefaultThresholds())
 	var b bytes.Buffer
-	if err := Render(&b, rep, base, head, opts); err != nil {
+	if err := Render(&b, rep, sidesOf(base, head), opts); err != nil {
 		t.Fatal(err)
 	}
 	return b.String()
+}
+
+// sidesOf is the sides of the page of two files held whole (base nil:
+// none): their tables, and the files for the samples listed.
+func sidesOf(base, head *results.File) Sides {
+	return Sides{Base: tableOf(base), Head: tableOf(head), BaseSamples: base, HeadSamples: head}
+}
+
+// tableOf is results.TableOf, nil for a nil file.
+func tableOf(f *results.File) *results.Table {
+	if f == nil {
+		return nil
+	}
+	return results.TableOf(f)
 }
 
 // Dataset text is escaped everywhere it appears: question, response,
@@ -143,12 +157,12 @@ func TestRenderWorstFirstLimitAndMissingBaseTexts(t *testing.T) {
 func TestSelect(t *testing.T) {
 	base, head := files(10, true)
 	rep := compare.Compare(base, head, compare.DefaultThresholds())
-	ids, left := Select(rep, base, head, 3)
+	ids, left := Select(rep, tableOf(base), tableOf(head), 3)
 	if strings.Join(ids, ",") != "q-0000,q-0003,q-0006" || left != 7 {
 		t.Errorf("Select = %v, %d left out; want the first three drops in file order, 7 left out", ids, left)
 	}
 	// Without a base every sample is new: file order.
-	ids, _ = Select(compare.Compare(nil, head, compare.DefaultThresholds()), nil, head, 2)
+	ids, _ = Select(compare.Compare(nil, head, compare.DefaultThresholds()), nil, tableOf(head), 2)
 	if strings.Join(ids, ",") != "q-0000,q-0001" {
 		t.Errorf("Select without base = %v", ids)
 	}
@@ -164,7 +178,8 @@ func TestHistogramBins(t *testing.T) {
 		}
 	}
 	base, head := files(9, true)
-	h := histogramOf(metricInfo{name: "faithfulness", scale: 1}, base, head)
+	pairs := pairOf(tableOf(base), tableOf(head))
+	h := histogramOf(metricInfo{name: "faithfulness", scale: 1, base: pairs.base.Key("faithfulness"), head: pairs.head.Key("faithfulness")}, pairs)
 	if h.Worse != 3 || h.Same != 6 || h.Better != 0 {
 		t.Errorf("histogram counts %d worse %d same %d better, want 3 6 0", h.Worse, h.Same, h.Better)
 	}
@@ -182,7 +197,7 @@ func BenchmarkRender2000(b *testing.B) {
 	var size int
 	for b.Loop() {
 		var buf bytes.Buffer
-		if err := Render(&buf, rep, base, head, Options{}); err != nil {
+		if err := Render(&buf, rep, sidesOf(base, head), Options{}); err != nil {
 			b.Fatal(err)
 		}
 		size = buf.Len()

@@ -113,10 +113,10 @@ func rowClass(class string) string {
 	return "ok"
 }
 
-// sampleOf builds the view of ranked sample r.
-func sampleOf(r ranked, rank int, ms []metricInfo) sampleView {
-	h := r.head
-	v := sampleView{ID: h.ID, Question: clip(h.Question), Rank: rank, Paired: r.base != nil}
+// sampleOf builds the view of head sample h, the rank-th listed, with its
+// base b (nil: not paired).
+func sampleOf(h, b *results.Sample, rank int, ms []metricInfo) sampleView {
+	v := sampleView{ID: h.ID, Question: clip(h.Question), Rank: rank, Paired: b != nil}
 	for _, k := range slices.Sorted(maps.Keys(h.Metadata)) {
 		v.Meta = append(v.Meta, k+"="+h.Metadata[k])
 	}
@@ -125,12 +125,12 @@ func sampleOf(r ranked, rank int, ms []metricInfo) sampleView {
 	var verdicts []string
 	deltas := map[string]float64{}
 	for _, m := range ms {
-		sv := scoreOf(m, r.base, h)
+		sv := scoreOf(m, b, h)
 		v.Scores = append(v.Scores, sv)
 		if sv.Class != vSame {
 			verdicts = append(verdicts, m.name+":"+sv.Class)
 		}
-		if _, d := verdict(m, r.base, h); !math.IsNaN(d) && d != 0 {
+		if _, d := verdict(m, b, h); !math.IsNaN(d) && d != 0 {
 			deltas[m.name] = math.Round(d/m.scale*1e4) / 1e4
 		} else if sv.Class == vLost {
 			deltas[m.name] = -2
@@ -139,7 +139,7 @@ func sampleOf(r ranked, rank int, ms []metricInfo) sampleView {
 	v.Verdicts = strings.Join(verdicts, " ")
 	dj, _ := json.Marshal(deltas)
 	v.Deltas = string(dj)
-	v.texts(r)
+	v.texts(h, b)
 	return v
 }
 
@@ -162,13 +162,13 @@ func scoreOf(m metricInfo, base, head *results.Sample) scoreView {
 	return sv
 }
 
-// texts fills the responses, their diff, the contexts and the evidence.
-func (v *sampleView) texts(r ranked) {
-	h := r.head
+// texts fills the responses, their diff, the contexts and the evidence
+// of head sample h and its base b (nil: not paired).
+func (v *sampleView) texts(h, b *results.Sample) {
 	base := ""
-	if r.base != nil {
-		v.BaseText = r.base.HasTexts()
-		base = clip(r.base.Response)
+	if b != nil {
+		v.BaseText = b.HasTexts()
+		base = clip(b.Response)
 	}
 	if v.BaseText {
 		v.Diff = DiffWords(base, clip(h.Response))
@@ -178,11 +178,11 @@ func (v *sampleView) texts(r ranked) {
 	v.Contexts = contextsOf(h)
 	v.Evidence = evidenceOf(h)
 	if v.BaseText {
-		if !slices.Equal(r.base.Contexts, h.Contexts) {
-			v.BaseContexts = clipAll(r.base.Contexts)
+		if !slices.Equal(b.Contexts, h.Contexts) {
+			v.BaseContexts = clipAll(b.Contexts)
 		}
-		if r.base.InputHash == "" || r.base.InputHash != h.InputHash {
-			v.BaseEvidence = evidenceOf(r.base)
+		if b.InputHash == "" || b.InputHash != h.InputHash {
+			v.BaseEvidence = evidenceOf(b)
 		}
 	}
 }

@@ -22,11 +22,13 @@ import (
 // is built.
 //
 // Rendering a format that shows sample texts (Format.Samples is set) takes
-// two steps, so that memory holds only the texts shown: compare with the
-// scores only, call Samples for the ids to show, read the results files
-// again keeping those samples' texts, and Render with them in Input.Base
-// and Input.Head. A format without Samples reads only Input.Report and
-// Input.Options.
+// two steps, so that memory holds only the samples shown, whatever the
+// number of samples: compare the sides held by columns (results.Table),
+// call Samples with them for the ids to show, read the results files again
+// keeping those samples only, texts included (results.ReadOptions{Texts:
+// ids, Only: true}), and Render with the tables in Input.Base and
+// Input.Head and those samples in Input.BaseSamples and Input.HeadSamples.
+// A format without Samples reads only Input.Report and Input.Options.
 
 // Input is what a format renders.
 type Input struct {
@@ -35,10 +37,15 @@ type Input struct {
 	// Options configure the report: gate name, head, baseline source, run
 	// link, trend, size limit. A format uses the fields it has a place for.
 	Options Options
-	// Base and Head are the compared results files holding the texts of
-	// the samples Format.Samples picked (Base nil: no baseline). Formats
-	// without Samples ignore them.
-	Base, Head *results.File
+	// Base and Head are the compared results files by columns, every
+	// sample's scores (Base nil: no baseline). Formats without Samples
+	// ignore them.
+	Base, Head *results.Table
+	// BaseSamples and HeadSamples hold the samples Format.Samples picked
+	// whole, texts included (BaseSamples nil: no baseline); they may hold
+	// others, which the format does not use. Formats without Samples
+	// ignore them.
+	BaseSamples, HeadSamples *results.File
 	// SampleLimit is how many samples a format that lists them shows at
 	// most (0: the format's default).
 	SampleLimit int
@@ -56,9 +63,10 @@ type Format struct {
 	Render func(w io.Writer, in Input) error
 	// Samples is set by a format that shows sample texts: it returns the
 	// ids of the head samples to show, at most limit (0: the format's
-	// default), from results files read without texts. The caller reads
-	// those samples' texts into Input.Base and Input.Head before Render.
-	Samples func(rep *compare.Report, base, head *results.File, limit int) []string
+	// default), from the sides by columns (base nil: no baseline). The
+	// caller reads those samples whole into Input.BaseSamples and
+	// Input.HeadSamples before Render.
+	Samples func(rep *compare.Report, base, head *results.Table, limit int) []string
 }
 
 // DefaultFormat is the format of a report file whose name has no known

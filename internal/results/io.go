@@ -56,11 +56,18 @@ var ErrSchema = errors.New("unsupported results schema")
 var ErrInvalid = errors.New("invalid results file")
 
 // ReadOptions says what a read keeps of the samples' texts (response,
-// retrieved contexts, evidence).
+// retrieved contexts, evidence), and of the samples.
 type ReadOptions struct {
 	// Texts selects the samples whose texts are kept; nil drops them all,
 	// as a comparison needs only the scores.
 	Texts func(id string) bool
+	// Only keeps only the samples Texts selects (none when nil), texts
+	// included, and drops the others whole as they are read: memory holds
+	// the samples selected, never the others (the HTML report's second
+	// pass reads back the few it lists). The file's checks (duplicate or
+	// missing ids, scores, evidence) apply to the samples kept; the header
+	// is read whole as always. ReadTable ignores it.
+	Only bool
 }
 
 // AllTexts keeps the texts of every sample (ReadOptions.Texts).
@@ -77,7 +84,7 @@ func Parse(data []byte) (*File, error) {
 
 // ParseWith decodes a results file keeping the texts o selects.
 func ParseWith(data []byte, o ReadOptions) (*File, error) {
-	return decode(bytes.NewReader(data), o.Texts, func() ([]byte, error) { return data, nil })
+	return decode(bytes.NewReader(data), o, func() ([]byte, error) { return data, nil })
 }
 
 // parseWhole decodes a whole results file at once; decode calls it to word
@@ -277,7 +284,7 @@ func ReadWith(path string, o ReadOptions) (*File, error) {
 		return nil, err
 	}
 	defer file.Close()
-	f, err := decode(file, o.Texts, func() ([]byte, error) { return inputfile.ReadFile(path, inputfile.ResultsLimit()) })
+	f, err := decode(file, o, func() ([]byte, error) { return inputfile.ReadFile(path, inputfile.ResultsLimit()) })
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

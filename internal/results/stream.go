@@ -15,13 +15,13 @@ import (
 // not a valid results file, reread supplies the whole file and the
 // whole-file parser words the error (schema, line:col), so both paths fail
 // with the same messages.
-func decode(r io.Reader, keep func(id string) bool, reread func() ([]byte, error)) (*File, error) {
+func decode(r io.Reader, o ReadOptions, reread func() ([]byte, error)) (*File, error) {
 	// A UTF-8 byte order mark (an editor's) is read past.
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(len(bom)); err == nil && bytes.Equal(b, bom) {
 		_, _ = br.Discard(len(bom))
 	}
-	f, schema, err := stream(br, keep)
+	f, schema, err := stream(br, o)
 	if err != nil {
 		return nil, streamError(err, reread)
 	}
@@ -62,13 +62,14 @@ var bom = []byte("\ufeff")
 // stream decodes the top-level object: the samples element by element,
 // every other key as json.Unmarshal would (case-insensitive names, unknown
 // keys ignored, the last duplicate wins). It also returns the schema
-// (nil when the file has none). The texts of the samples keep rejects (all
-// when keep is nil) are dropped as they are read.
-func stream(r io.Reader, keep func(id string) bool) (*File, *string, error) {
+// (nil when the file has none). The texts of the samples o.Texts rejects
+// (all when it is nil) are dropped as they are read, and with o.Only the
+// samples themselves.
+func stream(r io.Reader, o ReadOptions) (*File, *string, error) {
 	var samples []Sample
 	f, schema, err := streamTo(r, func(dec *json.Decoder, _ []byte) error {
 		var err error
-		samples, err = streamSamples(dec, keep)
+		samples, err = streamSamples(dec, o)
 		return err
 	})
 	if f != nil {
@@ -132,8 +133,8 @@ func streamTo(r io.Reader, samples func(dec *json.Decoder, before []byte) error)
 }
 
 // streamSamples decodes the samples value: null, or an array decoded one
-// element at a time.
-func streamSamples(dec *json.Decoder, keep func(id string) bool) ([]Sample, error) {
+// element at a time, keeping what o selects.
+func streamSamples(dec *json.Decoder, o ReadOptions) ([]Sample, error) {
 	tok, err := dec.Token()
 	if err != nil {
 		return nil, err
@@ -145,13 +146,17 @@ func streamSamples(dec *json.Decoder, keep func(id string) bool) ([]Sample, erro
 		return nil, fmt.Errorf("samples is not an array")
 	}
 	samples := []Sample{}
-	for dec.More() {
+	for index := 0; dec.More(); index++ {
 		var s Sample
 		start := dec.InputOffset()
 		if err := dec.Decode(&s); err != nil {
-			return nil, &sampleError{index: len(samples), start: start, err: err}
+			return nil, &sampleError{index: index, start: start, err: err}
 		}
-		if keep == nil || !keep(s.ID) {
+		switch selected := o.Texts != nil && o.Texts(s.ID); {
+		case selected:
+		case o.Only:
+			continue
+		default:
 			s.dropTexts()
 		}
 		samples = append(samples, s)

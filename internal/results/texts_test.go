@@ -2,6 +2,7 @@ package results
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -42,6 +43,46 @@ func TestReadWithSelectsTexts(t *testing.T) {
 	}
 	if some.Samples[1].HasTexts() {
 		t.Errorf("texts of %s kept though not selected", id)
+	}
+}
+
+// Only keeps the samples selected, whole with their texts, and nothing
+// of the others (the HTML report's second pass); without a selection it
+// keeps no sample. The header is read as always.
+func TestReadWithOnlySelected(t *testing.T) {
+	f := fullFile()
+	path := filepath.Join(t.TempDir(), "r.json")
+	if err := Write(path, f); err != nil {
+		t.Fatal(err)
+	}
+	data, err := Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := f.Samples[1].ID
+	sel := ReadOptions{Texts: func(s string) bool { return s == id }, Only: true}
+	for name, read := range map[string]func(ReadOptions) (*File, error){
+		"ReadWith":  func(o ReadOptions) (*File, error) { return ReadWith(path, o) },
+		"ParseWith": func(o ReadOptions) (*File, error) { return ParseWith(data, o) },
+	} {
+		got, err := read(sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// (By their JSON: NaN scores are never DeepEqual.)
+		if len(got.Samples) != 1 || jsonOf(t, got.Samples[0]) != jsonOf(t, f.Samples[1]) {
+			t.Errorf("%s Only: samples %+v, want %s whole", name, got.Samples, id)
+		}
+		if got.Judge != f.Judge || !reflect.DeepEqual(got.Git, f.Git) {
+			t.Errorf("%s Only: header %+v %+v", name, got.Judge, got.Git)
+		}
+		none, err := read(ReadOptions{Only: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(none.Samples) != 0 {
+			t.Errorf("%s Only without a selection kept %d samples", name, len(none.Samples))
+		}
 	}
 }
 
@@ -177,4 +218,13 @@ func TestSpillWriteErrorIsErrTexts(t *testing.T) {
 	if _, err := NewSpill(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, ErrTexts) {
 		t.Errorf("NewSpill in a missing directory: %v, want ErrTexts", err)
 	}
+}
+
+func jsonOf(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
