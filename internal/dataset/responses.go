@@ -203,11 +203,6 @@ func (jn *responseJoiner) byUserInput(in string) []int {
 	return out
 }
 
-// goldenLine is the line (or row) of golden sample i, or 0.
-func (jn *responseJoiner) goldenLine(i int) int {
-	return jn.d.Line(i)
-}
-
 // join joins one row of the responses file to its golden sample.
 func (jn *responseJoiner) join(rec record) {
 	conv := jn.conv
@@ -273,7 +268,7 @@ func (jn *responseJoiner) match(c converted) (int, metrics.Sample, bool) {
 		if row.Has(metrics.UserInput) && golden.Has(metrics.UserInput) &&
 			strings.TrimSpace(row.UserInput) != strings.TrimSpace(golden.UserInput) {
 			conv.problem(c.p, "user_input", fmt.Sprintf("differs from the user_input of the golden sample with id %s (%s); regenerate the responses from the current golden file",
-				short(row.ID), d.at(jn.goldenLine(i))))
+				short(row.ID), d.at(jn.d.Line(i))))
 			return 0, metrics.Sample{}, false
 		}
 		return i, golden, true
@@ -290,7 +285,7 @@ func (jn *responseJoiner) match(c converted) (int, metrics.Sample, bool) {
 			return m[0], s, ok
 		default:
 			conv.problem(c.p, "user_input", fmt.Sprintf(`matches %d golden samples (%s %ss %d and %d); add the "id" of the right sample to this row`,
-				len(m), d.Path, d.unit(), jn.goldenLine(m[0]), jn.goldenLine(m[1])))
+				len(m), d.Path, d.unit(), jn.d.Line(m[0]), jn.d.Line(m[1])))
 			return 0, metrics.Sample{}, false
 		}
 	default:
@@ -310,7 +305,7 @@ func (jn *responseJoiner) warnings(name string) []string {
 	var missing []string
 	for i, line := range jn.matchedBy {
 		if line == 0 {
-			missing = append(missing, fmt.Sprintf("%s (%s %d)", short(jn.d.ID(i)), jn.d.unit(), jn.goldenLine(i)))
+			missing = append(missing, fmt.Sprintf("%s (%s %d)", short(jn.d.ID(i)), jn.d.unit(), jn.d.Line(i)))
 		}
 	}
 	if n := len(missing); n > 0 {
