@@ -85,7 +85,7 @@ type assembly struct {
 // sample is kept when every pass judged it; a sequential check keeps the
 // others too, undefined with kind not_judged. It returns the records to
 // close once the file is written and read.
-func assemble(f *results.File, passes []*passRecords, a assembly, notJudged func(i int) results.Sample) (*results.Records, error) {
+func assemble(f *results.File, passes []*passRecords, a assembly, notJudged func(i int) (results.Sample, error)) (*results.Records, error) {
 	out := results.NewRecords("")
 	cols := make(map[string][]float64, len(a.names))
 	keep := map[string]bool{}
@@ -124,7 +124,11 @@ func assemble(f *results.File, passes []*passRecords, a assembly, notJudged func
 				s.Seq = a.seq.pos[i] + 1
 			}
 		case a.seq != nil:
-			s = notJudged(i)
+			var err error
+			if s, err = notJudged(i); err != nil {
+				out.Close()
+				return nil, fmt.Errorf("read back sample %s: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", a.ids(i), err)
+			}
 		default:
 			continue
 		}

@@ -144,10 +144,10 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	if ph != nil {
 		a.calls, a.outOfStep = ph.calls, ph.outOfStep
 	}
-	var notJudged func(i int) results.Sample
+	var notJudged func(i int) (results.Sample, error)
 	if jr.seq != nil {
 		a.seq = jr.seq
-		notJudged = jr.seq.notJudged(in, f.Config.Metrics, jr.inputs)
+		notJudged = jr.seq.notJudged(in, f.Config.Metrics)
 	}
 	recs, err := assemble(f, o.passes, a, notJudged)
 	if err != nil {
@@ -163,7 +163,7 @@ func execRun(ctx context.Context, env Env, o *runState) (*RunResult, error) {
 	// their spool are let go of before it is written.
 	o.closeSpool()
 	in.release()
-	jr.runs, jr.inputs = nil, eval.Inputs{}
+	jr.runs = nil
 	if runErr != nil {
 		runErr = markIncomplete(ctx, runCtx, o, f, runErr, judged, total)
 	}
@@ -604,8 +604,7 @@ type repeated struct {
 	perMetric map[string]judge.Usage
 	err       error // the error that stopped the last run
 	start     time.Time
-	inputs    eval.Inputs // of the samples judged
-	seq       *seqRun     // a sequential check's order and decider (nil: none)
+	seq       *seqRun // a sequential check's order and decider (nil: none)
 }
 
 // store returns where the run's samples are read back from.
@@ -645,7 +644,8 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 	if in.ds.Spool() != nil && o.sequential == nil {
 		// Every pass reads its samples back from the spool, by position:
 		// what memory kept of each (its id, fields and metadata, its
-		// line) can go. (A sequential check keeps them for its decider.)
+		// line) can go. (A sequential check lets go of them once it has
+		// ordered the samples: newSeqRun reads them.)
 		in.release()
 	}
 	var ph *targetPhase
@@ -684,9 +684,14 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		if o.sequential != nil {
 			// One pass, no target (validated): the samples go in the
 			// sequential order, and the decider ends the feed.
-			q, err := o.newSeqRun(in, log)
+			q, err := o.newSeqRun(in)
 			if err != nil {
 				return nil, nil, err
+			}
+			if in.ds.Spool() != nil {
+				// As for any run: from here the samples are read back
+				// from the spool (the decider keeps what it needs).
+				in.release()
 			}
 			q.end = p.win.End
 			q.lead = 2 * opts.Concurrency
@@ -734,7 +739,6 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 			out.perMetric[k] = out.perMetric[k].Add(v)
 		}
 	}
-	out.inputs = log.in
 	return out, ph, nil
 }
 

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/raggate/raggate/internal/baseline"
@@ -46,6 +48,11 @@ type seqRun struct {
 	pos   []int // sample index -> position in order
 	seed  uint64
 	batch int
+	// maxContexts is the run's cut of the retrieved contexts (0: none).
+	maxContexts int
+	// segs keeps the samples' values of the segment keys, which the
+	// decider reads (the run lets go of the rest of their metadata).
+	segs segValues
 	// unchanged is the number of samples whose inputs are the base's:
 	// the first positions of order.
 	unchanged int
@@ -62,6 +69,59 @@ type seqRun struct {
 	// the decision. fed is replaced (closed) whenever next moves.
 	lead int
 	fed  chan struct{}
+}
+
+// segValues keeps each sample's metadata restricted to a few keys, each
+// distinct restriction once: a 4-byte index a sample. Without keys it
+// keeps nothing.
+type segValues struct {
+	keys []string
+	ix   []int32
+	maps []map[string]string
+	seen map[string]int32
+}
+
+func newSegValues(keys []string, n int) segValues {
+	if len(keys) == 0 {
+		return segValues{}
+	}
+	return segValues{keys: keys, ix: make([]int32, n), seen: map[string]int32{}}
+}
+
+// add records sample i's metadata md.
+func (v *segValues) add(i int, md map[string]string) {
+	if len(v.keys) == 0 {
+		return
+	}
+	var key strings.Builder
+	sub := map[string]string{}
+	for _, k := range v.keys {
+		val, ok := md[k]
+		if ok {
+			sub[k] = val
+			key.WriteByte(1)
+		} else {
+			key.WriteByte(0)
+		}
+		key.WriteString(strconv.Itoa(len(val)))
+		key.WriteByte(':')
+		key.WriteString(val)
+	}
+	j, ok := v.seen[key.String()]
+	if !ok {
+		j = int32(len(v.maps))
+		v.maps = append(v.maps, sub)
+		v.seen[key.String()] = j
+	}
+	v.ix[i] = j
+}
+
+// of returns sample i's restricted metadata (nil without keys; read only).
+func (v *segValues) of(i int) map[string]string {
+	if len(v.keys) == 0 {
+		return nil
+	}
+	return v.maps[v.ix[i]]
 }
 
 // gate waits until the pos-th sample of the order is within lead of the
@@ -99,29 +159,30 @@ func seqSeed(cfg SequentialConfig, datasetSHA string) uint64 {
 // newSeqRun orders the samples of in: those whose inputs hash as on the
 // base first (their judge answers are cached: they cost nothing), in
 // dataset order, then the others in a random order drawn from the seed.
-// It records every sample's inputs in log on the way.
-func (o *runState) newSeqRun(in *runInputs, log *inputsLog) (*seqRun, error) {
+// The samples' inputs are not kept: the records of those the check does
+// not judge read them back (notJudged).
+func (o *runState) newSeqRun(in *runInputs) (*seqRun, error) {
 	plan := o.sequential
 	src := in.store()
 	var unchanged, changed []int
 	all := make([]compare.SeqSample, in.n)
+	segs := newSegValues(plan.th.Segments, in.n)
 	for i := range in.n {
 		s, err := src.get(i)
 		if err != nil {
 			return nil, asOperational(fmt.Errorf("read the samples back: %w (free space in $TMPDIR, or point TMPDIR elsewhere)", err))
 		}
 		(&capCount{}).apply(o.Limits.MaxContexts, &s)
-		log.add(&s)
 		same := false
 		if j, ok := plan.base.Index(s.ID); ok && plan.base.InputHash(j) != "" && plan.base.InputHash(j) == eval.InputHash(&s) {
 			unchanged, same = append(unchanged, i), true
 		} else {
 			changed = append(changed, i)
 		}
-		// The metadata as memory keeps it: shared among equal maps.
-		all[i] = compare.SeqSample{ID: in.sampleID(i), Metadata: in.sample(i).Metadata, Unchanged: same}
+		all[i] = compare.SeqSample{ID: s.ID, Metadata: s.Metadata, Unchanged: same}
+		segs.add(i, s.Metadata)
 	}
-	q := &seqRun{plan: plan, seed: seqSeed(plan.cfg, in.ds.SHA256)}
+	q := &seqRun{plan: plan, seed: seqSeed(plan.cfg, in.ds.SHA256), maxContexts: o.Limits.MaxContexts, segs: segs}
 	rng := rand.New(rand.NewPCG(q.seed, q.seed^0x9e3779b97f4a7c15))
 	rng.Shuffle(len(changed), func(a, b int) { changed[a], changed[b] = changed[b], changed[a] })
 	q.order = append(unchanged, changed...)
@@ -151,7 +212,7 @@ func (q *seqRun) judged(in *runInputs, i int, r *eval.SampleResult) {
 	for m, v := range r.Scores {
 		s.Scores[m] = results.Score(v)
 	}
-	s.Metadata = in.sample(i).Metadata
+	s.Metadata = q.segs.of(i)
 	q.waiting[q.pos[i]] = s
 	defer func() {
 		close(q.fed)
@@ -177,16 +238,22 @@ func (q *seqRun) judged(in *runInputs, i int, r *eval.SampleResult) {
 
 // notJudged returns the record of the run's sample i when the check did
 // not judge it: every metric undefined with kind not_judged, saying why,
-// with the sample's inputs (from inputs: the samples not judged are
-// those still in the log).
-func (q *seqRun) notJudged(in *runInputs, names []string, inputs eval.Inputs) func(i int) results.Sample {
-	return func(i int) results.Sample {
+// with the sample's inputs read back from the run's samples (cut to the
+// contexts the judge would have seen, so that the input hash is the one a
+// judged record would carry).
+func (q *seqRun) notJudged(in *runInputs, names []string) func(i int) (results.Sample, error) {
+	src := in.store()
+	return func(i int) (results.Sample, error) {
 		why := fmt.Sprintf("not judged: the sequential check decided after %d of %d samples", q.decided, in.n)
 		if q.decided == 0 {
 			why = fmt.Sprintf("not judged: the run stopped (%d of %d samples judged) before the sequential check could decide", q.judgedCount(), in.n)
 		}
-		id := in.sampleID(i)
-		return notJudgedSample(id, names, why, inputs.Hash[id], inputs.Metadata[id], inputs.ContextIDs[id])
+		s, err := src.get(i)
+		if err != nil {
+			return results.Sample{}, err
+		}
+		(&capCount{}).apply(q.maxContexts, &s)
+		return notJudgedSample(s.ID, names, why, eval.InputHash(&s), s.Metadata, s.RetrievedContextIDs), nil
 	}
 }
 

@@ -93,9 +93,22 @@ func TestSequentialBrokenHeadFailsEarly(t *testing.T) {
 	if q == nil || q.Batch != 40 || q.Total != 600 || q.DecidedAfter == 0 || q.DecidedAfter%40 != 0 || q.Judged >= 600 {
 		t.Fatalf("sequential record %+v: want batch 40, 600 samples, decided after a whole batch, before the end", q)
 	}
+	// The samples not judged carry the inputs a full run records: the
+	// same input hash and metadata (read back from the run's samples).
+	full := filepath.Join(dir, "full.json")
+	if r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--dataset", filepath.Join(dir, "broken.jsonl"), "--out", full); r.code != 0 {
+		t.Fatalf("full run: exit %d\n%s", r.code, r.stderr)
+	}
+	want := map[string]results.Sample{}
+	for _, s := range readResults(t, full).Samples {
+		want[s.ID] = s
+	}
 	judged, notJudged := 0, 0
 	seqs := map[int]bool{}
 	for _, s := range f.Samples {
+		if w := want[s.ID]; s.InputHash == "" || s.InputHash != w.InputHash || fmt.Sprint(s.Metadata) != fmt.Sprint(w.Metadata) {
+			t.Fatalf("sample %s (seq %d): input hash %q, metadata %v; a full run records %q, %v", s.ID, s.Seq, s.InputHash, s.Metadata, w.InputHash, w.Metadata)
+		}
 		if s.Seq > 0 {
 			judged++
 			if seqs[s.Seq] {
@@ -352,6 +365,63 @@ func TestSequentialSegmentFailureReplays(t *testing.T) {
 	c := gate(t, nil, "compare", "--base", base, "--head", head, "--thresholds", th)
 	if c.code != 1 || !strings.Contains(c.stdout, "topic=rights") {
 		t.Errorf("compare without --segment-by: exit %d, want 1 on topic=rights as the check\n%s", c.code, c.stdout)
+	}
+}
+
+// The segments of a sequential check are the head's: over a base whose
+// samples carry no topic, a head that breaks half of one topic fails on it
+// while it judges, and its comparison replays the same decision.
+func TestSequentialSegmentsFromHead(t *testing.T) {
+	dir := t.TempDir()
+	bare := filepath.Join(dir, "bare.jsonl")
+	seqDataset(t, bare, 600, func(_ int, r string) string { return r })
+	raw, err := os.ReadFile(bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+		var row map[string]any
+		if err := json.Unmarshal([]byte(line), &row); err != nil {
+			t.Fatal(err)
+		}
+		delete(row, "topic")
+		out, _ := json.Marshal(row)
+		b.Write(out)
+		b.WriteByte('\n')
+	}
+	os.WriteFile(bare, []byte(b.String()), 0o644)
+	base := filepath.Join(dir, "base.json")
+	if r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--dataset", bare, "--out", base); r.code != 0 {
+		t.Fatalf("base run: exit %d\n%s", r.code, r.stderr)
+	}
+	data := filepath.Join(dir, "segbad.jsonl")
+	seqDataset(t, data, 600, func(i int, r string) string {
+		if i%3 == 0 && i%2 == 0 { // half of topic "rights"
+			return "I do not know."
+		}
+		return r + " "
+	})
+	th := filepath.Join(dir, "t.yaml")
+	os.WriteFile(th, []byte("version: 1\nmetrics:\n  faithfulness: {tolerance: 0.15}\n"), 0o644)
+	head := filepath.Join(dir, "head.json")
+	r := gate(t, nil, "check", "--sequential", "--segment-by", "topic", "--judge", "offline", "--thresholds", th,
+		"--dataset", data, "--baseline", base, "--out", head)
+	q := readResults(t, head).Config.Sequential
+	if r.code != 1 || !strings.Contains(r.stdout, "topic=rights") || q.DecidedAfter == 0 || q.Judged >= 600 {
+		t.Fatalf("check: exit %d, decided after %d, want 1 on topic=rights before the end\n%s\n%s", r.code, q.DecidedAfter, r.stdout, r.stderr)
+	}
+	c := gate(t, nil, "compare", "--base", base, "--head", head, "--thresholds", th, "--format", "json")
+	var rep struct {
+		Sequential struct {
+			DecidedAfter int `json:"decided_after"`
+		} `json:"sequential"`
+	}
+	if err := json.Unmarshal([]byte(c.stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if c.code != 1 || rep.Sequential.DecidedAfter != q.DecidedAfter {
+		t.Errorf("compare: exit %d, decided after %d; the check: exit 1, decided after %d", c.code, rep.Sequential.DecidedAfter, q.DecidedAfter)
 	}
 }
 
