@@ -88,6 +88,9 @@ type assembly struct {
 func assemble(f *results.File, passes []*passRecords, a assembly, notJudged func(i int) (results.Sample, error)) (*results.Records, error) {
 	out := results.NewRecords("")
 	cols := make(map[string][]float64, len(a.names))
+	for _, m := range a.names {
+		cols[m] = make([]float64, 0, a.n) // at most a score a sample: no regrowth
+	}
 	keep := map[string]bool{}
 	for _, m := range a.names {
 		keep[m] = true
@@ -121,7 +124,7 @@ func assemble(f *results.File, passes []*passRecords, a assembly, notJudged func
 				cols[k] = append(cols[k], float64(v))
 			}
 			if a.seq != nil {
-				s.Seq = a.seq.pos[i] + 1
+				s.Seq = int(a.seq.pos[i]) + 1
 			}
 		case a.seq != nil:
 			var err error

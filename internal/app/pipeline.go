@@ -142,7 +142,7 @@ type pass struct {
 	// sequential check sets its own), and gate, when set, is waited on
 	// before the pos-th of them is read (a sequential check keeps the
 	// samples read close to those it has looked at).
-	order []int
+	order []int32
 	gate  func(ctx context.Context, pos int) error
 }
 
@@ -186,7 +186,7 @@ func readAll(ctx context.Context, p *pass, src sampleStore, limit int, cuts *cap
 	for pos := range p.n {
 		i := pos
 		if p.order != nil {
-			i = p.order[pos]
+			i = int(p.order[pos])
 		}
 		if p.gate != nil {
 			if err := p.gate(ctx, pos); err != nil {

@@ -644,8 +644,8 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 	if in.ds.Spool() != nil && o.sequential == nil {
 		// Every pass reads its samples back from the spool, by position:
 		// what memory kept of each (its id, fields and metadata, its
-		// line) can go. (A sequential check lets go of them once it has
-		// ordered the samples: newSeqRun reads them.)
+		// line) can go. (A sequential check lets go of them below, once
+		// the decider has what it needs of them.)
 		in.release()
 	}
 	var ph *targetPhase
@@ -684,14 +684,15 @@ func judgeRepeats(ctx context.Context, env Env, o *runState, judges func(repeat 
 		if o.sequential != nil {
 			// One pass, no target (validated): the samples go in the
 			// sequential order, and the decider ends the feed.
+			if in.ds.Spool() != nil {
+				// As for any run, the samples are read back from the
+				// spool from here, newSeqRun's reading included (the
+				// decider keeps what it needs).
+				in.release()
+			}
 			q, err := o.newSeqRun(in)
 			if err != nil {
 				return nil, nil, err
-			}
-			if in.ds.Spool() != nil {
-				// As for any run: from here the samples are read back
-				// from the spool (the decider keeps what it needs).
-				in.release()
 			}
 			q.end = p.win.End
 			q.lead = 2 * opts.Concurrency

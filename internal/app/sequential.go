@@ -44,8 +44,8 @@ type seqPlan struct {
 // in, and the decider fed with each judged sample in that order.
 type seqRun struct {
 	plan  *seqPlan
-	order []int // sample indices, in the order they are judged
-	pos   []int // sample index -> position in order
+	order []int32 // sample indices, in the order they are judged
+	pos   []int32 // sample index -> position in order
 	seed  uint64
 	batch int
 	// maxContexts is the run's cut of the retrieved contexts (0: none).
@@ -164,7 +164,7 @@ func seqSeed(cfg SequentialConfig, datasetSHA string) uint64 {
 func (o *runState) newSeqRun(in *runInputs) (*seqRun, error) {
 	plan := o.sequential
 	src := in.store()
-	var unchanged, changed []int
+	var unchanged, changed []int32
 	all := make([]compare.SeqSample, in.n)
 	segs := newSegValues(plan.th.Segments, in.n)
 	for i := range in.n {
@@ -175,20 +175,22 @@ func (o *runState) newSeqRun(in *runInputs) (*seqRun, error) {
 		(&capCount{}).apply(o.Limits.MaxContexts, &s)
 		same := false
 		if j, ok := plan.base.Index(s.ID); ok && plan.base.InputHash(j) != "" && plan.base.InputHash(j) == eval.InputHash(&s) {
-			unchanged, same = append(unchanged, i), true
+			unchanged, same = append(unchanged, int32(i)), true
 		} else {
-			changed = append(changed, i)
+			changed = append(changed, int32(i))
 		}
-		all[i] = compare.SeqSample{ID: s.ID, Metadata: s.Metadata, Unchanged: same}
+		// Only the segment keys' values, each distinct set once: the
+		// samples' own metadata maps would all be live until the loop ends.
 		segs.add(i, s.Metadata)
+		all[i] = compare.SeqSample{ID: s.ID, Metadata: segs.of(i), Unchanged: same}
 	}
 	q := &seqRun{plan: plan, seed: seqSeed(plan.cfg, in.ds.SHA256), maxContexts: o.Limits.MaxContexts, segs: segs}
 	rng := rand.New(rand.NewPCG(q.seed, q.seed^0x9e3779b97f4a7c15))
 	rng.Shuffle(len(changed), func(a, b int) { changed[a], changed[b] = changed[b], changed[a] })
 	q.order = append(unchanged, changed...)
-	q.pos = make([]int, in.n)
+	q.pos = make([]int32, in.n)
 	for p, i := range q.order {
-		q.pos[i] = p
+		q.pos[i] = int32(p)
 	}
 	q.batch = plan.cfg.Batch
 	if q.batch <= 0 {
@@ -213,7 +215,7 @@ func (q *seqRun) judged(in *runInputs, i int, r *eval.SampleResult) {
 		s.Scores[m] = results.Score(v)
 	}
 	s.Metadata = q.segs.of(i)
-	q.waiting[q.pos[i]] = s
+	q.waiting[int(q.pos[i])] = s
 	defer func() {
 		close(q.fed)
 		q.fed = make(chan struct{})
