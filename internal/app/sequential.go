@@ -94,11 +94,9 @@ func (v *segValues) add(i int, md map[string]string) {
 		return
 	}
 	var key strings.Builder
-	sub := map[string]string{}
 	for _, k := range v.keys {
 		val, ok := md[k]
 		if ok {
-			sub[k] = val
 			key.WriteByte(1)
 		} else {
 			key.WriteByte(0)
@@ -109,6 +107,12 @@ func (v *segValues) add(i int, md map[string]string) {
 	}
 	j, ok := v.seen[key.String()]
 	if !ok {
+		sub := map[string]string{}
+		for _, k := range v.keys {
+			if val, ok := md[k]; ok {
+				sub[k] = val
+			}
+		}
 		j = int32(len(v.maps))
 		v.maps = append(v.maps, sub)
 		v.seen[key.String()] = j
