@@ -342,11 +342,11 @@ func TestSequentialSegmentsReplay(t *testing.T) {
 	}
 }
 
-// A check that fails on one segment only fails the same in a comparison
-// that names no segment (the file records the keys), and the floor
-// message quotes the head mean the decision read.
-func TestSequentialSegmentFailureReplays(t *testing.T) {
-	dir, base := seqFixture(t, 600)
+// segmentBreakingCheck runs a sequential check segmented by topic, against
+// base, of a head that breaks half of the answers of topic "rights", with
+// a faithfulness tolerance of 0.15 (the thresholds file th).
+func segmentBreakingCheck(t *testing.T, dir, base string) (r runResult, head, th string) {
+	t.Helper()
 	data := filepath.Join(dir, "segbad.jsonl")
 	seqDataset(t, data, 600, func(i int, r string) string {
 		if i%3 == 0 && i%2 == 0 { // half of topic "rights"
@@ -354,11 +354,22 @@ func TestSequentialSegmentFailureReplays(t *testing.T) {
 		}
 		return r + " "
 	})
-	th := filepath.Join(dir, "t.yaml")
-	os.WriteFile(th, []byte("version: 1\nmetrics:\n  faithfulness: {tolerance: 0.15}\n"), 0o644)
-	head := filepath.Join(dir, "head.json")
-	r := gate(t, nil, "check", "--sequential", "--segment-by", "topic", "--judge", "offline", "--thresholds", th,
+	th = filepath.Join(dir, "t.yaml")
+	if err := os.WriteFile(th, []byte("version: 1\nmetrics:\n  faithfulness: {tolerance: 0.15}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	head = filepath.Join(dir, "head.json")
+	r = gate(t, nil, "check", "--sequential", "--segment-by", "topic", "--judge", "offline", "--thresholds", th,
 		"--dataset", data, "--baseline", base, "--out", head)
+	return r, head, th
+}
+
+// A check that fails on one segment only fails the same in a comparison
+// that names no segment (the file records the keys), and the floor
+// message quotes the head mean the decision read.
+func TestSequentialSegmentFailureReplays(t *testing.T) {
+	dir, base := seqFixture(t, 600)
+	r, head, th := segmentBreakingCheck(t, dir, base)
 	if r.code != 1 || !strings.Contains(r.stdout, "topic=rights") {
 		t.Fatalf("check: exit %d, want 1 on topic=rights\n%s\n%s", r.code, r.stdout, r.stderr)
 	}
@@ -395,18 +406,7 @@ func TestSequentialSegmentsFromHead(t *testing.T) {
 	if r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--dataset", bare, "--out", base); r.code != 0 {
 		t.Fatalf("base run: exit %d\n%s", r.code, r.stderr)
 	}
-	data := filepath.Join(dir, "segbad.jsonl")
-	seqDataset(t, data, 600, func(i int, r string) string {
-		if i%3 == 0 && i%2 == 0 { // half of topic "rights"
-			return "I do not know."
-		}
-		return r + " "
-	})
-	th := filepath.Join(dir, "t.yaml")
-	os.WriteFile(th, []byte("version: 1\nmetrics:\n  faithfulness: {tolerance: 0.15}\n"), 0o644)
-	head := filepath.Join(dir, "head.json")
-	r := gate(t, nil, "check", "--sequential", "--segment-by", "topic", "--judge", "offline", "--thresholds", th,
-		"--dataset", data, "--baseline", base, "--out", head)
+	r, head, th := segmentBreakingCheck(t, dir, base)
 	q := readResults(t, head).Config.Sequential
 	if r.code != 1 || !strings.Contains(r.stdout, "topic=rights") || q.DecidedAfter == 0 || q.Judged >= 600 {
 		t.Fatalf("check: exit %d, decided after %d, want 1 on topic=rights before the end\n%s\n%s", r.code, q.DecidedAfter, r.stdout, r.stderr)
