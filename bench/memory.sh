@@ -10,8 +10,9 @@
 # per sample, with texts (the default) and, for run, without them. Besides
 # run and check it measures check with the responses in a separate file
 # (--responses, the dataset's own responses), a sequential check
-# (--sequential) and a check writing the HTML report (--report), which
-# must stay as flat.
+# (--sequential), a check writing the HTML report (--report) and
+# `gate merge` of the run's four shards (`gate run --shard i/4`, texts
+# recorded), which must stay as flat.
 #
 # Targets: 40,000 samples under 300 MB peak RSS for run and for check, and
 # RSS at 40,000 no more than 1.3 x RSS at 10,000 (printed as "growth");
@@ -20,7 +21,7 @@
 #
 # Environment: BENCH_SIZES (samples per dataset, default "10000 20000
 # 40000"), BENCH_DATA (kinds, default "generated real"), BENCH_COMMANDS
-# (default "run run-notexts check check-responses check-sequential check-html"),
+# (default "run run-notexts check check-responses check-sequential check-html merge"),
 # BENCH_DIR (work directory, default a fresh temporary one), GATE (a gate
 # binary to measure instead of building one).
 set -euo pipefail
@@ -110,7 +111,7 @@ for kind in ${BENCH_DATA:-generated real}; do
 				if (match($0, /"response": *"([^"\\]|\\.)*"/)) print "{" id ", " substr($0, RSTART, RLENGTH) "}"
 			}' "$data" >"$dir/responses-$kind-$n.jsonl"
 		fi
-		for cmd in ${BENCH_COMMANDS:-run run-notexts check check-responses check-sequential check-html}; do
+		for cmd in ${BENCH_COMMANDS:-run run-notexts check check-responses check-sequential check-html merge}; do
 			case $cmd in
 			run) res=$dir/head-$kind-$n.json; set -- "$gate" run --quiet --judge offline --dataset "$data" --out "$res" ;;
 			run-notexts) res=$dir/notexts-$kind-$n.json; set -- "$gate" run --quiet --judge offline --record-texts=false --dataset "$data" --out "$res" ;;
@@ -118,6 +119,14 @@ for kind in ${BENCH_DATA:-generated real}; do
 			check-responses) res=$dir/checkr-$kind-$n.json; set -- "$gate" check --quiet --judge offline --dataset "$data" --responses "$dir/responses-$kind-$n.jsonl" --baseline "$dir/base-$kind-$n.json" --out "$res" ;;
 			check-sequential) res=$dir/checks-$kind-$n.json; set -- "$gate" check --quiet --sequential --judge offline --dataset "$data" --baseline "$dir/base-$kind-$n.json" --out "$res" ;;
 			check-html) res=$dir/checkh-$kind-$n.json; set -- "$gate" check --quiet --judge offline --dataset "$data" --baseline "$dir/base-$kind-$n.json" --out "$res" --report "$dir/report-$kind-$n.html" ;;
+			merge)
+				res=$dir/merged-$kind-$n.json
+				shards=()
+				for i in 1 2 3 4; do
+					shards+=("$dir/shard-$kind-$n-$i.json")
+					"$gate" run --quiet --judge offline --shard "$i/4" --dataset "$data" --out "$dir/shard-$kind-$n-$i.json" >/dev/null 2>&1 || true
+				done
+				set -- "$gate" merge --quiet --out "$res" "${shards[@]}" ;;
 			*) echo "bench/memory.sh: unknown command $cmd in BENCH_COMMANDS" >&2; exit 2 ;;
 			esac
 			read -r kb secs rc < <(peak "$@")

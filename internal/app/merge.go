@@ -12,15 +12,17 @@ import (
 // runs (paths) into one, written to out. The merged file is returned
 // with an error when some shard is incomplete.
 func Merge(env Env, paths []string, out string) (*results.File, error) {
-	var files []*results.File
+	var tables []*results.Table
 	for _, p := range paths {
-		f, err := results.Read(env.abs(p))
+		t, err := results.ReadTable(env.abs(p), results.ReadOptions{})
 		if err != nil {
 			return nil, asUsage(InputErr("merge input", err))
 		}
-		files = append(files, f)
+		tables = append(tables, t)
 	}
-	merged, err := results.Merge(files)
+	// The merged samples are read back from the shards' files one at a
+	// time as the file is written.
+	merged, err := results.MergeTables(tables)
 	if err != nil {
 		return nil, asUsage(err)
 	}

@@ -200,9 +200,27 @@ func TestShardAndMerge(t *testing.T) {
 		t.Fatalf("merged: %d samples, shard %q", len(b.Samples), b.Shard)
 	}
 	for m, s := range a.Summary {
-		if got := b.Summary[m]; got.N != s.N || math.Abs(got.Mean.Value()-s.Mean.Value()) > 1e-12 {
+		if got := b.Summary[m]; got.N != s.N || got.Undefined != s.Undefined || math.Abs(got.Mean.Value()-s.Mean.Value()) > 1e-12 ||
+			math.Abs(got.P50.Value()-s.P50.Value()) > 1e-12 || math.Abs(got.Std.Value()-s.Std.Value()) > 1e-12 {
 			t.Errorf("%s: merged summary %+v, whole run %+v", m, got, s)
 		}
+	}
+	// The merged samples are the shards' own, whole (texts and evidence
+	// included), in shard order.
+	var want []results.Sample
+	for _, p := range shards {
+		f, _ := results.Read(p)
+		want = append(want, f.Samples...)
+	}
+	for k := range want {
+		w, _ := json.Marshal(want[k])
+		g, _ := json.Marshal(b.Samples[k])
+		if !bytes.Equal(w, g) {
+			t.Fatalf("merged sample %d:\n%s\nthe shard's:\n%s", k, g, w)
+		}
+	}
+	if want[0].Response == "" || len(want[0].Evidence) == 0 {
+		t.Fatalf("the shards recorded no texts: the comparison above proves nothing about them")
 	}
 }
 

@@ -40,7 +40,7 @@ func mergeCmd(_ context.Context, env Env, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(env.Stderr, "merged %d shards, %d samples, into %s\n", fs.NArg(), len(merged.Samples), o.Out)
+	fmt.Fprintf(env.Stderr, "merged %d shards, %d samples, into %s\n", fs.NArg(), merged.Len(), o.Out)
 	return err
 }
 

@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -14,17 +15,33 @@ import (
 // disjoint samples. The summary and usage are recomputed; samples are in
 // shard order.
 func Merge(files []*File) (*File, error) {
-	if len(files) == 0 {
+	tables := make([]*Table, len(files))
+	for i, f := range files {
+		tables[i] = TableOf(f)
+	}
+	out, err := MergeTables(tables)
+	if err != nil {
+		return nil, err
+	}
+	return out, out.Load()
+}
+
+// MergeTables is Merge over the shards' tables (ReadTable): the merged
+// file's samples stay in the shards' files, each read back whole (texts
+// included) when the merged file is written or read, so that merging
+// holds a few bytes a sample whatever the shards' sizes.
+func MergeTables(tables []*Table) (*File, error) {
+	if len(tables) == 0 {
 		return nil, fmt.Errorf("merge: no results files given")
 	}
 	// Shard order, not argument order, decides the sample order.
-	files = append([]*File(nil), files...)
-	sort.SliceStable(files, func(a, b int) bool {
-		i, _, _ := ParseShard(files[a].Shard)
-		j, _, _ := ParseShard(files[b].Shard)
+	tables = append([]*Table(nil), tables...)
+	sort.SliceStable(tables, func(a, b int) bool {
+		i, _, _ := ParseShard(tables[a].File.Shard)
+		j, _, _ := ParseShard(tables[b].File.Shard)
 		return i < j
 	})
-	first := files[0]
+	first := tables[0].File
 	_, n, err := ParseShard(first.Shard)
 	if err != nil {
 		return nil, fmt.Errorf("merge: file 1 is not a shard (%q); merge takes the files of `gate run --shard i/n`", first.Shard)
@@ -37,7 +54,8 @@ func Merge(files []*File) (*File, error) {
 	out.Warnings = nil
 	out.Usage = Usage{}
 	var incomplete []string
-	for k, f := range files {
+	for k, t := range tables {
+		f := t.File
 		i, m, err := ParseShard(f.Shard)
 		if err != nil {
 			return nil, fmt.Errorf("merge: file %d is not a shard: %w", k+1, err)
@@ -55,12 +73,12 @@ func Merge(files []*File) (*File, error) {
 			return nil, fmt.Errorf("merge: shard %s computed other metrics (%v vs %v)", f.Shard, f.Config.Metrics, first.Config.Metrics)
 		}
 		seenShard[i] = true
-		for _, s := range f.Samples {
-			if j, dup := seenID[s.ID]; dup {
-				return nil, fmt.Errorf("merge: sample %q is in shard %s and in file %d", s.ID, f.Shard, j)
+		for j := range t.Len() {
+			id := t.ID(j)
+			if prev, dup := seenID[id]; dup {
+				return nil, fmt.Errorf("merge: sample %q is in shard %s and in file %d", id, f.Shard, prev)
 			}
-			seenID[s.ID] = k + 1
-			out.Samples = append(out.Samples, s)
+			seenID[id] = k + 1
 		}
 		out.Usage = addUsage(out.Usage, f.Usage)
 		out.Warnings = append(out.Warnings, f.Warnings...)
@@ -81,8 +99,55 @@ func Merge(files []*File) (*File, error) {
 		return nil, fmt.Errorf("merge: shards %s are missing; give every shard's results file", strings.Join(missing, ", "))
 	}
 	out.Incomplete = strings.Join(incomplete, "; ")
-	out.Summary = Summarize(out.Config.Metrics, out.Samples)
+	out.Summary = summarizeTables(out.Config.Metrics, tables)
+	src := &tablesSource{tables: tables}
+	for _, t := range tables {
+		src.start = append(src.start, src.n)
+		src.n += t.Len()
+	}
+	out.SetSampleSource(src)
 	return &out, nil
+}
+
+// summarizeTables is Summarize over the samples of tables, read from
+// their columns: a sample counts for a metric when its scores have it
+// (defined, or null).
+func summarizeTables(names []string, tables []*Table) map[string]Sum {
+	sum := make(map[string]Sum, len(names))
+	for _, name := range names {
+		var xs []float64
+		for _, t := range tables {
+			k := t.Key(name)
+			if k == nil || !k.InScores {
+				continue
+			}
+			for i := range t.Len() {
+				v := k.Scores.At(i)
+				if math.IsNaN(v) {
+					if e, ok := t.Undefined(k, i); !ok || !e.InScores {
+						continue // not in the sample's scores
+					}
+				}
+				xs = append(xs, v)
+			}
+		}
+		sum[name] = SumOf(xs)
+	}
+	return sum
+}
+
+// tablesSource gives the samples of tables one after the other, whole.
+type tablesSource struct {
+	tables []*Table
+	start  []int // the position of each table's first sample
+	n      int
+}
+
+func (s *tablesSource) Len() int { return s.n }
+
+func (s *tablesSource) Sample(i int) (Sample, error) {
+	k := sort.Search(len(s.start), func(k int) bool { return s.start[k] > i }) - 1
+	return s.tables[k].Whole(i - s.start[k])
 }
 
 // Summarize recomputes the per-metric summary from the samples.

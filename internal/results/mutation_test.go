@@ -4,6 +4,7 @@ package results
 // through the CLI), written from the mutants bench/mutation.sh found alive.
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"os"
@@ -104,6 +105,51 @@ func TestMergeCombinesShards(t *testing.T) {
 	// The shards themselves are left alone.
 	if s1.Shard != "1/3" || len(s1.Samples) != 2 {
 		t.Error("merge modified a shard")
+	}
+}
+
+// Merging the shards' files read as tables gives the file that merging
+// them read whole gives, byte for byte: the summary counts a null score
+// as undefined and a sample without the metric not at all.
+func TestMergeTablesFromDisk(t *testing.T) {
+	s1, s2 := shard(1, 2, "a", "b"), shard(2, 2, "c", "d")
+	s1.Samples[1].Scores["faithfulness"] = NaN()
+	s1.Samples[1].Undefined = map[string]string{"faithfulness": "no statements"}
+	s1.Samples[1].Response = "an answer"
+	s2.Samples[0].Scores = map[string]Score{} // c has no faithfulness at all
+	dir := t.TempDir()
+	var tables []*Table
+	for k, f := range []*File{s2, s1} {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.json", k))
+		if err := Write(p, f); err != nil {
+			t.Fatal(err)
+		}
+		tb, err := ReadTable(p, ReadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tables = append(tables, tb)
+	}
+	fromDisk, err := MergeTables(tables)
+	if err != nil {
+		t.Fatal(err)
+	}
+	whole, err := Merge([]*File{s1, s2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := whole.Summary["faithfulness"]; s.N != 2 || s.Undefined != 1 {
+		t.Errorf("summary %+v: want 2 defined scores (a, d), 1 undefined (b), c not counted", s)
+	}
+	var a, b bytes.Buffer
+	if err := Encode(&a, whole); err != nil {
+		t.Fatal(err)
+	}
+	if err := Encode(&b, fromDisk); err != nil {
+		t.Fatal(err)
+	}
+	if a.String() != b.String() || !strings.Contains(b.String(), "an answer") {
+		t.Errorf("merged from disk:\n%s\nmerged whole:\n%s", b.String(), a.String())
 	}
 }
 

@@ -274,6 +274,30 @@ func (t *Table) Sample(i int) Sample {
 	return s
 }
 
+// Whole returns sample i whole, its texts and evidence included: read
+// back from the file for a table read from disk, a copy of the File's
+// sample for a table of a File (TableOf). A detached table cannot give it.
+func (t *Table) Whole(i int) (Sample, error) {
+	switch {
+	case t.mem != nil:
+		return t.mem.Samples[i], nil
+	case t.src != nil:
+		return t.src.Sample(i)
+	case t.questions != nil || (t.data == nil && t.path == ""):
+		return Sample{}, fmt.Errorf("sample %q: the table no longer reads its file", t.ID(i))
+	}
+	var s Sample
+	err := t.readBack([]int{i}, func(_ int, raw []byte) error { return json.Unmarshal(raw, &s) },
+		func(int) string { return s.ID })
+	if err != nil {
+		return Sample{}, err
+	}
+	if t.redact != nil {
+		t.redact(&s)
+	}
+	return s, nil
+}
+
 // Err is the first error of reading a sample back (Sample), nil when
 // none.
 func (t *Table) Err() error { return t.err }
