@@ -36,9 +36,14 @@ func GetBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key) 
 // keeps its run's own). cmd names the command in errors. It returns the
 // key stored.
 func PutBaseline(ctx context.Context, env Env, c StoreConfig, key baseline.Key, path, format, thresholds string, limits UnscoredLimits, cmd string) (baseline.Key, error) {
-	f, got, err := ReadScores(env, path, format, "--results", results.ReadOptions{Texts: results.AllTexts})
+	// A results file is read by columns: its samples, texts included, are
+	// read back one at a time as the store writes them.
+	t, f, got, err := ReadScoresTable(env, path, format, "--results")
 	if err != nil {
 		return key, err
+	}
+	if f == nil {
+		f = t.WholeFile()
 	}
 	if got != "" {
 		limits.Record(f)

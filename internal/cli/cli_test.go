@@ -148,6 +148,23 @@ func TestBaselineGetPut(t *testing.T) {
 	if err != nil || len(f.Samples) != 20 {
 		t.Fatalf("got %v %v", f, err)
 	}
+	// A run's file is stored as it is, texts and evidence included (put
+	// reads its samples back one at a time as the store writes them).
+	run := filepath.Join(dir, "run.json")
+	if r := gate(t, nil, "run", "--quiet", "--judge", "offline", "--dataset", repo+"/testdata/demo/golden.jsonl", "--out", run); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := gate(t, nil, "baseline", "put", "--store", "file", "--path", store, "--results", run); r.code != 0 {
+		t.Fatalf("put: %d %s", r.code, r.stderr)
+	}
+	if r := gate(t, nil, "baseline", "get", "--store", "file", "--path", store, "--out", out); r.code != 0 {
+		t.Fatalf("get: %d %s", r.code, r.stderr)
+	}
+	want, _ := os.ReadFile(run)
+	got, _ := os.ReadFile(out)
+	if !bytes.Equal(got, want) || !bytes.Contains(got, []byte(`"evidence"`)) {
+		t.Errorf("the baseline got back differs from the run stored (%d bytes, %d stored)", len(got), len(want))
+	}
 }
 
 func TestShardAndMerge(t *testing.T) {

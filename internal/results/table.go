@@ -298,6 +298,16 @@ func (t *Table) Whole(i int) (Sample, error) {
 	return s, nil
 }
 
+// WholeFile returns the table's file with its samples given back whole,
+// one at a time, by Whole: of a table read from disk, a File that holds a
+// few bytes a sample and reads the rest from the table's file when it is
+// written or read (see SetSampleSource).
+func (t *Table) WholeFile() *File {
+	f := header(t.File)
+	f.SetSampleSource(&tablesSource{tables: []*Table{t}, start: []int{0}, n: t.Len()})
+	return f
+}
+
 // Err is the first error of reading a sample back (Sample), nil when
 // none.
 func (t *Table) Err() error { return t.err }
