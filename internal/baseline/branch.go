@@ -416,7 +416,7 @@ func (t textless) Len() int { return t.f.Len() }
 
 func (t textless) Sample(i int) (results.Sample, error) {
 	s, err := t.f.Sample(i)
-	s.Response, s.Contexts, s.Evidence = "", nil, nil
+	s.SetTexts(results.Texts{})
 	return s, err
 }
 

@@ -100,12 +100,7 @@ func MergeTables(tables []*Table) (*File, error) {
 	}
 	out.Incomplete = strings.Join(incomplete, "; ")
 	out.Summary = summarizeTables(out.Config.Metrics, tables)
-	src := &tablesSource{tables: tables}
-	for _, t := range tables {
-		src.start = append(src.start, src.n)
-		src.n += t.Len()
-	}
-	out.SetSampleSource(src)
+	out.SetSampleSource(newTablesSource(tables...))
 	return &out, nil
 }
 
@@ -141,6 +136,15 @@ type tablesSource struct {
 	tables []*Table
 	start  []int // the position of each table's first sample
 	n      int
+}
+
+func newTablesSource(tables ...*Table) *tablesSource {
+	src := &tablesSource{tables: tables}
+	for _, t := range tables {
+		src.start = append(src.start, src.n)
+		src.n += t.Len()
+	}
+	return src
 }
 
 func (s *tablesSource) Len() int { return s.n }

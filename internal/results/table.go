@@ -278,17 +278,18 @@ func (t *Table) Sample(i int) Sample {
 // back from the file for a table read from disk, a copy of the File's
 // sample for a table of a File (TableOf). A detached table cannot give it.
 func (t *Table) Whole(i int) (Sample, error) {
+	var s Sample
+	var err error
 	switch {
 	case t.mem != nil:
 		return t.mem.Samples[i], nil
 	case t.src != nil:
-		return t.src.Sample(i)
+		s, err = t.src.Sample(i)
 	case t.questions != nil || (t.data == nil && t.path == ""):
 		return Sample{}, fmt.Errorf("sample %q: the table no longer reads its file", t.ID(i))
+	default:
+		s, err = t.decodeAt(i)
 	}
-	var s Sample
-	err := t.readBack([]int{i}, func(_ int, raw []byte) error { return json.Unmarshal(raw, &s) },
-		func(int) string { return s.ID })
 	if err != nil {
 		return Sample{}, err
 	}
@@ -304,7 +305,7 @@ func (t *Table) Whole(i int) (Sample, error) {
 // written or read (see SetSampleSource).
 func (t *Table) WholeFile() *File {
 	f := header(t.File)
-	f.SetSampleSource(&tablesSource{tables: []*Table{t}, start: []int{0}, n: t.Len()})
+	f.SetSampleSource(newTablesSource(t))
 	return f
 }
 
@@ -335,10 +336,16 @@ func (t *Table) Redact(str func(string) string, sample func(*Sample)) {
 }
 
 func (t *Table) readSample(i int) (Sample, error) {
+	s, err := t.decodeAt(i)
+	s.dropTexts()
+	return s, err
+}
+
+// decodeAt reads sample i back from the table's file, whole.
+func (t *Table) decodeAt(i int) (Sample, error) {
 	var s Sample
 	err := t.readBack([]int{i}, func(_ int, raw []byte) error { return json.Unmarshal(raw, &s) },
 		func(int) string { return s.ID })
-	s.dropTexts()
 	return s, err
 }
 
